@@ -1,0 +1,80 @@
+// Shared pieces of the `tessera` command line: options of each subcommand,
+// model-path resolution, number formatting and JSON output.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "engine/graph/graph.h"
+
+namespace tessera::cli {
+
+/// Exit codes (DESIGN.md "Commands").
+enum ExitCode : int { kOk = 0, kCheckFailed = 1, kUserError = 2, kInternalError = 3 };
+
+/// Numeric tolerances of --compare-dir, --check and conformance.
+constexpr double kRtol = 1e-3;
+constexpr double kAtol = 1e-5;
+
+/// A MODEL argument: an .onnx file, or a folder holding model.onnx (then its
+/// test_data_set_0, if present, is the default input folder).
+struct ModelPath {
+    std::string file;
+    std::string default_input_dir;  // empty when none
+};
+/// Throws UserError when neither a file nor a folder with model.onnx exists.
+ModelPath resolve_model_path(const std::string& arg);
+
+/// Loads a model with a UserError naming the file on failure.
+graph::Graph load(const ModelPath& p);
+
+/// "%.3f"-style formatting with `digits` decimals.
+std::string fixed(double v, int digits);
+/// Scientific formatting for errors ("1.2e-06").
+std::string sci(double v);
+
+/// Prints `j` as one line on stdout (the last line of a --json run).
+void print_json_line(const nlohmann::json& j);
+
+/// Node names joined by ", " (the first `limit`, then "...").
+std::string node_list(const graph::Graph& g, size_t limit);
+
+// Subcommands: each registers its options on `app` and returns the
+// subcommand; run_* executes it after parsing and returns the exit code.
+struct RunOptions {
+    std::string model;
+    std::string input_dir;
+    std::vector<std::string> inputs;
+    std::string compare_dir;
+    bool check = false;
+    int repeat = 10;
+    int threads = 0;
+    bool profile = false;
+    std::string target = "llvm";
+    bool json = false;
+    uint64_t seed = 1;
+};
+CLI::App* add_run_command(CLI::App& app, RunOptions& o);
+int run_run(const RunOptions& o);
+
+struct InspectOptions {
+    std::string model;
+    std::string print = "graph";
+    std::string op;
+    bool json = false;
+};
+CLI::App* add_inspect_command(CLI::App& app, InspectOptions& o);
+int run_inspect(const InspectOptions& o);
+
+struct ConformanceOptions {
+    std::vector<std::string> dirs;
+    std::string filter;
+    bool json = false;
+};
+CLI::App* add_conformance_command(CLI::App& app, ConformanceOptions& o);
+int run_conformance(const ConformanceOptions& o);
+
+}  // namespace tessera::cli

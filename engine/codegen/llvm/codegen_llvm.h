@@ -1,0 +1,67 @@
+// Private to engine/codegen/llvm: translates lowered loop IR (no blocks, flat
+// buffers) into LLVM IR in one llvm::Module. Includes LLVM headers.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "engine/tir/stmt.h"
+
+namespace tessera::codegen {
+
+/// Emits PrimFuncs into a module. Each becomes an external `void name(ptr)`
+/// that loads args[i] and calls an always-inlined body function whose
+/// buffer parameters are noalias.
+class CodeGenLLVM {
+public:
+    CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& mod);
+    /// Adds `f`, which must already be lowered (lower_blocks, flatten_buffers).
+    void add_function(const tir::PrimFunc& f);
+
+private:
+    struct BufferInfo {
+        llvm::Value* ptr = nullptr;
+        tir::DataType dtype;
+    };
+
+    // Types.
+    llvm::Type* llvm_type(tir::DataType t) const;
+    llvm::Type* memory_type(tir::DataType t) const;  // bool is i8 in memory
+
+    // Expressions (codegen_llvm_expr.cpp).
+    llvm::Value* emit(const tir::Expr& e);
+    llvm::Value* emit_binary(const tir::ExprNode* op, llvm::Value* a, llvm::Value* b,
+                             tir::DataType operand_type);
+    llvm::Value* emit_cast(tir::DataType from, tir::DataType to, llvm::Value* v);
+    llvm::Value* emit_call(const tir::Call* op);
+    llvm::Value* emit_libm(const std::string& name, tir::DataType t, llvm::Value* x);
+    llvm::Value* emit_load(const tir::BufferLoad* op);
+    llvm::Value* floor_div_mod(llvm::Value* a, llvm::Value* b, tir::DataType t, bool want_mod);
+    llvm::Value* splat_if_needed(llvm::Value* v, int lanes);
+    llvm::Value* const_of(tir::DataType t, double v);
+
+    // Statements (codegen_llvm_stmt.cpp).
+    void emit(const tir::Stmt& s);
+    void emit_store(const tir::BufferStore* op);
+    void emit_for(const tir::For* op);
+    void emit_if(const tir::IfThenElse* op);
+    void emit_allocate(const tir::Allocate* op);
+    /// Address of one element, or a vector of addresses for a gather/scatter.
+    /// Sets *contiguous_lanes when the index is a stride-1 Ramp.
+    llvm::Value* element_address(const BufferInfo& buf, const tir::Expr& index,
+                                 int* contiguous_lanes);
+    const BufferInfo& buffer_info(const tir::Buffer& b) const;
+
+    llvm::LLVMContext& m_ctx;
+    llvm::Module& m_mod;
+    llvm::IRBuilder<> m_b;
+    llvm::Function* m_func = nullptr;  // the body function being emitted
+    std::map<const tir::Variable*, llvm::Value*> m_vars;
+    std::map<const tir::BufferNode*, BufferInfo> m_buffers;
+};
+
+}  // namespace tessera::codegen

@@ -1,0 +1,77 @@
+// The high-level API that the `tessera` CLI and the studio both drive:
+// load → lower → build → run, plus reference runs and ONNX test-data helpers.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "engine/graph/graph.h"
+#include "engine/runtime/graph_executor.h"
+#include "engine/tir/stmt.h"
+
+namespace tessera::driver {
+
+/// Loads an ONNX model (UserError on bad input; names the file).
+graph::Graph load_model(const std::string& path);
+
+struct BuildOptions {
+    std::string target = "llvm";
+    int opt_level = 2;
+};
+
+/// A graph compiled into kernels plus an executor.
+struct CompiledModel {
+    graph::Graph graph;
+    std::vector<tir::PrimFunc> kernels;       // one per KernelCall, same order
+    std::shared_ptr<runtime::GraphExecutor> executor;
+    double compile_seconds = 0;
+    double total_flops = 0;                   // per inference
+
+    std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
+};
+
+/// Lowers every node and JIT-compiles it. `progress(done, total)` may be null.
+std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& options = {},
+                                     const std::function<void(int, int)>& progress = nullptr);
+
+/// The loop IR of one node with its default schedule.
+tir::PrimFunc lower_op(const graph::Graph& g, int node);
+
+/// Runs the whole graph through the loop-IR interpreter (the reference).
+std::vector<runtime::NDArray> interpret_graph(const graph::Graph& g,
+                                              const std::vector<runtime::NDArray>& inputs);
+
+/// Seeded random non-zero inputs for every graph input.
+std::vector<runtime::NDArray> random_inputs(const graph::Graph& g, uint64_t seed = 1);
+
+/// Reads input_N.pb (or output_N.pb with prefix "output") from an ONNX
+/// test-data folder, N = 0, 1, ... while files exist.
+std::vector<runtime::NDArray> read_test_data(const std::string& dir, const std::string& prefix);
+
+/// Matches test-data arrays onto the graph inputs in order, skipping a test
+/// array whose type does not fit the next graph input (ONNX test data also
+/// holds inputs the importer turned into constants, such as Reshape's shape).
+/// Throws UserError naming the graph input that nothing fits.
+std::vector<runtime::NDArray> match_test_inputs(const graph::Graph& g,
+                                                const std::vector<runtime::NDArray>& given);
+
+struct Timing {
+    double median_ms = 0;
+    double min_ms = 0;
+    int repeat = 0;
+};
+/// Times `repeat` runs of the executor after one warm-up.
+Timing time_runs(runtime::GraphExecutor& ex, int repeat);
+
+/// Result of running one ONNX test-case folder (model.onnx + test_data_set_*).
+struct ConformanceResult {
+    std::string name;
+    enum Status { Passed, Failed, Skipped } status = Skipped;
+    std::string message;  // reason for failure or skip
+};
+/// Runs one case folder with ONNX's tolerances (rtol 1e-3, atol 1e-7 as in
+/// onnx backend tests; we use atol 1e-5 for float32 accumulations).
+ConformanceResult run_conformance_case(const std::string& case_dir);
+
+}  // namespace tessera::driver

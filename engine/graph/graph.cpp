@@ -1,0 +1,330 @@
+// Graph IR basics: dtypes, tensor types, node attributes, graph building,
+// Relay-like printing, structural verification and per-node FLOP counts.
+#include "engine/graph/graph.h"
+
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/graph/op_registry.h"
+
+namespace tessera::graph {
+
+const char* dtype_name(DType t) {
+    switch (t) {
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+    case DType::Int64: return "int64";
+    case DType::Int32: return "int32";
+    case DType::Int8: return "int8";
+    case DType::UInt8: return "uint8";
+    case DType::Bool: return "bool";
+    }
+    return "unknown";
+}
+
+int dtype_bytes(DType t) {
+    switch (t) {
+    case DType::Float32: return 4;
+    case DType::Float64: return 8;
+    case DType::Int64: return 8;
+    case DType::Int32: return 4;
+    case DType::Int8: return 1;
+    case DType::UInt8: return 1;
+    case DType::Bool: return 1;
+    }
+    return 0;
+}
+
+int64_t TensorType::num_elements() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
+int64_t TensorType::num_bytes() const { return num_elements() * dtype_bytes(dtype); }
+
+std::string TensorType::str() const {
+    std::ostringstream os;
+    os << "Tensor[(";
+    for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+    // Relay writes a rank-1 tuple as "(4,)"; keep that so the text reads as Python.
+    if (shape.size() == 1) os << ",";
+    os << "), " << dtype_name(dtype) << "]";
+    return os.str();
+}
+
+// ---- Node attributes -------------------------------------------------------
+
+int64_t Node::attr_int(const std::string& key, int64_t dflt) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return dflt;
+    if (auto* i = std::get_if<int64_t>(&it->second)) return *i;
+    if (auto* d = std::get_if<double>(&it->second)) return int64_t(*d);
+    TS_USER_FAIL() << "node '" << name << "' (" << op << "): attribute '" << key << "' is not an integer";
+}
+
+double Node::attr_float(const std::string& key, double dflt) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return dflt;
+    if (auto* d = std::get_if<double>(&it->second)) return *d;
+    if (auto* i = std::get_if<int64_t>(&it->second)) return double(*i);
+    TS_USER_FAIL() << "node '" << name << "' (" << op << "): attribute '" << key << "' is not a number";
+}
+
+std::vector<int64_t> Node::attr_ints(const std::string& key, std::vector<int64_t> dflt) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return dflt;
+    if (auto* v = std::get_if<std::vector<int64_t>>(&it->second)) return *v;
+    if (auto* i = std::get_if<int64_t>(&it->second)) return {*i};
+    TS_USER_FAIL() << "node '" << name << "' (" << op << "): attribute '" << key
+                   << "' is not a list of integers";
+}
+
+std::string Node::attr_str(const std::string& key, const std::string& dflt) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end()) return dflt;
+    if (auto* s = std::get_if<std::string>(&it->second)) return *s;
+    TS_USER_FAIL() << "node '" << name << "' (" << op << "): attribute '" << key << "' is not a string";
+}
+
+// ---- Graph building --------------------------------------------------------
+
+int Graph::add_value(Value v) {
+    values.push_back(std::move(v));
+    return int(values.size()) - 1;
+}
+
+int Graph::add_node(Node n) {
+    int idx = int(nodes.size());
+    for (int o : n.outputs) {
+        TS_CHECK(o >= 0 && o < int(values.size())) << "node '" << n.name << "' output index " << o;
+        values[size_t(o)].producer = idx;
+    }
+    nodes.push_back(std::move(n));
+    return idx;
+}
+
+int Graph::find_node(const std::string& node_name) const {
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].name == node_name) return int(i);
+    return -1;
+}
+
+int Graph::find_value(const std::string& value_name) const {
+    for (size_t i = 0; i < values.size(); ++i)
+        if (values[i].name == value_name) return int(i);
+    return -1;
+}
+
+// ---- Printing --------------------------------------------------------------
+
+namespace {
+
+std::string format_double(double d) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", d);
+    std::string s = buf;
+    // Keep a visible decimal point so 1.0 does not read as an integer.
+    if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+    return s;
+}
+
+struct AttrPrinter {
+    std::ostream& os;
+    void operator()(int64_t v) const { os << v; }
+    void operator()(double v) const { os << format_double(v); }
+    void operator()(const std::string& v) const { os << '"' << v << '"'; }
+    void operator()(const std::vector<int64_t>& v) const {
+        os << "[";
+        for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+        os << "]";
+    }
+    void operator()(const std::vector<double>& v) const {
+        os << "[";
+        for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << format_double(v[i]);
+        os << "]";
+    }
+};
+
+std::string value_ref(const Graph& g, int v) {
+    if (v < 0 || v >= int(g.values.size())) return "%<bad:" + std::to_string(v) + ">";
+    return "%" + g.values[size_t(v)].name;
+}
+
+}  // namespace
+
+std::string print(const Graph& g) {
+    std::ostringstream os;
+    os << "def @main(";
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+        int v = g.inputs[i];
+        os << (i ? ", " : "") << value_ref(g, v);
+        if (v >= 0 && v < int(g.values.size())) os << ": " << g.values[size_t(v)].type.str();
+    }
+    os << ") {\n";
+    // Constants (weights) are listed first, like Relay's meta section.
+    int meta = 0;
+    for (const Value& v : g.values) {
+        if (!v.is_constant()) continue;
+        os << "  %" << v.name << " = meta[Constant][" << meta++ << "] /* ty=" << v.type.str() << " */\n";
+    }
+    for (const Node& n : g.nodes) {
+        os << "  ";
+        for (size_t i = 0; i < n.outputs.size(); ++i) os << (i ? ", " : "") << value_ref(g, n.outputs[i]);
+        os << " = " << n.op << "(";
+        bool first = true;
+        for (int in : n.inputs) {
+            os << (first ? "" : ", ") << value_ref(g, in);
+            first = false;
+        }
+        for (const auto& [key, val] : n.attrs) {
+            os << (first ? "" : ", ") << key << "=";
+            std::visit(AttrPrinter{os}, val);
+            first = false;
+        }
+        os << ")";
+        os << " /* ";
+        if (n.outputs.size() == 1 && n.outputs[0] >= 0 && n.outputs[0] < int(g.values.size())) {
+            os << "ty=" << g.values[size_t(n.outputs[0])].type.str();
+        } else {
+            os << "ty=(";
+            for (size_t i = 0; i < n.outputs.size(); ++i) {
+                int o = n.outputs[i];
+                os << (i ? ", " : "")
+                   << (o >= 0 && o < int(g.values.size()) ? g.values[size_t(o)].type.str() : "?");
+            }
+            os << ")";
+        }
+        if (!n.name.empty() && (n.outputs.size() != 1 || n.outputs[0] < 0 || n.outputs[0] >= int(g.values.size()) ||
+                                g.values[size_t(n.outputs[0])].name != n.name))
+            os << ", name=\"" << n.name << "\"";
+        os << " */\n";
+    }
+    os << "  ";
+    if (g.outputs.size() == 1) {
+        os << value_ref(g, g.outputs[0]);
+    } else {
+        os << "(";
+        for (size_t i = 0; i < g.outputs.size(); ++i) os << (i ? ", " : "") << value_ref(g, g.outputs[i]);
+        os << ")";
+    }
+    os << "\n}\n";
+    return os.str();
+}
+
+// ---- Verification ----------------------------------------------------------
+
+void verify(const Graph& g) {
+    const int nv = int(g.values.size());
+    std::vector<int> produced_by(size_t(nv), -1);
+    std::set<int> graph_inputs(g.inputs.begin(), g.inputs.end());
+    for (int v : g.inputs) {
+        TS_USER_CHECK(v >= 0 && v < nv) << "graph '" << g.name << "': input index " << v << " out of range";
+        const Value& val = g.values[size_t(v)];
+        TS_USER_CHECK(!val.is_constant()) << "graph '" << g.name << "': input '" << val.name << "' is a constant";
+        TS_USER_CHECK(val.producer == -1)
+            << "graph '" << g.name << "': input '" << val.name << "' is produced by a node";
+    }
+    for (size_t ni = 0; ni < g.nodes.size(); ++ni) {
+        const Node& n = g.nodes[ni];
+        const std::string where = "node '" + n.name + "' (" + n.op + ")";
+        const OpDef* def = find_op(n.op);
+        TS_USER_CHECK(def != nullptr) << where << ": op '" << n.op << "' is not registered";
+        for (size_t i = 0; i < n.inputs.size(); ++i) {
+            int v = n.inputs[i];
+            TS_USER_CHECK(v >= 0 && v < nv) << where << ": input " << i << " index " << v << " out of range";
+            const Value& val = g.values[size_t(v)];
+            bool available = val.is_constant() || graph_inputs.count(v) ||
+                             (produced_by[size_t(v)] >= 0 && produced_by[size_t(v)] < int(ni));
+            TS_USER_CHECK(available) << where << ": input '" << val.name
+                                     << "' is not a graph input, a constant or produced by an earlier node";
+        }
+        TS_USER_CHECK(!n.outputs.empty()) << where << ": has no outputs";
+        for (int v : n.outputs) {
+            TS_USER_CHECK(v >= 0 && v < nv) << where << ": output index " << v << " out of range";
+            const Value& val = g.values[size_t(v)];
+            TS_USER_CHECK(produced_by[size_t(v)] == -1)
+                << where << ": value '" << val.name << "' is already produced by node '"
+                << g.nodes[size_t(produced_by[size_t(v)])].name << "'";
+            TS_USER_CHECK(!val.is_constant() && !graph_inputs.count(v))
+                << where << ": output '" << val.name << "' is a graph input or constant";
+            TS_USER_CHECK(val.producer == int(ni))
+                << where << ": output '" << val.name << "' records producer " << val.producer;
+            produced_by[size_t(v)] = int(ni);
+        }
+        std::vector<TensorType> expected = infer_types(g, n);
+        TS_USER_CHECK(expected.size() == n.outputs.size())
+            << where << ": op gives " << expected.size() << " outputs, node has " << n.outputs.size();
+        for (size_t i = 0; i < expected.size(); ++i) {
+            const Value& val = g.values[size_t(n.outputs[i])];
+            TS_USER_CHECK(val.type == expected[i]) << where << ": output '" << val.name << "' has type "
+                                                   << val.type.str() << " but the op gives " << expected[i].str();
+        }
+    }
+    for (int v : g.outputs) {
+        TS_USER_CHECK(v >= 0 && v < nv) << "graph '" << g.name << "': output index " << v << " out of range";
+        const Value& val = g.values[size_t(v)];
+        TS_USER_CHECK(val.is_constant() || graph_inputs.count(v) || produced_by[size_t(v)] >= 0)
+            << "graph '" << g.name << "': output '" << val.name << "' is never produced";
+    }
+    for (int v = 0; v < nv; ++v) {
+        const Value& val = g.values[size_t(v)];
+        TS_USER_CHECK(val.producer == produced_by[size_t(v)])
+            << "graph '" << g.name << "': value '" << val.name << "' records producer " << val.producer
+            << " but is produced by node " << produced_by[size_t(v)];
+        if (val.is_constant())
+            TS_USER_CHECK(int64_t(val.constant->bytes.size()) == val.type.num_bytes())
+                << "graph '" << g.name << "': constant '" << val.name << "' holds " << val.constant->bytes.size()
+                << " bytes, its type " << val.type.str() << " needs " << val.type.num_bytes();
+    }
+}
+
+// ---- FLOPs -----------------------------------------------------------------
+
+double node_flops(const Graph& g, const Node& n) {
+    auto type_of = [&](int v) -> const TensorType& { return g.values.at(size_t(v)).type; };
+    if (n.outputs.empty()) return 0;
+    const TensorType& out = type_of(n.outputs[0]);
+    const double out_elems = double(out.num_elements());
+    const std::string& op = n.op;
+    if (op == "nn.conv2d") {
+        if (n.inputs.size() < 2) return 0;
+        const auto& w = type_of(n.inputs[1]).shape;  // (K, C/groups, R, S)
+        if (w.size() != 4) return 0;
+        double flops = 2.0 * out_elems * double(w[1] * w[2] * w[3]);
+        if (n.inputs.size() > 2) flops += out_elems;  // bias
+        return flops;
+    }
+    if (op == "nn.matmul") {
+        if (n.inputs.size() < 2) return 0;
+        const auto& a = type_of(n.inputs[0]).shape;
+        if (a.empty()) return 0;
+        return 2.0 * out_elems * double(a.back());
+    }
+    if (op == "nn.gemm") {
+        if (n.inputs.size() < 2) return 0;
+        const auto& a = type_of(n.inputs[0]).shape;
+        if (a.size() != 2) return 0;
+        int64_t k = n.attr_int("transA", 0) ? a[0] : a[1];
+        double flops = 2.0 * out_elems * double(k);
+        if (n.inputs.size() > 2) flops += 2.0 * out_elems;  // alpha*AB + beta*C
+        return flops;
+    }
+    if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" || op == "nn.relu") return out_elems;
+    if (op == "nn.max_pool2d") {
+        std::vector<int64_t> k = n.attr_ints("kernel", {1, 1});
+        double window = 1;
+        for (int64_t d : k) window *= double(d);
+        return out_elems * window;
+    }
+    if (op == "nn.global_avg_pool2d") {
+        if (n.inputs.empty()) return 0;
+        return double(type_of(n.inputs[0]).num_elements());
+    }
+    if (op == "nn.softmax") return 5.0 * out_elems;
+    return 0;  // reshape and other data movement
+}
+
+}  // namespace tessera::graph

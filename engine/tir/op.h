@@ -1,0 +1,60 @@
+// Building expressions: arithmetic operators with constant type promotion,
+// and the math intrinsics used by compute definitions.
+#pragma once
+
+#include "engine/tir/expr.h"
+
+namespace tessera::tir {
+
+/// A constant of type t (int, float or bool), broadcast if t has lanes.
+Expr make_const(DataType t, double value);
+Expr make_zero(DataType t);
+
+// Arithmetic. When the operand types differ and one side is a constant, the
+// constant is converted to the other side's type; otherwise they must match.
+Expr operator+(Expr a, Expr b);
+Expr operator-(Expr a, Expr b);
+Expr operator*(Expr a, Expr b);
+Expr operator/(Expr a, Expr b);  // Div (truncating on integers)
+Expr operator%(Expr a, Expr b);  // Mod (truncating on integers)
+Expr operator-(Expr a);
+Expr operator<(Expr a, Expr b);
+Expr operator<=(Expr a, Expr b);
+Expr operator>(Expr a, Expr b);
+Expr operator>=(Expr a, Expr b);
+Expr operator==(Expr a, Expr b);
+Expr operator!=(Expr a, Expr b);
+Expr operator&&(Expr a, Expr b);
+Expr operator||(Expr a, Expr b);
+Expr operator!(Expr a);
+
+Expr floordiv(Expr a, Expr b);
+Expr floormod(Expr a, Expr b);
+Expr min(Expr a, Expr b);
+Expr max(Expr a, Expr b);
+Expr select(Expr cond, Expr t, Expr f);
+Expr if_then_else(Expr cond, Expr t, Expr f);  // same as select
+Expr cast(DataType t, Expr v);
+
+Expr exp(Expr x);
+Expr log(Expr x);
+Expr sqrt(Expr x);
+Expr rsqrt(Expr x);
+Expr tanh(Expr x);
+Expr erf(Expr x);
+Expr sigmoid(Expr x);
+Expr fabs(Expr x);
+Expr floor(Expr x);
+Expr ceil(Expr x);
+Expr round(Expr x);
+Expr pow(Expr x, Expr y);
+
+/// Largest / smallest finite value of the type (used as reduction identity).
+Expr max_value(DataType t);
+Expr min_value(DataType t);
+
+/// The constant value if e is an IntImm (optionally under a Broadcast).
+const int64_t* as_const_int(const Expr& e);
+bool is_const_int(const Expr& e, int64_t value);
+
+}  // namespace tessera::tir

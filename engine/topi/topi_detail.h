@@ -1,0 +1,53 @@
+// Internal to topi: the per-family compute functions and shared helpers
+// (broadcast indexing, attribute checks, error context).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "engine/topi/topi.h"
+
+namespace tessera::topi::detail {
+
+using Tensors = std::vector<te::Tensor>;
+using Types = std::vector<graph::TensorType>;
+
+/// "node 'conv1' (nn.conv2d)": the prefix of every UserError about a node.
+std::string where(const graph::Node& n);
+
+/// Checks the input count is in [lo, hi] and exactly one output type.
+void check_arity(const graph::Node& n, const Tensors& in, const Types& out, size_t lo, size_t hi);
+
+/// Indices into a tensor of shape `in_shape` that is numpy-broadcast to an
+/// output of shape `out_shape` indexed by `out_idx` (right-aligned; size-1
+/// dims read index 0).
+std::vector<tir::Expr> broadcast_index(const std::vector<tir::Expr>& out_idx,
+                                       const std::vector<int64_t>& out_shape,
+                                       const std::vector<int64_t>& in_shape);
+
+/// Copies loop variables into an index list.
+std::vector<tir::Expr> as_exprs(const std::vector<tir::Var>& vars);
+
+/// min(max(e, 0), extent - 1): an index that is always in bounds, for reads
+/// under a Select whose both branches are evaluated.
+tir::Expr clamp_index(tir::Expr e, int64_t extent);
+
+/// An int-list attribute of exactly `size` entries (or `dflt` if absent).
+std::vector<int64_t> attr_ints_sized(const graph::Node& n, const std::string& key, size_t size,
+                                     std::vector<int64_t> dflt);
+
+/// 4 pads (top, left, bottom, right) from "padding" given as 2 or 4 entries.
+std::vector<int64_t> attr_padding(const graph::Node& n);
+
+Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors matmul(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors gemm(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors binary(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors relu(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors max_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors global_avg_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors reshape(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors softmax(const graph::Node& n, const Tensors& in, const Types& out);
+
+}  // namespace tessera::topi::detail
