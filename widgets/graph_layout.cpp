@@ -4,6 +4,7 @@
 
 #include <graphviz/gvc.h>
 
+#include <cstdio>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -71,8 +72,9 @@ LayoutResult layout_graph(const LayoutInput& input) {
     std::vector<Agnode_t*> nodes;
     nodes.reserve(input.nodes.size());
     for (size_t i = 0; i < input.nodes.size(); ++i) {
-        std::string name = "n" + std::to_string(i);
-        Agnode_t* n = agnode(g, cstr(name.c_str()), 1);
+        char name[32];
+        std::snprintf(name, sizeof name, "n%zu", i);
+        Agnode_t* n = agnode(g, name, 1);
         setAttr(n, "width", points_to_inches(input.nodes[i].width));
         setAttr(n, "height", points_to_inches(input.nodes[i].height));
         nodes.push_back(n);
@@ -80,7 +82,8 @@ LayoutResult layout_graph(const LayoutInput& input) {
     std::vector<Agedge_t*> edges;
     edges.reserve(input.edges.size());
     for (const LayoutEdgeSpec& e : input.edges) {
-        if (e.from < 0 || e.to < 0 || size_t(e.from) >= nodes.size() || size_t(e.to) >= nodes.size())
+        if (e.from < 0 || e.to < 0 || size_t(e.from) >= nodes.size() ||
+            size_t(e.to) >= nodes.size())
             throw std::runtime_error("graph layout: edge refers to a missing node");
         edges.push_back(agedge(g, nodes[e.from], nodes[e.to], nullptr, 1));
     }

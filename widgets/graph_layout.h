@@ -50,10 +50,10 @@ struct LayoutEdgePath {
 };
 
 struct LayoutResult {
-    double width = 0;   // bounding box of the whole drawing
+    double width = 0;  // bounding box of the whole drawing
     double height = 0;
-    std::vector<LayoutNodeBox> nodes;  // same order as LayoutInput::nodes
-    std::vector<LayoutEdgePath> edges; // same order as LayoutInput::edges
+    std::vector<LayoutNodeBox> nodes;   // same order as LayoutInput::nodes
+    std::vector<LayoutEdgePath> edges;  // same order as LayoutInput::edges
 };
 
 /// Node count above which the cheaper dot settings (mclimit, nslimit,

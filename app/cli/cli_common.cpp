@@ -17,7 +17,8 @@ ModelPath resolve_model_path(const std::string& arg) {
     fs::path path(arg);
     if (fs::is_directory(path)) {
         TS_USER_CHECK(fs::is_regular_file(path / "model.onnx"))
-            << "folder '" << arg << "' holds no model.onnx; pass an .onnx file or an ONNX test-case folder";
+            << "folder '" << arg
+            << "' holds no model.onnx; pass an .onnx file or an ONNX test-case folder";
         p.file = (path / "model.onnx").string();
         if (fs::is_directory(path / "test_data_set_0"))
             p.default_input_dir = (path / "test_data_set_0").string();

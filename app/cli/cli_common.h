@@ -2,11 +2,10 @@
 // model-path resolution, number formatting and JSON output.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "engine/graph/graph.h"
 

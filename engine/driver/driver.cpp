@@ -143,8 +143,8 @@ std::vector<NDArray> interpret_graph(const graph::Graph& g, const std::vector<ND
     }
     std::vector<NDArray> outputs;
     for (int v : g.outputs) {
-        TS_CHECK(buffers[size_t(v)].defined()) << "graph output '" << g.values[size_t(v)].name
-                                               << "' is never computed";
+        TS_CHECK(buffers[size_t(v)].defined())
+            << "graph output '" << g.values[size_t(v)].name << "' is never computed";
         outputs.push_back(buffers[size_t(v)].copy());
     }
     return outputs;

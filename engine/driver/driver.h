@@ -15,6 +15,17 @@ namespace tessera::driver {
 /// Loads an ONNX model (UserError on bad input; names the file).
 graph::Graph load_model(const std::string& path);
 
+/// Loads a model given the TensorProto files of its inputs (ONNX test data).
+/// When the plain import fails because a shape operand is a graph input
+/// (Reshape's `shape` in ONNX's tests), the integer-typed input files are
+/// frozen into constants (like TVM's freeze_params) and the import retried;
+/// otherwise the original UserError is rethrown.
+graph::Graph load_model_for_inputs(const std::string& path,
+                                   const std::vector<std::string>& input_files);
+
+/// The input_N.pb (or output_N.pb for prefix "output") paths of a test-data folder.
+std::vector<std::string> test_data_files(const std::string& dir, const std::string& prefix);
+
 struct BuildOptions {
     std::string target = "llvm";
     int opt_level = 2;
@@ -23,10 +34,10 @@ struct BuildOptions {
 /// A graph compiled into kernels plus an executor.
 struct CompiledModel {
     graph::Graph graph;
-    std::vector<tir::PrimFunc> kernels;       // one per KernelCall, same order
+    std::vector<tir::PrimFunc> kernels;  // one per KernelCall, same order
     std::shared_ptr<runtime::GraphExecutor> executor;
     double compile_seconds = 0;
-    double total_flops = 0;                   // per inference
+    double total_flops = 0;  // per inference
 
     std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
 };

@@ -2,7 +2,7 @@
 // Relay-like printing, structural verification and per-node FLOP counts.
 #include "engine/graph/graph.h"
 
-#include <cstdio>
+#include <charconv>
 #include <set>
 #include <sstream>
 
@@ -13,26 +13,40 @@ namespace tessera::graph {
 
 const char* dtype_name(DType t) {
     switch (t) {
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
-    case DType::Int64: return "int64";
-    case DType::Int32: return "int32";
-    case DType::Int8: return "int8";
-    case DType::UInt8: return "uint8";
-    case DType::Bool: return "bool";
+        case DType::Float32:
+            return "float32";
+        case DType::Float64:
+            return "float64";
+        case DType::Int64:
+            return "int64";
+        case DType::Int32:
+            return "int32";
+        case DType::Int8:
+            return "int8";
+        case DType::UInt8:
+            return "uint8";
+        case DType::Bool:
+            return "bool";
     }
     return "unknown";
 }
 
 int dtype_bytes(DType t) {
     switch (t) {
-    case DType::Float32: return 4;
-    case DType::Float64: return 8;
-    case DType::Int64: return 8;
-    case DType::Int32: return 4;
-    case DType::Int8: return 1;
-    case DType::UInt8: return 1;
-    case DType::Bool: return 1;
+        case DType::Float32:
+            return 4;
+        case DType::Float64:
+            return 8;
+        case DType::Int64:
+            return 8;
+        case DType::Int32:
+            return 4;
+        case DType::Int8:
+            return 1;
+        case DType::UInt8:
+            return 1;
+        case DType::Bool:
+            return 1;
     }
     return 0;
 }
@@ -62,7 +76,8 @@ int64_t Node::attr_int(const std::string& key, int64_t dflt) const {
     if (it == attrs.end()) return dflt;
     if (auto* i = std::get_if<int64_t>(&it->second)) return *i;
     if (auto* d = std::get_if<double>(&it->second)) return int64_t(*d);
-    TS_USER_FAIL() << "node '" << name << "' (" << op << "): attribute '" << key << "' is not an integer";
+    TS_USER_FAIL() << "node '" << name << "' (" << op << "): attribute '" << key
+                   << "' is not an integer";
 }
 
 double Node::attr_float(const std::string& key, double dflt) const {
@@ -70,7 +85,8 @@ double Node::attr_float(const std::string& key, double dflt) const {
     if (it == attrs.end()) return dflt;
     if (auto* d = std::get_if<double>(&it->second)) return *d;
     if (auto* i = std::get_if<int64_t>(&it->second)) return double(*i);
-    TS_USER_FAIL() << "node '" << name << "' (" << op << "): attribute '" << key << "' is not a number";
+    TS_USER_FAIL() << "node '" << name << "' (" << op << "): attribute '" << key
+                   << "' is not a number";
 }
 
 std::vector<int64_t> Node::attr_ints(const std::string& key, std::vector<int64_t> dflt) const {
@@ -86,7 +102,8 @@ std::string Node::attr_str(const std::string& key, const std::string& dflt) cons
     auto it = attrs.find(key);
     if (it == attrs.end()) return dflt;
     if (auto* s = std::get_if<std::string>(&it->second)) return *s;
-    TS_USER_FAIL() << "node '" << name << "' (" << op << "): attribute '" << key << "' is not a string";
+    TS_USER_FAIL() << "node '" << name << "' (" << op << "): attribute '" << key
+                   << "' is not a string";
 }
 
 // ---- Graph building --------------------------------------------------------
@@ -124,8 +141,8 @@ namespace {
 
 std::string format_double(double d) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", d);
-    std::string s = buf;
+    auto res = std::to_chars(buf, buf + sizeof buf, d);  // shortest round-trip text
+    std::string s(buf, res.ptr);
     // Keep a visible decimal point so 1.0 does not read as an integer.
     if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
     return s;
@@ -168,11 +185,13 @@ std::string print(const Graph& g) {
     int meta = 0;
     for (const Value& v : g.values) {
         if (!v.is_constant()) continue;
-        os << "  %" << v.name << " = meta[Constant][" << meta++ << "] /* ty=" << v.type.str() << " */\n";
+        os << "  %" << v.name << " = meta[Constant][" << meta++ << "] /* ty=" << v.type.str()
+           << " */\n";
     }
     for (const Node& n : g.nodes) {
         os << "  ";
-        for (size_t i = 0; i < n.outputs.size(); ++i) os << (i ? ", " : "") << value_ref(g, n.outputs[i]);
+        for (size_t i = 0; i < n.outputs.size(); ++i)
+            os << (i ? ", " : "") << value_ref(g, n.outputs[i]);
         os << " = " << n.op << "(";
         bool first = true;
         for (int in : n.inputs) {
@@ -197,8 +216,9 @@ std::string print(const Graph& g) {
             }
             os << ")";
         }
-        if (!n.name.empty() && (n.outputs.size() != 1 || n.outputs[0] < 0 || n.outputs[0] >= int(g.values.size()) ||
-                                g.values[size_t(n.outputs[0])].name != n.name))
+        if (!n.name.empty() &&
+            (n.outputs.size() != 1 || n.outputs[0] < 0 || n.outputs[0] >= int(g.values.size()) ||
+             g.values[size_t(n.outputs[0])].name != n.name))
             os << ", name=\"" << n.name << "\"";
         os << " */\n";
     }
@@ -207,7 +227,8 @@ std::string print(const Graph& g) {
         os << value_ref(g, g.outputs[0]);
     } else {
         os << "(";
-        for (size_t i = 0; i < g.outputs.size(); ++i) os << (i ? ", " : "") << value_ref(g, g.outputs[i]);
+        for (size_t i = 0; i < g.outputs.size(); ++i)
+            os << (i ? ", " : "") << value_ref(g, g.outputs[i]);
         os << ")";
     }
     os << "\n}\n";
@@ -221,9 +242,11 @@ void verify(const Graph& g) {
     std::vector<int> produced_by(size_t(nv), -1);
     std::set<int> graph_inputs(g.inputs.begin(), g.inputs.end());
     for (int v : g.inputs) {
-        TS_USER_CHECK(v >= 0 && v < nv) << "graph '" << g.name << "': input index " << v << " out of range";
+        TS_USER_CHECK(v >= 0 && v < nv)
+            << "graph '" << g.name << "': input index " << v << " out of range";
         const Value& val = g.values[size_t(v)];
-        TS_USER_CHECK(!val.is_constant()) << "graph '" << g.name << "': input '" << val.name << "' is a constant";
+        TS_USER_CHECK(!val.is_constant())
+            << "graph '" << g.name << "': input '" << val.name << "' is a constant";
         TS_USER_CHECK(val.producer == -1)
             << "graph '" << g.name << "': input '" << val.name << "' is produced by a node";
     }
@@ -234,12 +257,14 @@ void verify(const Graph& g) {
         TS_USER_CHECK(def != nullptr) << where << ": op '" << n.op << "' is not registered";
         for (size_t i = 0; i < n.inputs.size(); ++i) {
             int v = n.inputs[i];
-            TS_USER_CHECK(v >= 0 && v < nv) << where << ": input " << i << " index " << v << " out of range";
+            TS_USER_CHECK(v >= 0 && v < nv)
+                << where << ": input " << i << " index " << v << " out of range";
             const Value& val = g.values[size_t(v)];
             bool available = val.is_constant() || graph_inputs.count(v) ||
                              (produced_by[size_t(v)] >= 0 && produced_by[size_t(v)] < int(ni));
-            TS_USER_CHECK(available) << where << ": input '" << val.name
-                                     << "' is not a graph input, a constant or produced by an earlier node";
+            TS_USER_CHECK(available)
+                << where << ": input '" << val.name
+                << "' is not a graph input, a constant or produced by an earlier node";
         }
         TS_USER_CHECK(!n.outputs.empty()) << where << ": has no outputs";
         for (int v : n.outputs) {
@@ -256,15 +281,18 @@ void verify(const Graph& g) {
         }
         std::vector<TensorType> expected = infer_types(g, n);
         TS_USER_CHECK(expected.size() == n.outputs.size())
-            << where << ": op gives " << expected.size() << " outputs, node has " << n.outputs.size();
+            << where << ": op gives " << expected.size() << " outputs, node has "
+            << n.outputs.size();
         for (size_t i = 0; i < expected.size(); ++i) {
             const Value& val = g.values[size_t(n.outputs[i])];
-            TS_USER_CHECK(val.type == expected[i]) << where << ": output '" << val.name << "' has type "
-                                                   << val.type.str() << " but the op gives " << expected[i].str();
+            TS_USER_CHECK(val.type == expected[i])
+                << where << ": output '" << val.name << "' has type " << val.type.str()
+                << " but the op gives " << expected[i].str();
         }
     }
     for (int v : g.outputs) {
-        TS_USER_CHECK(v >= 0 && v < nv) << "graph '" << g.name << "': output index " << v << " out of range";
+        TS_USER_CHECK(v >= 0 && v < nv)
+            << "graph '" << g.name << "': output index " << v << " out of range";
         const Value& val = g.values[size_t(v)];
         TS_USER_CHECK(val.is_constant() || graph_inputs.count(v) || produced_by[size_t(v)] >= 0)
             << "graph '" << g.name << "': output '" << val.name << "' is never produced";
@@ -272,12 +300,14 @@ void verify(const Graph& g) {
     for (int v = 0; v < nv; ++v) {
         const Value& val = g.values[size_t(v)];
         TS_USER_CHECK(val.producer == produced_by[size_t(v)])
-            << "graph '" << g.name << "': value '" << val.name << "' records producer " << val.producer
-            << " but is produced by node " << produced_by[size_t(v)];
-        if (val.is_constant())
+            << "graph '" << g.name << "': value '" << val.name << "' records producer "
+            << val.producer << " but is produced by node " << produced_by[size_t(v)];
+        if (val.is_constant()) {
             TS_USER_CHECK(int64_t(val.constant->bytes.size()) == val.type.num_bytes())
-                << "graph '" << g.name << "': constant '" << val.name << "' holds " << val.constant->bytes.size()
-                << " bytes, its type " << val.type.str() << " needs " << val.type.num_bytes();
+                << "graph '" << g.name << "': constant '" << val.name << "' holds "
+                << val.constant->bytes.size() << " bytes, its type " << val.type.str() << " needs "
+                << val.type.num_bytes();
+        }
     }
 }
 
@@ -312,7 +342,8 @@ double node_flops(const Graph& g, const Node& n) {
         if (n.inputs.size() > 2) flops += 2.0 * out_elems;  // alpha*AB + beta*C
         return flops;
     }
-    if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" || op == "nn.relu") return out_elems;
+    if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" || op == "nn.relu")
+        return out_elems;
     if (op == "nn.max_pool2d") {
         std::vector<int64_t> k = n.attr_ints("kernel", {1, 1});
         double window = 1;

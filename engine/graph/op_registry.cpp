@@ -14,12 +14,18 @@ namespace tessera::graph {
 
 const char* op_pattern_name(OpPattern p) {
     switch (p) {
-    case OpPattern::ElemWise: return "ElemWise";
-    case OpPattern::Broadcast: return "Broadcast";
-    case OpPattern::Injective: return "Injective";
-    case OpPattern::CommReduce: return "CommReduce";
-    case OpPattern::OutEWiseFusable: return "OutEWiseFusable";
-    case OpPattern::Opaque: return "Opaque";
+        case OpPattern::ElemWise:
+            return "ElemWise";
+        case OpPattern::Broadcast:
+            return "Broadcast";
+        case OpPattern::Injective:
+            return "Injective";
+        case OpPattern::CommReduce:
+            return "CommReduce";
+        case OpPattern::OutEWiseFusable:
+            return "OutEWiseFusable";
+        case OpPattern::Opaque:
+            return "Opaque";
     }
     return "Unknown";
 }
@@ -84,8 +90,8 @@ std::vector<TensorType> infer_types(const Graph& g, const Node& n) {
     TS_CHECK(def->infer) << "op '" << n.op << "' has no shape rule";
     std::vector<TensorType> in;
     for (int v : n.inputs) {
-        TS_USER_CHECK(v >= 0 && v < int(g.values.size())) << detail::where(n) << ": input index " << v
-                                                           << " out of range";
+        TS_USER_CHECK(v >= 0 && v < int(g.values.size()))
+            << detail::where(n) << ": input index " << v << " out of range";
         in.push_back(g.values[size_t(v)].type);
     }
     return def->infer(n, in);
@@ -105,7 +111,8 @@ std::string shape_str(const std::vector<int64_t>& s) {
 
 void expect_arity(const Node& n, const std::vector<TensorType>& types, size_t lo, size_t hi) {
     TS_USER_CHECK(types.size() >= lo && types.size() <= hi)
-        << where(n) << ": expects " << (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi))
+        << where(n) << ": expects "
+        << (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi))
         << " inputs, got " << types.size();
 }
 
@@ -113,19 +120,22 @@ void expect_float(const Node& n, const std::vector<TensorType>& types, size_t i,
     const TensorType& t = types.at(i);
     TS_USER_CHECK(t.dtype == DType::Float32)
         << where(n) << ": input " << i << " must be float32, got " << t.str();
-    if (rank >= 0)
+    if (rank >= 0) {
         TS_USER_CHECK(int(t.shape.size()) == rank)
             << where(n) << ": input " << i << " must have rank " << rank << ", got " << t.str();
+    }
 }
 
-std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>& a,
+                                      const std::vector<int64_t>& b) {
     size_t rank = std::max(a.size(), b.size());
     std::vector<int64_t> out(rank);
     for (size_t i = 0; i < rank; ++i) {
         int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
         int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
         TS_USER_CHECK(da == db || da == 1 || db == 1)
-            << where(n) << ": shapes " << shape_str(a) << " and " << shape_str(b) << " do not broadcast";
+            << where(n) << ": shapes " << shape_str(a) << " and " << shape_str(b)
+            << " do not broadcast";
         out[i] = da == 1 ? db : da;
     }
     return out;

@@ -21,7 +21,8 @@ void expect_arity(const Node& n, const std::vector<TensorType>& types, size_t lo
 /// Throws UserError unless input `i` has rank `rank` (or any rank when -1) and dtype float32.
 void expect_float(const Node& n, const std::vector<TensorType>& types, size_t i, int rank);
 /// Numpy broadcasting of two shapes; throws UserError naming the node on a mismatch.
-std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>& a,
+                                      const std::vector<int64_t>& b);
 /// "(1, 3, 4)".
 std::string shape_str(const std::vector<int64_t>& s);
 

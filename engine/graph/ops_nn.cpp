@@ -10,16 +10,17 @@ namespace {
 
 using Types = std::vector<TensorType>;
 
-std::vector<int64_t> ints_of_size(const Node& n, const std::string& key, size_t size, int64_t dflt) {
+std::vector<int64_t> ints_of_size(const Node& n, const std::string& key, size_t size,
+                                  int64_t dflt) {
     std::vector<int64_t> v = n.attr_ints(key, std::vector<int64_t>(size, dflt));
-    TS_USER_CHECK(v.size() == size) << where(n) << ": attribute '" << key << "' needs " << size << " values, got "
-                                    << v.size();
+    TS_USER_CHECK(v.size() == size)
+        << where(n) << ": attribute '" << key << "' needs " << size << " values, got " << v.size();
     return v;
 }
 
 /// Output extent of a sliding window along one axis.
-int64_t window_out(const Node& n, int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel, int64_t stride,
-                   int64_t dilation, bool ceil_mode) {
+int64_t window_out(const Node& n, int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel,
+                   int64_t stride, int64_t dilation, bool ceil_mode) {
     TS_USER_CHECK(stride >= 1 && dilation >= 1 && kernel >= 1 && pad_lo >= 0 && pad_hi >= 0)
         << where(n) << ": strides, dilations and kernel must be positive and pads non-negative";
     int64_t span = in + pad_lo + pad_hi - dilation * (kernel - 1) - 1;
@@ -39,15 +40,15 @@ Types infer_conv2d(const Node& n, const Types& in) {
     const auto& w = in[1].shape;
     int64_t groups = n.attr_int("groups", 1);
     TS_USER_CHECK(groups >= 1) << where(n) << ": groups must be >= 1";
-    TS_USER_CHECK(x[1] == w[1] * groups) << where(n) << ": input has " << x[1] << " channels but the weight "
-                                         << shape_str(w) << " with groups=" << groups << " expects "
-                                         << w[1] * groups;
-    TS_USER_CHECK(w[0] % groups == 0) << where(n) << ": " << w[0] << " output channels not divisible by groups="
-                                      << groups;
+    TS_USER_CHECK(x[1] == w[1] * groups)
+        << where(n) << ": input has " << x[1] << " channels but the weight " << shape_str(w)
+        << " with groups=" << groups << " expects " << w[1] * groups;
+    TS_USER_CHECK(w[0] % groups == 0)
+        << where(n) << ": " << w[0] << " output channels not divisible by groups=" << groups;
     if (in.size() == 3) {
         expect_float(n, in, 2, 1);
-        TS_USER_CHECK(in[2].shape[0] == w[0])
-            << where(n) << ": bias " << in[2].str() << " does not match " << w[0] << " output channels";
+        TS_USER_CHECK(in[2].shape[0] == w[0]) << where(n) << ": bias " << in[2].str()
+                                              << " does not match " << w[0] << " output channels";
     }
     auto strides = ints_of_size(n, "strides", 2, 1);
     auto pad = ints_of_size(n, "padding", 4, 0);
@@ -66,8 +67,9 @@ Types infer_matmul(const Node& n, const Types& in) {
     bool a_vec = a.size() == 1, b_vec = b.size() == 1;
     if (a_vec) a.insert(a.begin(), 1);
     if (b_vec) b.push_back(1);
-    TS_USER_CHECK(a.back() == b[b.size() - 2]) << where(n) << ": inner dimensions of " << in[0].str() << " and "
-                                               << in[1].str() << " differ";
+    TS_USER_CHECK(a.back() == b[b.size() - 2])
+        << where(n) << ": inner dimensions of " << in[0].str() << " and " << in[1].str()
+        << " differ";
     std::vector<int64_t> batch = broadcast_shapes(n, std::vector<int64_t>(a.begin(), a.end() - 2),
                                                   std::vector<int64_t>(b.begin(), b.end() - 2));
     std::vector<int64_t> out = batch;
@@ -85,11 +87,12 @@ Types infer_gemm(const Node& n, const Types& in) {
     bool ta = n.attr_int("transA", 0) != 0, tb = n.attr_int("transB", 0) != 0;
     int64_t m = ta ? a[1] : a[0], ka = ta ? a[0] : a[1];
     int64_t kb = tb ? b[1] : b[0], nn = tb ? b[0] : b[1];
-    TS_USER_CHECK(ka == kb) << where(n) << ": inner dimensions of " << in[0].str() << " and " << in[1].str()
-                            << " differ (transA=" << ta << ", transB=" << tb << ")";
+    TS_USER_CHECK(ka == kb) << where(n) << ": inner dimensions of " << in[0].str() << " and "
+                            << in[1].str() << " differ (transA=" << ta << ", transB=" << tb << ")";
     if (in.size() == 3) {
         expect_float(n, in, 2, -1);
-        TS_USER_CHECK(in[2].shape.size() <= 2) << where(n) << ": C must have rank <= 2, got " << in[2].str();
+        TS_USER_CHECK(in[2].shape.size() <= 2)
+            << where(n) << ": C must have rank <= 2, got " << in[2].str();
         auto c = broadcast_shapes(n, in[2].shape, {m, nn});
         TS_USER_CHECK(c == std::vector<int64_t>({m, nn}))
             << where(n) << ": C " << in[2].str() << " does not broadcast to " << shape_str({m, nn});
@@ -113,10 +116,10 @@ Types infer_max_pool2d(const Node& n, const Types& in) {
     auto dil = ints_of_size(n, "dilation", 2, 1);
     TS_USER_CHECK(n.attrs.count("kernel")) << where(n) << ": missing attribute 'kernel'";
     bool ceil_mode = n.attr_int("ceil_mode", 0) != 0;
-    for (int i = 0; i < 2; ++i)
-        TS_USER_CHECK(pad[size_t(i)] < dil[size_t(i)] * (k[size_t(i)] - 1) + 1 &&
-                      pad[size_t(i) + 2] < dil[size_t(i)] * (k[size_t(i)] - 1) + 1)
+    for (size_t i = 0; i < 2; ++i) {
+        TS_USER_CHECK(pad[i] < dil[i] * (k[i] - 1) + 1 && pad[i + 2] < dil[i] * (k[i] - 1) + 1)
             << where(n) << ": padding must be smaller than the window";
+    }
     int64_t oh = window_out(n, x[2], pad[0], pad[2], k[0], strides[0], dil[0], ceil_mode);
     int64_t ow = window_out(n, x[3], pad[1], pad[3], k[1], strides[1], dil[1], ceil_mode);
     return {TensorType{DType::Float32, {x[0], x[1], oh, ow}}};
@@ -142,23 +145,29 @@ Types infer_softmax(const Node& n, const Types& in) {
 }  // namespace
 
 void add_nn_ops(std::vector<OpDef>& table) {
-    table.push_back({"nn.conv2d",
-                     "2-D convolution, NCHW data and KCRS weights, optional bias (K); strides, padding "
-                     "(top, left, bottom, right), dilation, groups",
-                     OpPattern::OutEWiseFusable, infer_conv2d});
-    table.push_back({"nn.matmul", "Matrix product with numpy semantics (1-D operands, broadcast batch dims)",
+    table.push_back(
+        {"nn.conv2d",
+         "2-D convolution, NCHW data and KCRS weights, optional bias (K); strides, padding "
+         "(top, left, bottom, right), dilation, groups",
+         OpPattern::OutEWiseFusable, infer_conv2d});
+    table.push_back({"nn.matmul",
+                     "Matrix product with numpy semantics (1-D operands, broadcast batch dims)",
                      OpPattern::OutEWiseFusable, infer_matmul});
-    table.push_back({"nn.gemm", "alpha * op(A) * op(B) + beta * C with optional transposes (ONNX Gemm)",
+    table.push_back({"nn.gemm",
+                     "alpha * op(A) * op(B) + beta * C with optional transposes (ONNX Gemm)",
                      OpPattern::OutEWiseFusable, infer_gemm});
-    table.push_back({"nn.relu", "Rectified linear unit max(x, 0)", OpPattern::ElemWise, infer_same});
+    table.push_back(
+        {"nn.relu", "Rectified linear unit max(x, 0)", OpPattern::ElemWise, infer_same});
     table.push_back({"nn.max_pool2d",
-                     "2-D max pooling over NCHW; kernel, strides, padding, dilation, ceil_mode (pads never win)",
+                     "2-D max pooling over NCHW; kernel, strides, padding, dilation, ceil_mode "
+                     "(pads never win)",
                      OpPattern::OutEWiseFusable, infer_max_pool2d});
     table.push_back({"nn.global_avg_pool2d", "Mean over H and W of NCHW data, giving (N, C, 1, 1)",
                      OpPattern::CommReduce, infer_global_avg_pool2d});
-    table.push_back({"nn.softmax",
-                     "Softmax along axis; coerce=1 normalises over all dims from axis on (ONNX opset < 13)",
-                     OpPattern::Opaque, infer_softmax});
+    table.push_back(
+        {"nn.softmax",
+         "Softmax along axis; coerce=1 normalises over all dims from axis on (ONNX opset < 13)",
+         OpPattern::Opaque, infer_softmax});
 }
 
 }  // namespace tessera::graph::detail

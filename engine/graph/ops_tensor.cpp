@@ -26,21 +26,24 @@ Types infer_reshape(const Node& n, const Types& in) {
         count *= d;
     }
     TS_USER_CHECK(count == in[0].num_elements())
-        << where(n) << ": cannot reshape " << in[0].str() << " (" << in[0].num_elements() << " elements) to "
-        << shape_str(shape) << " (" << count << " elements)";
+        << where(n) << ": cannot reshape " << in[0].str() << " (" << in[0].num_elements()
+        << " elements) to " << shape_str(shape) << " (" << count << " elements)";
     return {TensorType{in[0].dtype, shape}};
 }
 
 }  // namespace
 
 void add_tensor_ops(std::vector<OpDef>& table) {
-    table.push_back({"add", "Elementwise a + b with numpy broadcasting", OpPattern::Broadcast, infer_broadcast});
-    table.push_back(
-        {"subtract", "Elementwise a - b with numpy broadcasting", OpPattern::Broadcast, infer_broadcast});
-    table.push_back(
-        {"multiply", "Elementwise a * b with numpy broadcasting", OpPattern::Broadcast, infer_broadcast});
-    table.push_back({"divide", "Elementwise a / b with numpy broadcasting", OpPattern::Broadcast, infer_broadcast});
-    table.push_back({"reshape", "Same data in row-major order with the shape given by attribute newshape",
+    table.push_back({"add", "Elementwise a + b with numpy broadcasting", OpPattern::Broadcast,
+                     infer_broadcast});
+    table.push_back({"subtract", "Elementwise a - b with numpy broadcasting", OpPattern::Broadcast,
+                     infer_broadcast});
+    table.push_back({"multiply", "Elementwise a * b with numpy broadcasting", OpPattern::Broadcast,
+                     infer_broadcast});
+    table.push_back({"divide", "Elementwise a / b with numpy broadcasting", OpPattern::Broadcast,
+                     infer_broadcast});
+    table.push_back({"reshape",
+                     "Same data in row-major order with the shape given by attribute newshape",
                      OpPattern::Injective, infer_reshape});
 }
 

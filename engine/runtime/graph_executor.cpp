@@ -47,7 +47,8 @@ GraphExecutor::GraphExecutor(std::vector<TensorType> value_types, std::vector<ND
         }
     }
     auto check_index = [n](int v, const char* what) {
-        TS_CHECK(v >= 0 && v < n) << what << " value index " << v << " out of range [0, " << n << ")";
+        TS_CHECK(v >= 0 && v < n) << what << " value index " << v << " out of range [0, " << n
+                                  << ")";
     };
     for (int v : m_inputs) check_index(v, "input");
     for (int v : m_outputs) check_index(v, "output");
@@ -65,8 +66,8 @@ GraphExecutor::GraphExecutor(std::vector<TensorType> value_types, std::vector<ND
 }
 
 void GraphExecutor::set_input(size_t i, const NDArray& a) {
-    TS_USER_CHECK(i < m_inputs.size()) << "input index " << i << " out of range; the model has "
-                                       << m_inputs.size() << " inputs";
+    TS_USER_CHECK(i < m_inputs.size())
+        << "input index " << i << " out of range; the model has " << m_inputs.size() << " inputs";
     const NDArray& dst = m_buffers[m_inputs[i]];
     TS_USER_CHECK(a.defined() && a.type() == dst.type())
         << "input " << i << " must be " << dst.type().str() << ", got "

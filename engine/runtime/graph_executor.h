@@ -15,11 +15,11 @@ namespace tessera::runtime {
 using KernelFn = void (*)(void** args);
 
 struct KernelCall {
-    std::string kernel;          // symbol name
+    std::string kernel;  // symbol name
     KernelFn fn = nullptr;
-    std::vector<int> args;       // graph value indices, in parameter order
-    std::vector<int> nodes;      // graph node indices this call covers
-    double flops = 0;            // floating-point operations per call
+    std::vector<int> args;   // graph value indices, in parameter order
+    std::vector<int> nodes;  // graph node indices this call covers
+    double flops = 0;        // floating-point operations per call
 };
 
 struct KernelProfile {

@@ -29,13 +29,20 @@ std::shared_ptr<void> allocate(size_t bytes) {
 // Reads element i of a numeric array as double.
 double load_as_double(const NDArray& a, int64_t i) {
     switch (a.dtype()) {
-        case DType::Float32: return a.data<float>()[i];
-        case DType::Float64: return a.data<double>()[i];
-        case DType::Int64: return double(a.data<int64_t>()[i]);
-        case DType::Int32: return a.data<int32_t>()[i];
-        case DType::Int8: return a.data<int8_t>()[i];
-        case DType::UInt8: return a.data<uint8_t>()[i];
-        case DType::Bool: return a.data<uint8_t>()[i] ? 1.0 : 0.0;
+        case DType::Float32:
+            return a.data<float>()[i];
+        case DType::Float64:
+            return a.data<double>()[i];
+        case DType::Int64:
+            return double(a.data<int64_t>()[i]);
+        case DType::Int32:
+            return a.data<int32_t>()[i];
+        case DType::Int8:
+            return a.data<int8_t>()[i];
+        case DType::UInt8:
+            return a.data<uint8_t>()[i];
+        case DType::Bool:
+            return a.data<uint8_t>()[i] ? 1.0 : 0.0;
     }
     TS_FAIL() << "unknown dtype";
 }
@@ -89,13 +96,27 @@ NDArray random_ndarray(const TensorType& type, uint64_t seed) {
     for (int64_t i = 0; i < n; ++i) {
         double v = mag(rng) * (neg(rng) ? -1.0 : 1.0);
         switch (type.dtype) {
-            case DType::Float32: a.data<float>()[i] = float(v); break;
-            case DType::Float64: a.data<double>()[i] = v; break;
-            case DType::Int64: a.data<int64_t>()[i] = small(rng); break;
-            case DType::Int32: a.data<int32_t>()[i] = small(rng); break;
-            case DType::Int8: a.data<int8_t>()[i] = int8_t(small(rng)); break;
-            case DType::UInt8: a.data<uint8_t>()[i] = uint8_t(small(rng)); break;
-            case DType::Bool: a.data<uint8_t>()[i] = uint8_t(small(rng) & 1); break;
+            case DType::Float32:
+                a.data<float>()[i] = float(v);
+                break;
+            case DType::Float64:
+                a.data<double>()[i] = v;
+                break;
+            case DType::Int64:
+                a.data<int64_t>()[i] = small(rng);
+                break;
+            case DType::Int32:
+                a.data<int32_t>()[i] = small(rng);
+                break;
+            case DType::Int8:
+                a.data<int8_t>()[i] = int8_t(small(rng));
+                break;
+            case DType::UInt8:
+                a.data<uint8_t>()[i] = uint8_t(small(rng));
+                break;
+            case DType::Bool:
+                a.data<uint8_t>()[i] = uint8_t(small(rng) & 1);
+                break;
         }
     }
     return a;

@@ -41,7 +41,8 @@ Expr Tensor::operator()(const std::vector<Expr>& indices) const {
         << indices.size() << " indices";
     std::vector<Expr> idx;
     for (const Expr& i : indices) {
-        TS_CHECK(i.defined() && i.dtype().is_integer()) << "index into " << m_ptr->name << " is not an integer";
+        TS_CHECK(i.defined() && i.dtype().is_integer())
+            << "index into " << m_ptr->name << " is not an integer";
         idx.push_back(i.dtype() == DataType::int64() ? i : cast(DataType::int64(), i));
     }
     record_read(*this);
@@ -73,7 +74,9 @@ Tensor compute(const std::vector<int64_t>& shape,
     auto node = std::make_shared<TensorNode>();
     std::vector<Var> vars;
     for (size_t i = 0; i < shape.size(); ++i) {
-        Var v("i" + std::to_string(i));
+        std::string name = "i";
+        name += std::to_string(i);
+        Var v(name);
         vars.push_back(v);
         node->axis.push_back(IterVar{v, Range{Expr(0), Expr(shape[i])}, IterKind::Spatial, ""});
     }
@@ -138,19 +141,47 @@ BufferRegion access_region(const Buffer& buf, const std::vector<std::vector<Expr
     return r;
 }
 
-// Reads of `value`, grouped by buffer in order of first appearance.
-std::vector<BufferRegion> read_regions(const Expr& value) {
+// Collects the loads of an expression by buffer, in order of first
+// appearance. A load under a Select branch may be out of bounds when the
+// branch is not taken (padding), so its buffer gets the whole-buffer region.
+class ReadCollector : public IRVisitor {
+public:
     std::vector<Buffer> order;
     std::map<const BufferNode*, std::vector<std::vector<Expr>>> accesses;
-    post_order_visit(Evaluate::make(value), [&](const Object* n) {
-        if (n->node_type != NodeType::BufferLoad) return;
-        const auto* load = static_cast<const BufferLoad*>(n);
-        auto& list = accesses[load->buffer.get()];
-        if (list.empty()) order.push_back(load->buffer);
-        list.push_back(load->indices);
-    });
+    std::set<const BufferNode*> guarded;
+
+protected:
+    using IRVisitor::visit;
+    void visit(const BufferLoad* op) override {
+        auto& list = accesses[op->buffer.get()];
+        if (list.empty()) order.push_back(op->buffer);
+        list.push_back(op->indices);
+        if (m_guard_depth > 0) guarded.insert(op->buffer.get());
+        IRVisitor::visit(op);
+    }
+    void visit(const Select* op) override {
+        visit_expr(op->condition);
+        ++m_guard_depth;
+        visit_expr(op->true_value);
+        visit_expr(op->false_value);
+        --m_guard_depth;
+    }
+
+private:
+    int m_guard_depth = 0;
+};
+
+std::vector<BufferRegion> read_regions(const Expr& value) {
+    ReadCollector rc;
+    rc.visit_expr(value);
     std::vector<BufferRegion> out;
-    for (const Buffer& b : order) out.push_back(access_region(b, accesses[b.get()]));
+    for (const Buffer& b : rc.order) {
+        if (rc.guarded.count(b.get())) {
+            out.push_back(access_region(b, {}));
+        } else {
+            out.push_back(access_region(b, rc.accesses[b.get()]));
+        }
+    }
     return out;
 }
 
@@ -222,9 +253,8 @@ tir::PrimFunc create_prim_func(const std::vector<Tensor>& args, const std::strin
     std::vector<Stmt> nests;
     for (const Tensor& t : order) {
         if (t->is_placeholder) {
-            TS_CHECK(in_args.count(t.get()))
-                << "create_prim_func(" << name << "): placeholder " << t.name()
-                << " is read but is not an argument";
+            TS_CHECK(in_args.count(t.get())) << "create_prim_func(" << name << "): placeholder "
+                                             << t.name() << " is read but is not an argument";
             continue;
         }
         if (!in_args.count(t.get())) allocs.push_back(t->buffer);

@@ -33,6 +33,12 @@ std::vector<tir::Expr> as_exprs(const std::vector<tir::Var>& vars);
 /// under a Select whose both branches are evaluated.
 tir::Expr clamp_index(tir::Expr e, int64_t extent);
 
+/// e * c, or e itself when c == 1 (keeps index expressions readable).
+tir::Expr mul_const(tir::Expr e, int64_t c);
+
+/// e + c, or e itself when c == 0.
+tir::Expr add_const(tir::Expr e, int64_t c);
+
 /// An int-list attribute of exactly `size` entries (or `dflt` if absent).
 std::vector<int64_t> attr_ints_sized(const graph::Node& n, const std::string& key, size_t size,
                                      std::vector<int64_t> dflt);

@@ -18,8 +18,7 @@ Tensors matmul(const graph::Node& n, const Tensors& in, const Types& out) {
     bool a2 = as.size() >= 2, b2 = bs.size() >= 2;
     int64_t K = as.back();
     int64_t Kb = b2 ? bs[bs.size() - 2] : bs[0];
-    TS_USER_CHECK(K == Kb) << where(n) << ": inner dimensions differ (" << K << " vs " << Kb
-                           << ")";
+    TS_USER_CHECK(K == Kb) << where(n) << ": inner dimensions differ (" << K << " vs " << Kb << ")";
     const std::vector<int64_t>& os = out[0].shape;
     size_t nbatch_out = os.size() - (a2 ? 1 : 0) - (b2 ? 1 : 0);
     TS_USER_CHECK(os.size() >= size_t((a2 ? 1 : 0) + (b2 ? 1 : 0)))
@@ -64,11 +63,10 @@ Tensors gemm(const graph::Node& n, const Tensors& in, const Types& out) {
     int64_t K = ta ? a.shape()[0] : a.shape()[1];
     int64_t Kb = tb ? b.shape()[1] : b.shape()[0];
     int64_t N = tb ? b.shape()[0] : b.shape()[1];
-    TS_USER_CHECK(K == Kb) << where(n) << ": inner dimensions differ (" << K << " vs " << Kb
-                           << ")";
+    TS_USER_CHECK(K == Kb) << where(n) << ": inner dimensions differ (" << K << " vs " << Kb << ")";
     std::vector<int64_t> os = {M, N};
-    TS_USER_CHECK(out[0].shape == os) << where(n) << ": output type " << out[0].str()
-                                      << " is not (" << M << ", " << N << ")";
+    TS_USER_CHECK(out[0].shape == os)
+        << where(n) << ": output type " << out[0].str() << " is not (" << M << ", " << N << ")";
 
     tir::IterVar k = te::reduce_axis(K, "k");
     te::Tensor mm = te::compute(

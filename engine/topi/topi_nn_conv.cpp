@@ -12,8 +12,8 @@ Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out) {
     const te::Tensor& x = in[0];
     const te::Tensor& w = in[1];
     TS_USER_CHECK(x.ndim() == 4 && w.ndim() == 4)
-        << where(n) << ": only 2-D convolution in NCHW layout is supported (input rank "
-        << x.ndim() << ", weight rank " << w.ndim() << ")";
+        << where(n) << ": only 2-D convolution in NCHW layout is supported (input rank " << x.ndim()
+        << ", weight rank " << w.ndim() << ")";
     std::vector<int64_t> strides = attr_ints_sized(n, "strides", 2, {1, 1});
     std::vector<int64_t> dil = attr_ints_sized(n, "dilation", 2, {1, 1});
     std::vector<int64_t> pad = attr_padding(n);
@@ -34,11 +34,12 @@ Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out) {
     int64_t OH = (H + pad[0] + pad[2] - dil[0] * (KH - 1) - 1) / strides[0] + 1;
     int64_t OW = (W + pad[1] + pad[3] - dil[1] * (KW - 1) - 1) / strides[1] + 1;
     TS_USER_CHECK(os == std::vector<int64_t>({N, K, OH, OW}))
-        << where(n) << ": output type " << out[0].str() << " does not match the convolution ("
-        << N << ", " << K << ", " << OH << ", " << OW << ")";
-    if (in.size() == 3)
+        << where(n) << ": output type " << out[0].str() << " does not match the convolution (" << N
+        << ", " << K << ", " << OH << ", " << OW << ")";
+    if (in.size() == 3) {
         TS_USER_CHECK(in[2].shape() == std::vector<int64_t>({K}))
             << where(n) << ": bias must have shape (" << K << ")";
+    }
 
     // Padded input: zero outside the original bounds. The read index is
     // clamped because both branches of a select are evaluated.
@@ -48,7 +49,7 @@ Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out) {
         data = te::compute(
             {N, C, H + pad[0] + pad[2], W + pad[1] + pad[3]},
             [&](const std::vector<Var>& i) {
-                Expr h = i[2] - pad[0], ww = i[3] - pad[1];
+                Expr h = add_const(i[2], -pad[0]), ww = add_const(i[3], -pad[1]);
                 Expr inside = h >= int64_t(0) && h < H && ww >= int64_t(0) && ww < W;
                 Expr v = x(i[0], i[1], clamp_index(h, H), clamp_index(ww, W));
                 return tir::if_then_else(inside, v, tir::make_zero(x.dtype()));
@@ -62,9 +63,9 @@ Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out) {
     te::Tensor conv = te::compute(
         {N, K, OH, OW},
         [&](const std::vector<Var>& i) {
-            Expr c = groups == 1 ? Expr(rc.var) : tir::floordiv(i[1], Kg) * Cg + rc.var;
-            Expr h = i[2] * strides[0] + ry.var * dil[0];
-            Expr ww = i[3] * strides[1] + rx.var * dil[1];
+            Expr c = groups == 1 ? Expr(rc.var) : mul_const(tir::floordiv(i[1], Kg), Cg) + rc.var;
+            Expr h = mul_const(i[2], strides[0]) + mul_const(ry.var, dil[0]);
+            Expr ww = mul_const(i[3], strides[1]) + mul_const(rx.var, dil[1]);
             return te::sum(data(i[0], c, h, ww) * w(i[1], rc.var, ry.var, rx.var), {rc, ry, rx});
         },
         "conv2d_nchw", "conv2d");

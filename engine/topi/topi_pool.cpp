@@ -41,7 +41,8 @@ Tensors max_pool2d(const graph::Node& n, const Tensors& in, const Types& out) {
     int64_t OWf = pooled_extent(W, pad[1] + pad[3], kernel[1], strides[1], dil[1], false);
     int64_t OHc = pooled_extent(H, pad[0] + pad[2], kernel[0], strides[0], dil[0], ceil_mode);
     int64_t OWc = pooled_extent(W, pad[1] + pad[3], kernel[1], strides[1], dil[1], ceil_mode);
-    TS_USER_CHECK(os[2] >= OHf && os[2] <= OHc && os[3] >= OWf && os[3] <= OWc && OHf >= 1 && OWf >= 1)
+    TS_USER_CHECK(os[2] >= OHf && os[2] <= OHc && os[3] >= OWf && os[3] <= OWc && OHf >= 1 &&
+                  OWf >= 1)
         << where(n) << ": output type " << out[0].str() << " does not match the pooling window";
 
     tir::DataType dt = x.dtype();
@@ -50,8 +51,8 @@ Tensors max_pool2d(const graph::Node& n, const Tensors& in, const Types& out) {
     te::Tensor y = te::compute(
         os,
         [&](const std::vector<Var>& i) {
-            Expr h = i[2] * strides[0] + ry.var * dil[0] - pad[0];
-            Expr w = i[3] * strides[1] + rx.var * dil[1] - pad[1];
+            Expr h = add_const(mul_const(i[2], strides[0]) + mul_const(ry.var, dil[0]), -pad[0]);
+            Expr w = add_const(mul_const(i[3], strides[1]) + mul_const(rx.var, dil[1]), -pad[1]);
             Expr inside = h >= int64_t(0) && h < H && w >= int64_t(0) && w < W;
             Expr v = x(i[0], i[1], clamp_index(h, H), clamp_index(w, W));
             return te::max(tir::if_then_else(inside, v, tir::min_value(dt)), {ry, rx});
@@ -77,7 +78,7 @@ Tensors global_avg_pool2d(const graph::Node& n, const Tensors& in, const Types& 
     std::vector<tir::IterVar> axes;
     int64_t count = 1;
     for (size_t d = 2; d < xs.size(); ++d) {
-        axes.push_back(te::reduce_axis(xs[d], "r" + std::to_string(d - 2)));
+        axes.push_back(te::reduce_axis(xs[d], std::string("r").append(std::to_string(d - 2))));
         count *= xs[d];
     }
     te::Tensor s = te::compute(

@@ -16,8 +16,8 @@ Tensors reshape(const graph::Node& n, const Tensors& in, const Types& out) {
     for (int64_t d : xs) in_count *= d;
     for (int64_t d : os) out_count *= d;
     TS_USER_CHECK(in_count == out_count)
-        << where(n) << ": cannot reshape " << graph::TensorType{{}, xs}.str() << " ("
-        << in_count << " elements) to " << out[0].str() << " (" << out_count << " elements)";
+        << where(n) << ": cannot reshape " << graph::TensorType{{}, xs}.str() << " (" << in_count
+        << " elements) to " << out[0].str() << " (" << out_count << " elements)";
 
     te::Tensor y = te::compute(
         os,
@@ -28,6 +28,8 @@ Tensors reshape(const graph::Node& n, const Tensors& in, const Types& out) {
                 linear = tir::is_const_int(linear, 0) ? Expr(i[d]) : linear * os[d] + i[d];
             }
             std::vector<Expr> idx(xs.size());
+            size_t outer = 0;  // the outermost non-unit dim needs no floormod
+            while (outer + 1 < xs.size() && xs[outer] == 1) ++outer;
             int64_t stride = 1;
             for (size_t d = xs.size(); d-- > 0;) {
                 if (xs[d] == 1) {
@@ -35,7 +37,7 @@ Tensors reshape(const graph::Node& n, const Tensors& in, const Types& out) {
                     continue;
                 }
                 Expr q = stride == 1 ? linear : tir::floordiv(linear, stride);
-                idx[d] = d == 0 ? q : tir::floormod(q, xs[d]);
+                idx[d] = d == outer ? q : tir::floormod(q, xs[d]);
                 stride *= xs[d];
             }
             return x(idx);

@@ -15,13 +15,12 @@ Tensors softmax(const graph::Node& n, const Tensors& in, const Types& out) {
     int64_t rank = int64_t(xs.size());
     TS_USER_CHECK(rank >= 1) << where(n) << ": softmax of a scalar";
     TS_USER_CHECK(x.dtype().is_float()) << where(n) << ": softmax needs a float input";
-    TS_USER_CHECK(out[0].shape == xs) << where(n) << ": output type " << out[0].str()
-                                      << " differs from the input's shape";
+    TS_USER_CHECK(out[0].shape == xs)
+        << where(n) << ": output type " << out[0].str() << " differs from the input's shape";
     int64_t axis = n.attr_int("axis", rank - 1);
     if (axis < 0) axis += rank;
-    TS_USER_CHECK(axis >= 0 && axis < rank)
-        << where(n) << ": axis " << n.attr_int("axis", rank - 1) << " out of range for rank "
-        << rank;
+    TS_USER_CHECK(axis >= 0 && axis < rank) << where(n) << ": axis " << n.attr_int("axis", rank - 1)
+                                            << " out of range for rank " << rank;
     bool coerce = n.attr_int("coerce", 0) != 0;
     int64_t last = coerce ? rank : axis + 1;  // reduced dims: [axis, last)
 
@@ -36,7 +35,8 @@ Tensors softmax(const graph::Node& n, const Tensors& in, const Types& out) {
     auto make_axes = [&](const std::string& prefix) {
         std::vector<tir::IterVar> ax;
         for (int64_t d = axis; d < last; ++d)
-            ax.push_back(te::reduce_axis(xs[d], prefix + std::to_string(d - axis)));
+            ax.push_back(
+                te::reduce_axis(xs[d], std::string(prefix).append(std::to_string(d - axis))));
         return ax;
     };
     auto over_axes = [&](const std::vector<Var>& i, const std::vector<tir::IterVar>& ax) {

@@ -6,9 +6,7 @@
 
 namespace tessera::topi::detail {
 
-std::string where(const graph::Node& n) {
-    return "node '" + n.name + "' (" + n.op + ")";
-}
+std::string where(const graph::Node& n) { return "node '" + n.name + "' (" + n.op + ")"; }
 
 void check_arity(const graph::Node& n, const Tensors& in, const Types& out, size_t lo, size_t hi) {
     TS_USER_CHECK(in.size() >= lo && in.size() <= hi)
@@ -42,11 +40,15 @@ tir::Expr clamp_index(tir::Expr e, int64_t extent) {
     return tir::min(tir::max(std::move(e), tir::Expr(int64_t(0))), tir::Expr(extent - 1));
 }
 
+tir::Expr mul_const(tir::Expr e, int64_t c) { return c == 1 ? e : e * tir::Expr(c); }
+
+tir::Expr add_const(tir::Expr e, int64_t c) { return c == 0 ? e : e + tir::Expr(c); }
+
 std::vector<int64_t> attr_ints_sized(const graph::Node& n, const std::string& key, size_t size,
                                      std::vector<int64_t> dflt) {
     std::vector<int64_t> v = n.attrs.count(key) ? n.attr_ints(key) : std::move(dflt);
-    TS_USER_CHECK(v.size() == size) << where(n) << ": attribute '" << key << "' needs " << size
-                                    << " values, got " << v.size();
+    TS_USER_CHECK(v.size() == size)
+        << where(n) << ": attribute '" << key << "' needs " << size << " values, got " << v.size();
     return v;
 }
 

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
@@ -18,7 +19,9 @@ namespace tessera::codegen {
 /// buffer parameters are noalias.
 class CodeGenLLVM {
 public:
-    CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& mod);
+    /// `cpu`/`features` become each function's target attributes.
+    CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& mod, std::string cpu = "",
+                std::string features = "");
     /// Adds `f`, which must already be lowered (lower_blocks, flatten_buffers).
     void add_function(const tir::PrimFunc& f);
 
@@ -38,6 +41,7 @@ private:
                              tir::DataType operand_type);
     llvm::Value* emit_cast(tir::DataType from, tir::DataType to, llvm::Value* v);
     llvm::Value* emit_call(const tir::Call* op);
+    llvm::Value* emit_guarded_select(const tir::Select* op);
     llvm::Value* emit_libm(const std::string& name, tir::DataType t, llvm::Value* x);
     llvm::Value* emit_load(const tir::BufferLoad* op);
     llvm::Value* floor_div_mod(llvm::Value* a, llvm::Value* b, tir::DataType t, bool want_mod);
@@ -50,17 +54,23 @@ private:
     void emit_for(const tir::For* op);
     void emit_if(const tir::IfThenElse* op);
     void emit_allocate(const tir::Allocate* op);
-    /// Address of one element, or a vector of addresses for a gather/scatter.
-    /// Sets *contiguous_lanes when the index is a stride-1 Ramp.
+    /// Address of one element (*lanes = 1), of the first of a contiguous
+    /// stride-1 Ramp access (*lanes = its lane count), or a vector of
+    /// addresses for a gather/scatter (*lanes = 0).
     llvm::Value* element_address(const BufferInfo& buf, const tir::Expr& index,
-                                 int* contiguous_lanes);
+                                 int* lanes);
+    void bind_var(const tir::Var& v, llvm::Value* value);
+    void unbind_var(const tir::Var& v);
+    void set_target_attributes(llvm::Function* fn) const;
     const BufferInfo& buffer_info(const tir::Buffer& b) const;
 
     llvm::LLVMContext& m_ctx;
     llvm::Module& m_mod;
     llvm::IRBuilder<> m_b;
     llvm::Function* m_func = nullptr;  // the body function being emitted
-    std::map<const tir::Variable*, llvm::Value*> m_vars;
+    std::string m_cpu, m_features;
+    // Bindings of each variable, innermost last (a variable may be re-bound).
+    std::map<const tir::Variable*, std::vector<llvm::Value*>> m_vars;
     std::map<const tir::BufferNode*, BufferInfo> m_buffers;
 };
 

@@ -1,0 +1,203 @@
+// `tessera run`: load, build, run a model; compare, time and profile it.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+
+#include "app/cli/cli_common.h"
+#include "engine/core/error.h"
+#include "engine/driver/driver.h"
+#include "engine/frontend/onnx/onnx_importer.h"
+
+namespace tessera::cli {
+
+using runtime::NDArray;
+
+CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
+    CLI::App* cmd =
+        app.add_subcommand("run", "Compile a model, run it, time it and check its outputs");
+    cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder")->required();
+    auto* input_dir = cmd->add_option("--input-dir", o.input_dir, "folder with input_N.pb files");
+    auto* inputs = cmd->add_option("--inputs", o.inputs, "input TensorProto files, in input order");
+    input_dir->excludes(inputs);
+    auto* compare =
+        cmd->add_option("--compare-dir", o.compare_dir, "folder with expected output_N.pb files");
+    auto* check =
+        cmd->add_flag("--check", o.check, "compare with the loop-IR interpreter (the reference)");
+    compare->excludes(check);
+    cmd->add_option("--repeat", o.repeat, "timed runs (median and min are reported)")
+        ->check(CLI::Range(1, 1000000));
+    cmd->add_option("--threads", o.threads, "worker threads (recorded; kernels are serial today)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_flag("--profile", o.profile, "print a per-kernel time table");
+    cmd->add_option("--target", o.target, "code generation target")->check(CLI::IsMember({"llvm"}));
+    cmd->add_flag("--json", o.json, "print one JSON object as the last line");
+    cmd->add_option("--seed", o.seed, "seed of the random inputs");
+    return cmd;
+}
+
+namespace {
+
+struct Check {
+    double max_abs = 0, max_rel = 0;
+    bool close = true;
+    std::string detail;  // which output failed
+};
+
+Check compare_outputs(const std::vector<NDArray>& actual, const std::vector<NDArray>& expected,
+                      const std::string& what) {
+    TS_USER_CHECK(actual.size() == expected.size())
+        << "the model has " << actual.size() << " outputs but " << what << " has "
+        << expected.size();
+    Check c;
+    for (size_t i = 0; i < actual.size(); ++i) {
+        TS_USER_CHECK(actual[i].shape() == expected[i].shape())
+            << "output " << i << " is " << actual[i].type().str() << " but " << what << " has "
+            << expected[i].type().str();
+        runtime::Difference d = runtime::compare(actual[i], expected[i]);
+        c.max_abs = std::max(c.max_abs, d.max_abs);
+        c.max_rel = std::max(c.max_rel, d.max_rel);
+        if (!runtime::allclose(actual[i], expected[i], kRtol, kAtol) && c.close) {
+            c.close = false;
+            c.detail = "output " + std::to_string(i) + " differs from " + what + ": max abs err " +
+                       sci(d.max_abs) + ", max rel err " + sci(d.max_rel) +
+                       " (rtol 1e-3, atol 1e-5)";
+        }
+    }
+    return c;
+}
+
+std::vector<NDArray> gather_inputs(const RunOptions& o, const ModelPath& mp, const graph::Graph& g,
+                                   std::string& source) {
+    std::vector<NDArray> given;
+    if (!o.inputs.empty()) {
+        for (const auto& f : o.inputs) {
+            TS_USER_CHECK(std::filesystem::is_regular_file(f))
+                << "input file '" << f << "' does not exist";
+            given.push_back(frontend::read_tensor_pb(f));
+        }
+        source = "--inputs";
+    } else {
+        std::string dir = !o.input_dir.empty() ? o.input_dir : mp.default_input_dir;
+        if (dir.empty()) {
+            source = "random (seed " + std::to_string(o.seed) + ")";
+            return driver::random_inputs(g, o.seed);
+        }
+        given = driver::read_test_data(dir, "input");
+        TS_USER_CHECK(!given.empty()) << "input folder '" << dir << "' holds no input_0.pb";
+        source = dir;
+    }
+    return driver::match_test_inputs(g, given);
+}
+
+}  // namespace
+
+int run_run(const RunOptions& o) {
+    ModelPath mp = resolve_model_path(o.model);
+    // Input files are also what a model with shape operands as graph inputs needs.
+    std::vector<std::string> input_files = o.inputs;
+    std::string input_dir = !o.input_dir.empty() ? o.input_dir : mp.default_input_dir;
+    if (input_files.empty() && !input_dir.empty())
+        input_files = driver::test_data_files(input_dir, "input");
+    graph::Graph g =
+        input_files.empty() ? load(mp) : driver::load_model_for_inputs(mp.file, input_files);
+    std::string source;
+    std::vector<NDArray> inputs = gather_inputs(o, mp, g, source);
+
+    driver::BuildOptions bo;
+    bo.target = o.target;
+    std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+    std::vector<NDArray> outputs = model->run(inputs);
+
+    nlohmann::json j;
+    bool failed = false;
+    std::string failure;
+    if (!o.compare_dir.empty() || o.check) {
+        std::vector<NDArray> expected;
+        std::string what;
+        if (o.check) {
+            expected = driver::interpret_graph(g, inputs);
+            what = "the loop-IR interpreter";
+        } else {
+            expected = driver::read_test_data(o.compare_dir, "output");
+            TS_USER_CHECK(!expected.empty())
+                << "compare folder '" << o.compare_dir << "' holds no output_0.pb";
+            what = o.compare_dir;
+        }
+        Check c = compare_outputs(outputs, expected, what);
+        j["max_abs_err"] = c.max_abs;
+        j["max_rel_err"] = c.max_rel;
+        j["passed"] = c.close;
+        failed = !c.close;
+        failure = c.detail;
+    }
+
+    runtime::GraphExecutor& ex = *model->executor;
+    driver::Timing t = driver::time_runs(ex, o.repeat);
+    double gflops = t.median_ms > 0 ? model->total_flops / (t.median_ms * 1e-3) / 1e9 : 0;
+
+    std::cout << "model:      " << mp.file << "\n"
+              << "inputs:     " << source << "\n"
+              << "nodes:      " << g.nodes.size() << "\n"
+              << "kernels:    " << ex.calls().size() << "\n"
+              << "compile:    " << fixed(model->compile_seconds, 3) << " s\n"
+              << "latency:    median " << fixed(t.median_ms, 4) << " ms, min " << fixed(t.min_ms, 4)
+              << " ms (" << t.repeat << " runs)\n"
+              << "throughput: " << fixed(gflops, 2) << " GFLOP/s ("
+              << fixed(model->total_flops / 1e6, 3) << " MFLOP per run)\n";
+    if (j.contains("max_abs_err")) {
+        std::cout << "check:      " << (failed ? "FAIL" : "ok") << " (max abs err "
+                  << sci(j["max_abs_err"].get<double>()) << ", max rel err "
+                  << sci(j["max_rel_err"].get<double>()) << ")\n";
+    }
+
+    if (o.profile) {
+        std::vector<runtime::KernelProfile> prof = ex.profile(o.repeat);
+        std::stable_sort(prof.begin(), prof.end(),
+                         [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+        double total = 0;
+        for (const auto& p : prof) total += p.seconds;
+        std::cout
+            << "\n"
+            << "kernel                           nodes                  time ms      %   GFLOP/s\n";
+        nlohmann::json arr = nlohmann::json::array();
+        for (const auto& p : prof) {
+            std::string nodes;
+            for (int n : p.nodes) nodes += (nodes.empty() ? "" : ",") + g.nodes[size_t(n)].name;
+            double pct = total > 0 ? 100.0 * p.seconds / total : 0;
+            double gf = p.seconds > 0 ? p.flops / p.seconds / 1e9 : 0;
+            std::string k = p.kernel.size() > 32 ? p.kernel.substr(0, 29) + "..." : p.kernel;
+            std::string nd = nodes.size() > 22 ? nodes.substr(0, 19) + "..." : nodes;
+            char line[256];
+            std::snprintf(line, sizeof line, "%-32s %-22s %8.4f %6.1f %9.2f", k.c_str(), nd.c_str(),
+                          p.seconds * 1e3, pct, gf);
+            std::cout << line << "\n";
+            arr.push_back({{"kernel", p.kernel},
+                           {"nodes", nodes},
+                           {"time_ms", p.seconds * 1e3},
+                           {"percent", pct},
+                           {"gflops", gf}});
+        }
+        j["profile"] = arr;
+    }
+    if (failed) std::cerr << "check failed: " << failure << std::endl;
+
+    if (o.json) {
+        j["model"] = mp.file;
+        j["latency_ms_median"] = t.median_ms;
+        j["latency_ms_min"] = t.min_ms;
+        j["repeat"] = t.repeat;
+        j["gflops"] = gflops;
+        j["flops"] = model->total_flops;
+        j["compile_seconds"] = model->compile_seconds;
+        j["kernels"] = ex.calls().size();
+        j["nodes"] = g.nodes.size();
+        j["threads"] = o.threads;
+        j["target"] = o.target;
+        j["peak_bytes"] = ex.workspace_bytes();
+        std::cout.flush();
+        print_json_line(j);
+    }
+    return failed ? kCheckFailed : kOk;
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,73 @@
+// Run job: driver::build + random_inputs + time_runs + executor profile.
+#include "app/studio/run_job.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/core/error.h"
+#include "engine/driver/driver.h"
+
+namespace tessera::studio {
+namespace {
+
+void checkCancelled(const JobContext& context) {
+    if (context.isCancelled()) throw UserError("cancelled");
+}
+
+// Enough repetitions for about `budgetMs` of measurement, within [lo, hi].
+int repeatFor(double oneRunMs, double budgetMs, int lo, int hi) {
+    if (!(oneRunMs > 0)) return hi;
+    return std::clamp(int(std::lround(budgetMs / oneRunMs)), lo, hi);
+}
+
+}  // namespace
+
+RunResult runAndProfile(const graph::Graph& graph, const JobContext& context) {
+    context.reportProgress(0.0);
+    auto compiled = driver::build(graph, {}, [&](int done, int total) {
+        if (total > 0) context.reportProgress(0.7 * done / total);
+    });
+    checkCancelled(context);
+
+    runtime::GraphExecutor& executor = *compiled->executor;
+    const std::vector<runtime::NDArray> inputs = driver::random_inputs(compiled->graph);
+    for (size_t i = 0; i < inputs.size(); ++i) executor.set_input(i, inputs[i]);
+    context.reportProgress(0.72);
+
+    const driver::Timing probe = driver::time_runs(executor, 1);
+    checkCancelled(context);
+    const driver::Timing timing =
+        driver::time_runs(executor, repeatFor(probe.median_ms, 1000, 3, 100));
+    context.reportProgress(0.88);
+    checkCancelled(context);
+
+    const std::vector<runtime::KernelProfile> profile =
+        executor.profile(repeatFor(probe.median_ms, 500, 3, 50));
+    context.reportProgress(1.0);
+
+    RunResult result;
+    result.medianMs = timing.median_ms;
+    result.minMs = timing.min_ms;
+    result.repeat = timing.repeat;
+    result.compileSeconds = compiled->compile_seconds;
+    result.graphNodes = int(compiled->graph.nodes.size());
+    result.gflops =
+        timing.median_ms > 0 ? compiled->total_flops / (timing.median_ms * 1e-3) / 1e9 : 0;
+    for (const runtime::KernelProfile& k : profile) {
+        KernelTime t;
+        t.kernel = QString::fromStdString(k.kernel);
+        t.label = t.kernel;
+        if (k.nodes.size() == 1 && k.nodes[0] >= 0 &&
+            size_t(k.nodes[0]) < compiled->graph.nodes.size()) {
+            const std::string& name = compiled->graph.nodes[k.nodes[0]].name;
+            if (!name.empty()) t.label = QString::fromStdString(name);
+        }
+        for (int n : k.nodes) t.nodes.append(n);
+        t.ms = k.seconds * 1e3;
+        t.flops = k.flops;
+        result.kernels.append(t);
+    }
+    return result;
+}
+
+}  // namespace tessera::studio

@@ -1,0 +1,205 @@
+// Import state helpers: value lookup, node inputs/attributes and emitting
+// graph nodes with checked output types.
+#include "engine/frontend/onnx/onnx_context.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/graph/op_registry.h"
+
+namespace tessera::frontend::onnx_import {
+
+int Importer::value(const std::string& name, const std::string& where) {
+    auto it = values.find(name);
+    if (it != values.end()) return it->second;
+    auto c = constants.find(name);
+    TS_USER_CHECK(c != constants.end())
+        << where << ": input '" << name
+        << "' is not a graph input, an initializer or an earlier node's output";
+    graph::Value v;
+    v.name = name;
+    v.type = c->second.type;
+    v.constant = c->second.data;
+    int idx = g.add_value(std::move(v));
+    values[name] = idx;
+    return idx;
+}
+
+NodeCtx::NodeCtx(Importer& imp_, const onnx::NodeProto& node_, std::string name_)
+    : imp(imp_), node(node_), name(std::move(name_)) {}
+
+std::string NodeCtx::where() const {
+    return imp.origin + ": node '" + name + "' (op " + node.op_type() + ")";
+}
+
+bool NodeCtx::has_input(int i) const { return i < node.input_size() && !node.input(i).empty(); }
+
+int NodeCtx::input(int i) {
+    TS_USER_CHECK(has_input(i)) << where() << ": missing input " << i;
+    return imp.value(node.input(i), where());
+}
+
+const graph::TensorType& NodeCtx::input_type(int i) {
+    // Constants are looked up without creating a graph value: a folded input never appears in the
+    // graph.
+    if (const ConstTensor* c = constant_input(i)) return c->type;
+    return imp.g.values[size_t(input(i))].type;
+}
+
+const ConstTensor* NodeCtx::constant_input(int i) const {
+    if (!has_input(i)) return nullptr;
+    auto it = imp.constants.find(node.input(i));
+    return it == imp.constants.end() ? nullptr : &it->second;
+}
+
+std::vector<int64_t> NodeCtx::constant_ints(int i) const {
+    const ConstTensor* c = constant_input(i);
+    TS_USER_CHECK(c != nullptr) << where() << ": input " << i << " ('"
+                                << (has_input(i) ? node.input(i) : "")
+                                << "') must be a constant (an initializer or a Constant node)";
+    std::vector<int64_t> out;
+    int64_t n = c->type.num_elements();
+    if (c->type.dtype == graph::DType::Int64) {
+        out.assign(c->data->as<int64_t>(), c->data->as<int64_t>() + n);
+    } else if (c->type.dtype == graph::DType::Int32) {
+        out.assign(c->data->as<int32_t>(), c->data->as<int32_t>() + n);
+    } else {
+        TS_USER_FAIL() << where() << ": input " << i << " ('" << node.input(i)
+                       << "') must hold integers, got " << c->type.str();
+    }
+    return out;
+}
+
+const onnx::AttributeProto* NodeCtx::attr(const std::string& key) const {
+    for (const auto& a : node.attribute())
+        if (a.name() == key) return &a;
+    return nullptr;
+}
+
+bool NodeCtx::has_attr(const std::string& key) const { return attr(key) != nullptr; }
+
+int64_t NodeCtx::attr_int(const std::string& key, int64_t dflt) const {
+    const onnx::AttributeProto* a = attr(key);
+    if (!a) return dflt;
+    TS_USER_CHECK(a->type() == onnx::AttributeProto_AttributeType_INT)
+        << where() << ": attribute '" << key << "' must be an integer";
+    return a->i();
+}
+
+double NodeCtx::attr_float(const std::string& key, double dflt) const {
+    const onnx::AttributeProto* a = attr(key);
+    if (!a) return dflt;
+    if (a->type() == onnx::AttributeProto_AttributeType_INT) return double(a->i());
+    TS_USER_CHECK(a->type() == onnx::AttributeProto_AttributeType_FLOAT)
+        << where() << ": attribute '" << key << "' must be a float";
+    // The shortest decimal that reads back as this float: 0.35f becomes 0.35, not 0.349999994.
+    char buf[32];
+    auto res = std::to_chars(buf, buf + sizeof buf, a->f());
+    return std::strtod(std::string(buf, res.ptr).c_str(), nullptr);
+}
+
+std::vector<int64_t> NodeCtx::attr_ints(const std::string& key, std::vector<int64_t> dflt) const {
+    const onnx::AttributeProto* a = attr(key);
+    if (!a) return dflt;
+    TS_USER_CHECK(a->type() == onnx::AttributeProto_AttributeType_INTS)
+        << where() << ": attribute '" << key << "' must be a list of integers";
+    return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::string NodeCtx::attr_str(const std::string& key, const std::string& dflt) const {
+    const onnx::AttributeProto* a = attr(key);
+    if (!a) return dflt;
+    TS_USER_CHECK(a->type() == onnx::AttributeProto_AttributeType_STRING)
+        << where() << ": attribute '" << key << "' must be a string";
+    return a->s();
+}
+
+void NodeCtx::expect_outputs(int n) const {
+    for (int i = n; i < node.output_size(); ++i)
+        TS_USER_CHECK(node.output(i).empty())
+            << where() << ": output " << i << " ('" << node.output(i) << "') is not supported";
+    TS_USER_CHECK(node.output_size() >= 1 && !node.output(0).empty())
+        << where() << ": has no output";
+}
+
+namespace {
+
+// The static type ONNX gives a value, if complete; false otherwise.
+bool onnx_static_type(const onnx::TypeProto* t, graph::TensorType& out) {
+    if (!t || !t->has_tensor_type() || !t->tensor_type().has_shape()) return false;
+    const auto& tt = t->tensor_type();
+    graph::TensorType r;
+    try {
+        r.dtype = dtype_from_onnx(tt.elem_type(), "");
+    } catch (const UserError&) {
+        return false;
+    }
+    for (const auto& d : tt.shape().dim()) {
+        if (!d.has_dim_value() || d.dim_value() < 0) return false;
+        r.shape.push_back(d.dim_value());
+    }
+    out = r;
+    return true;
+}
+
+}  // namespace
+
+int NodeCtx::emit(const std::string& op, std::vector<int> inputs,
+                  std::map<std::string, graph::AttrValue> attrs) {
+    expect_outputs(1);
+    const std::string& out_name = node.output(0);
+    TS_USER_CHECK(!imp.values.count(out_name) && !imp.constants.count(out_name))
+        << where() << ": output '" << out_name << "' is defined twice";
+    graph::Node n;
+    n.op = op;
+    n.name = name;
+    n.attrs = std::move(attrs);
+    n.inputs = std::move(inputs);
+    std::vector<graph::TensorType> types;
+    try {
+        types = graph::infer_types(imp.g, n);
+    } catch (const UserError& e) {
+        throw UserError(imp.origin + ": " + e.what());
+    }
+    TS_CHECK(types.size() == 1) << "op " << op << " gives " << types.size() << " outputs";
+    auto t = imp.onnx_types.find(out_name);
+    graph::TensorType declared;
+    if (t != imp.onnx_types.end() && onnx_static_type(t->second, declared)) {
+        TS_USER_CHECK(declared == types[0])
+            << where() << ": ONNX declares output '" << out_name << "' as " << declared.str()
+            << " but Tessera's " << op << " rule gives " << types[0].str();
+    }
+    graph::Value v;
+    v.name = out_name;
+    v.type = types[0];
+    int vi = imp.g.add_value(std::move(v));
+    n.outputs = {vi};
+    imp.g.add_node(std::move(n));
+    imp.values[out_name] = vi;
+    return vi;
+}
+
+void NodeCtx::define_constant(ConstTensor c) {
+    expect_outputs(1);
+    const std::string& out_name = node.output(0);
+    TS_USER_CHECK(!imp.values.count(out_name) && !imp.constants.count(out_name))
+        << where() << ": output '" << out_name << "' is defined twice";
+    imp.constants[out_name] = std::move(c);
+}
+
+const ConverterTable& converters() {
+    static const ConverterTable table = [] {
+        ConverterTable t;
+        add_conv_converters(t);
+        add_math_converters(t);
+        add_pool_converters(t);
+        add_tensor_converters(t);
+        add_constant_converters(t);
+        return t;
+    }();
+    return table;
+}
+
+}  // namespace tessera::frontend::onnx_import

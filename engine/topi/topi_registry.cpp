@@ -1,0 +1,119 @@
+// The op -> compute dispatch table, and lowering of one graph node to a
+// PrimFunc (placeholders for its inputs, compute, create_prim_func).
+#include <cctype>
+#include <map>
+
+#include "engine/topi/topi_detail.h"
+
+namespace tessera::topi {
+
+namespace {
+
+using ComputeFn = detail::Tensors (*)(const graph::Node&, const detail::Tensors&,
+                                      const detail::Types&);
+
+const std::map<std::string, ComputeFn>& table() {
+    static const std::map<std::string, ComputeFn> t = {
+        {"nn.conv2d", detail::conv2d},
+        {"nn.matmul", detail::matmul},
+        {"nn.gemm", detail::gemm},
+        {"add", detail::binary},
+        {"subtract", detail::binary},
+        {"multiply", detail::binary},
+        {"divide", detail::binary},
+        {"nn.relu", detail::relu},
+        {"nn.max_pool2d", detail::max_pool2d},
+        {"nn.global_avg_pool2d", detail::global_avg_pool2d},
+        {"reshape", detail::reshape},
+        {"nn.softmax", detail::softmax},
+    };
+    return t;
+}
+
+/// Non-identifier characters become '_'; a leading digit gets "k_".
+std::string sanitize(const std::string& s) {
+    std::string r = !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) ? "k_" : "";
+    for (char c : s) r += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+    if (r.empty()) r.push_back('_');
+    return r;
+}
+
+std::string base_name(const graph::Node& n) { return sanitize(n.name.empty() ? n.op : n.name); }
+
+}  // namespace
+
+bool has_compute(const std::string& op) { return table().count(op) != 0; }
+
+std::vector<te::Tensor> compute_node(const graph::Node& n, const std::vector<te::Tensor>& inputs,
+                                     const std::vector<graph::TensorType>& output_types) {
+    auto it = table().find(n.op);
+    TS_USER_CHECK(it != table().end())
+        << detail::where(n) << ": op '" << n.op << "' has no compute definition";
+    for (const te::Tensor& t : inputs)
+        TS_USER_CHECK(t.defined()) << detail::where(n) << ": an input tensor is undefined";
+    std::vector<te::Tensor> outs = it->second(n, inputs, output_types);
+    TS_CHECK(outs.size() == output_types.size()) << detail::where(n) << ": output count";
+    for (size_t i = 0; i < outs.size(); ++i) {
+        TS_CHECK(outs[i]->shape == output_types[i].shape)
+            << detail::where(n) << ": compute shape differs from output type "
+            << output_types[i].str();
+    }
+    return outs;
+}
+
+std::string kernel_name(const graph::Graph& g, int node) {
+    TS_CHECK(node >= 0 && node < int(g.nodes.size())) << "node index " << node;
+    std::string name = base_name(g.nodes[node]);
+    for (int j = 0; j < int(g.nodes.size()); ++j) {
+        if (j != node && base_name(g.nodes[j]) == name)
+            return name.append("_").append(std::to_string(node));
+    }
+    return name;
+}
+
+tir::DataType to_tir(graph::DType t) {
+    switch (t) {
+        case graph::DType::Float32:
+            return tir::DataType::float32();
+        case graph::DType::Float64:
+            return tir::DataType::float64();
+        case graph::DType::Int64:
+            return tir::DataType::int64();
+        case graph::DType::Int32:
+            return tir::DataType::int32();
+        case graph::DType::Int8:
+            return tir::DataType::int8();
+        case graph::DType::UInt8:
+            return tir::DataType::uint8();
+        case graph::DType::Bool:
+            return tir::DataType::boolean();
+    }
+    TS_FAIL() << "unknown graph dtype " << int(t);
+}
+
+tir::PrimFunc lower_node(const graph::Graph& g, int node) {
+    TS_CHECK(node >= 0 && node < int(g.nodes.size())) << "node index " << node;
+    const graph::Node& n = g.nodes[node];
+    TS_USER_CHECK(has_compute(n.op))
+        << detail::where(n) << ": op '" << n.op << "' has no compute definition";
+    std::vector<te::Tensor> inputs;
+    std::map<std::string, int> used;
+    for (int v : n.inputs) {
+        TS_CHECK(v >= 0 && v < int(g.values.size())) << detail::where(n) << ": input value " << v;
+        const graph::Value& val = g.values[v];
+        std::string name = sanitize(val.name);
+        if (int k = used[name]++; k > 0) name.append("_").append(std::to_string(k));
+        inputs.push_back(te::placeholder(val.type.shape, to_tir(val.type.dtype), name));
+    }
+    std::vector<graph::TensorType> out_types;
+    for (int v : n.outputs) {
+        TS_CHECK(v >= 0 && v < int(g.values.size())) << detail::where(n) << ": output value " << v;
+        out_types.push_back(g.values[v].type);
+    }
+    std::vector<te::Tensor> outs = compute_node(n, inputs, out_types);
+    std::vector<te::Tensor> args = inputs;
+    args.insert(args.end(), outs.begin(), outs.end());
+    return te::create_prim_func(args, kernel_name(g, node));
+}
+
+}  // namespace tessera::topi

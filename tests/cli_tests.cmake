@@ -1,0 +1,105 @@
+# End-to-end tests of the real `tessera` binary: exit codes (0 ok, 1 check
+# failed, 2 user error, 3 internal error) and outputs. Included from
+# tests/CMakeLists.txt.
+set(TESSERA_NODE_DATA /usr/share/libonnx-testdata/data/node)
+set(CLI_EXPECT ${CMAKE_CURRENT_SOURCE_DIR}/cli_expect_exit.cmake)
+set(CLI_SCRATCH ${CMAKE_CURRENT_BINARY_DIR}/cli_data)
+file(MAKE_DIRECTORY ${CLI_SCRATCH})
+file(WRITE ${CLI_SCRATCH}/x.onnx "this is a text file, not an ONNX model\n")
+
+# tessera_cli_exit(NAME EXPECT <code> [STDOUT <regex>] [STDERR <regex>] ARGS <args...>)
+function(tessera_cli_exit name)
+  cmake_parse_arguments(T "" "EXPECT;STDOUT;STDERR" "ARGS" ${ARGN})
+  set(defs -DEXPECT=${T_EXPECT})
+  if(DEFINED T_STDOUT)
+    list(APPEND defs "-DSTDOUT_REGEX=${T_STDOUT}")
+  endif()
+  if(DEFINED T_STDERR)
+    list(APPEND defs "-DSTDERR_REGEX=${T_STDERR}")
+  endif()
+  if(T_EXPECT EQUAL 2)
+    list(APPEND defs -DONE_LINE_STDERR=1)
+  endif()
+  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${CLI_EXPECT} -- $<TARGET_FILE:tessera> ${T_ARGS})
+endfunction()
+
+# ---- conformance of the skeleton ops on ONNX's node tests.
+# Cases of these ops that need features outside the skeleton are excluded by
+# name (negative lookahead), never counted as passes:
+#   test_maxpool_1d_default, test_maxpool_3d_default   1-D / 3-D pooling (only nn.max_pool2d)
+#   test_maxpool_2d_uint8                              uint8 pooling (pooling is float32 only)
+#   test_maxpool_with_argmax_*                         second output (Indices, int64)
+#   test_softmax_*_expanded                            test ReduceMax/Exp/ReduceSum/Div, not Softmax
+# Reshape cases feed `shape` through a graph input; conformance freezes it from
+# the test data (driver::run_conformance_case), so they are included.
+set(SKELETON_FILTER
+    "^test_(?!maxpool_(1d|3d|2d_uint8|with_argmax)|softmax_.*_expanded$)(conv_|matmul_|gemm_|add|mul|relu$|maxpool_|globalaveragepool|flatten_|reshape_|softmax_)")
+add_test(NAME cli_conformance_skeleton_ops
+         COMMAND $<TARGET_FILE:tessera> conformance ${TESSERA_NODE_DATA} --filter ${SKELETON_FILTER})
+set_tests_properties(cli_conformance_skeleton_ops PROPERTIES
+  PASS_REGULAR_EXPRESSION "\n[1-9][0-9]* passed, 0 failed, 0 skipped"
+  FAIL_REGULAR_EXPRESSION "FAIL test_")
+
+# A filter matching nothing runs nothing; an unsupported op is a skip, not a failure.
+tessera_cli_exit(cli_conformance_empty_filter EXPECT 0 STDOUT "0 passed, 0 failed, 0 skipped"
+                 ARGS conformance ${TESSERA_NODE_DATA} --filter "^no_such_case$")
+tessera_cli_exit(cli_conformance_unsupported_is_skip EXPECT 0 STDOUT "SKIP test_lrn: unsupported op LRN"
+                 ARGS conformance ${TESSERA_NODE_DATA}/test_lrn)
+
+# ---- user errors: exit 2 with one "error: ..." line on stderr.
+tessera_cli_exit(cli_missing_file_exit2 EXPECT 2 STDERR "^error: .*no_such_model.onnx"
+                 ARGS run ${CLI_SCRATCH}/no_such_model.onnx)
+tessera_cli_exit(cli_text_file_exit2 EXPECT 2 STDERR "^error: .*x.onnx"
+                 ARGS run ${CLI_SCRATCH}/x.onnx)
+tessera_cli_exit(cli_unsupported_op_exit2 EXPECT 2 STDERR "^error: .*unsupported op LRN"
+                 ARGS run ${TESSERA_NODE_DATA}/test_lrn/model.onnx)
+if(EXISTS ${PROJECT_SOURCE_DIR}/tests/data/bad_inputs/unsupported_op.onnx)
+  tessera_cli_exit(cli_bad_input_unsupported_op_exit2 EXPECT 2 STDERR "^error: .*unsupported op"
+                   ARGS run ${PROJECT_SOURCE_DIR}/tests/data/bad_inputs/unsupported_op.onnx)
+endif()
+foreach(bad checker_fails conv_channel_mismatch empty not_onnx reshape_dynamic_shape symbolic_dim truncated)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/tests/data/bad_inputs/${bad}.onnx)
+    tessera_cli_exit(cli_bad_input_${bad}_exit2 EXPECT 2 STDERR "^error: .*${bad}.onnx"
+                     ARGS inspect ${PROJECT_SOURCE_DIR}/tests/data/bad_inputs/${bad}.onnx)
+  endif()
+endforeach()
+tessera_cli_exit(cli_unknown_node_exit2 EXPECT 2 STDERR "^error: no node named 'nope' in .*; nodes are: Conv_0"
+                 ARGS inspect ${TESSERA_NODE_DATA}/test_conv_with_strides_padding --print loop --op nope)
+tessera_cli_exit(cli_bad_flag_exit2 EXPECT 2 STDERR "^error: "
+                 ARGS run ${TESSERA_NODE_DATA}/test_relu --repeat 0)
+tessera_cli_exit(cli_no_subcommand_exit2 EXPECT 2 STDERR "^error: " ARGS)
+tessera_cli_exit(cli_bad_filter_exit2 EXPECT 2 STDERR "^error: --filter"
+                 ARGS conformance ${TESSERA_NODE_DATA} --filter "(")
+tessera_cli_exit(cli_compare_dir_missing_exit2 EXPECT 2 STDERR "^error: "
+                 ARGS run ${TESSERA_NODE_DATA}/test_relu --compare-dir ${CLI_SCRATCH}/nothing_here)
+
+# ---- a numeric check that fails exits 1: compare relu's outputs with add's.
+tessera_cli_exit(cli_compare_mismatch_exit1 EXPECT 1 STDERR "check failed: output 0"
+                 ARGS run ${TESSERA_NODE_DATA}/test_relu --compare-dir ${TESSERA_NODE_DATA}/test_add/test_data_set_0)
+
+# ---- successful runs.
+tessera_cli_exit(cli_inspect_loop EXPECT 0 STDOUT "def Conv_0"
+                 ARGS inspect ${TESSERA_NODE_DATA}/test_conv_with_strides_padding/model.onnx --print loop)
+tessera_cli_exit(cli_inspect_graph_json EXPECT 0 STDOUT "nn.conv2d.*\n\\{\"graph\":"
+                 ARGS inspect ${TESSERA_NODE_DATA}/test_conv_with_strides_padding/model.onnx --json)
+tessera_cli_exit(cli_inspect_llvm EXPECT 0 STDOUT "define"
+                 ARGS inspect ${TESSERA_NODE_DATA}/test_gemm_all_attributes --print llvm --op Gemm_0)
+tessera_cli_exit(cli_run_compare_dir EXPECT 0 STDOUT "\"max_abs_err\""
+                 ARGS run ${TESSERA_NODE_DATA}/test_conv_with_strides_padding
+                      --compare-dir ${TESSERA_NODE_DATA}/test_conv_with_strides_padding/test_data_set_0 --json)
+tessera_cli_exit(cli_run_reshape_shape_input EXPECT 0 STDOUT "check: +ok"
+                 ARGS run ${TESSERA_NODE_DATA}/test_reshape_negative_dim
+                      --compare-dir ${TESSERA_NODE_DATA}/test_reshape_negative_dim/test_data_set_0)
+tessera_cli_exit(cli_run_check_random EXPECT 0 STDOUT "\"profile\":.*\"kernel\":\"Gemm_0\""
+                 ARGS run ${TESSERA_NODE_DATA}/test_gemm_all_attributes/model.onnx --check --profile
+                      --repeat 3 --threads 2 --seed 7 --json)
+
+# ---- the end-to-end example model (made by resources/models/make_small_cnn.py).
+set(SMALL_CNN ${PROJECT_SOURCE_DIR}/resources/models/small_cnn)
+if(EXISTS ${SMALL_CNN}/model.onnx)
+  tessera_cli_exit(cli_small_cnn_compare_dir EXPECT 0 STDOUT "\"max_abs_err\""
+                   ARGS run ${SMALL_CNN}/model.onnx --input-dir ${SMALL_CNN}/test_data_set_0
+                        --compare-dir ${SMALL_CNN}/test_data_set_0 --json)
+  tessera_cli_exit(cli_small_cnn_check EXPECT 0 STDOUT "check: +ok"
+                   ARGS run ${SMALL_CNN}/model.onnx --input-dir ${SMALL_CNN}/test_data_set_0 --check)
+endif()

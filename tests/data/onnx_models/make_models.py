@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+"""Writes small valid ONNX models that exercise importer rules the shipped
+ONNX node tests leave out (constant Reshape shapes, legacy Softmax, folding).
+
+Run with Debian's python (onnx 1.12):  /usr/bin/python3 make_models.py
+"""
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def save(name, nodes, inputs, outputs, inits=(), opset=13, ir_version=8):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="make_models.py")
+    m.ir_version = ir_version
+    if ir_version <= 8:  # onnx 1.12's checker refuses newer IR versions
+        onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(HERE, name + ".onnx"))
+
+
+def vi(name, shape, elem=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def main():
+    # Reshape with an initializer shape (0 and -1), then with a Constant-node
+    # shape, then Flatten(axis=2) and Identity.
+    shape1 = numpy_helper.from_array(np.array([0, -1], dtype=np.int64), "shape1")
+    nodes = [
+        helper.make_node("Reshape", ["x", "shape1"], ["r1"], name="reshape1"),
+        helper.make_node("Constant", [], ["shape2"], name="const_shape2", value_ints=[0, 3, -1]),
+        helper.make_node("Reshape", ["r1", "shape2"], ["r2"], name="reshape2"),
+        helper.make_node("Flatten", ["r2"], ["f"], name="flatten1", axis=2),
+        helper.make_node("Identity", ["f"], ["y"], name="identity1"),
+    ]
+    save("reshape_chain", nodes, [vi("x", [2, 3, 4])], [vi("y", [6, 4])], [shape1], opset=14)
+
+    # allowzero=1 keeps a 0 in the shape as a real zero-sized dimension.
+    shape = numpy_helper.from_array(np.array([0, 3, 0], dtype=np.int64), "shape")
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape_az", allowzero=1)]
+    save("reshape_allowzero", nodes, [vi("x", [2, 0, 3])], [vi("y", [0, 3, 0])], [shape], opset=14)
+
+    # Opset 11 Softmax: axis=1 normalises over dims 1.. (coerce); default axis is 1.
+    nodes = [
+        helper.make_node("Softmax", ["x"], ["s1"], name="softmax_axis1", axis=1),
+        helper.make_node("Softmax", ["s1"], ["s2"], name="softmax_default"),
+        helper.make_node("Softmax", ["s2"], ["y"], name="softmax_last", axis=-1),
+    ]
+    save("softmax_opset11", nodes, [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], opset=11)
+
+    # A weight stored flat and reshaped by the model (folded at import), a
+    # bias stored in typed float_data, an unnamed node.
+    w = numpy_helper.from_array(np.arange(1, 13, dtype=np.float32) / 8, "w_flat")
+    wshape = numpy_helper.from_array(np.array([4, 3], dtype=np.int64), "w_shape")
+    bias = helper.make_tensor("bias", TensorProto.FLOAT, [3], [0.5, -1.25, 2.0])
+    nodes = [
+        helper.make_node("Reshape", ["w_flat", "w_shape"], ["w"], name="reshape_w"),
+        helper.make_node("MatMul", ["x", "w"], ["mm"], name="matmul1"),
+        helper.make_node("Add", ["mm", "bias"], ["y"]),
+    ]
+    save("folded_weight", nodes, [vi("x", [2, 4])], [vi("y", [2, 3])], [w, wshape, bias])
+
+    # A newer exporter's IR version (10) and opset (21) with ops whose meaning did not change.
+    nodes = [helper.make_node("Relu", ["x"], ["y"], name="relu1")]
+    save("relu_ir10_opset21", nodes, [vi("x", [2, 4])], [vi("y", [2, 4])], opset=21, ir_version=10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+// Malformed and unsupported models give a UserError naming the file and the
+// problem; the expected diagnostics are listed in tests/data/bad_inputs/README.md.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+
+#include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_importer.h"
+
+namespace tessera::frontend {
+namespace {
+
+const std::string kDir = std::string(TESSERA_SOURCE_DIR) + "/tests/data/bad_inputs";
+
+// The message of the UserError that importing `path` throws ("" if none).
+std::string import_error(const std::string& path) {
+    try {
+        import_onnx_file(path);
+    } catch (const UserError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(BadInputs, EveryListedFileGivesItsDiagnostic) {
+    std::ifstream readme(kDir + "/README.md");
+    ASSERT_TRUE(readme.good());
+    const std::regex line("^- `([^`]+)`: `(.+)`$");
+    int checked = 0;
+    for (std::string s; std::getline(readme, s);) {
+        std::smatch m;
+        if (!std::regex_match(s, m, line)) continue;
+        const std::string path = kDir + "/" + m[1].str();
+        SCOPED_TRACE(path);
+        std::string msg = import_error(path);
+        ASSERT_FALSE(msg.empty()) << "imported without error";
+        EXPECT_NE(msg.find(path), std::string::npos) << "message does not name the file: " << msg;
+        EXPECT_NE(msg.find(m[2].str()), std::string::npos) << msg;
+        ++checked;
+    }
+    EXPECT_GE(checked, 8);
+}
+
+TEST(BadInputs, MissingFile) {
+    std::string msg = import_error(kDir + "/no_such_model.onnx");
+    EXPECT_NE(msg.find("cannot open model '" + kDir + "/no_such_model.onnx': No such file"),
+              std::string::npos)
+        << msg;
+}
+
+TEST(BadInputs, DirectoryIsNotAModel) {
+    std::string msg = import_error(kDir);
+    EXPECT_NE(msg.find("cannot open model '" + kDir + "'"), std::string::npos) << msg;
+}
+
+TEST(BadInputs, UnsupportedOpFromShippedTests) {
+    std::string path = std::string(TESSERA_ONNX_TESTDATA) + "/node/test_lrn/model.onnx";
+    std::string msg = import_error(path);
+    EXPECT_NE(msg.find(path + ": node 'LRN_0' (op LRN): unsupported op LRN"), std::string::npos)
+        << msg;
+}
+
+TEST(BadInputs, UnsupportedFeaturesNameTheNode) {
+    std::string node = std::string(TESSERA_ONNX_TESTDATA) + "/node/";
+    EXPECT_NE(import_error(node + "test_maxpool_with_argmax_2d_precomputed_pads/model.onnx")
+                  .find("node 'MaxPool_0' (op MaxPool): output 1 ('z') is not supported"),
+              std::string::npos);
+    EXPECT_NE(import_error(node + "test_maxpool_3d_default/model.onnx").find("only 2-D pooling"),
+              std::string::npos);
+    EXPECT_NE(
+        import_error(node + "test_reshape_negative_dim/model.onnx").find("must be a constant"),
+        std::string::npos);
+}
+
+// The truncated model fails for every cut point, not only the committed one.
+TEST(BadInputs, EveryTruncationOfARealModelIsRejected) {
+    std::string path =
+        std::string(TESSERA_ONNX_TESTDATA) + "/pytorch-converted/test_Conv2d/model.onnx";
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(bytes.size(), 100u);
+    EXPECT_NO_THROW(import_onnx_bytes(bytes, path));
+    for (size_t cut = 1; cut < bytes.size(); cut += 37) {
+        try {
+            import_onnx_bytes(bytes.substr(0, cut), "cut");
+            ADD_FAILURE() << "a model truncated to " << cut << " of " << bytes.size()
+                          << " bytes was accepted";
+        } catch (const UserError& e) {
+            EXPECT_NE(std::string(e.what()).find("cut"), std::string::npos) << e.what();
+        }
+    }
+}
+
+}  // namespace
+}  // namespace tessera::frontend

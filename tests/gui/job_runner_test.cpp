@@ -1,0 +1,87 @@
+// JobRunner: results of superseded or cancelled jobs are dropped; errors are reported.
+#include "app/studio/job_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <QSignalSpy>
+#include <QtTest/QTest>
+#include <atomic>
+
+#include "engine/core/error.h"
+
+using tessera::studio::JobContext;
+using tessera::studio::JobRunner;
+
+TEST(JobRunner, SupersededJobResultIsDropped) {
+    JobRunner runner;
+    std::atomic<bool> release{false};
+    std::vector<int> delivered;
+    QSignalSpy finished(&runner, &JobRunner::jobFinished);
+    auto slowJob = [&](int value) {
+        return [&release, value](const JobContext&) -> std::any {
+            while (!release.load()) QThread::msleep(1);
+            return value;
+        };
+    };
+    auto deliver = [&](const std::any& v) { delivered.push_back(std::any_cast<int>(v)); };
+    const int first = runner.start("first", slowJob(1), deliver);
+    const int second = runner.start("second", slowJob(2), deliver);
+    EXPECT_NE(first, second);
+    EXPECT_EQ(runner.currentJob(), second);
+    release = true;
+    ASSERT_TRUE(finished.wait(10000));
+    QTest::qWait(50);
+    ASSERT_EQ(delivered, std::vector<int>{2});
+    EXPECT_EQ(finished.count(), 1);
+    EXPECT_EQ(finished.first().first().toInt(), second);
+    EXPECT_FALSE(runner.isRunning());
+}
+
+TEST(JobRunner, CancelledJobSeesTheFlagAndDeliversNothing) {
+    JobRunner runner;
+    std::atomic<bool> sawCancel{false};
+    bool delivered = false;
+    QSignalSpy cancelled(&runner, &JobRunner::jobCancelled);
+    runner.start(
+        "loop",
+        [&](const JobContext& ctx) -> std::any {
+            while (!ctx.isCancelled()) QThread::msleep(1);
+            sawCancel = true;
+            return 0;
+        },
+        [&](const std::any&) { delivered = true; });
+    runner.cancel();
+    EXPECT_EQ(cancelled.count(), 1);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return sawCancel.load(); }, 10000));
+    QTest::qWait(50);
+    EXPECT_FALSE(delivered);
+}
+
+TEST(JobRunner, ExceptionsBecomeOneLineFailures) {
+    JobRunner runner;
+    QSignalSpy failed(&runner, &JobRunner::jobFailed);
+    runner.start(
+        "bad",
+        [](const JobContext&) -> std::any {
+            throw tessera::UserError("model.onnx: node 'x': bad\nmore detail");
+        },
+        nullptr);
+    ASSERT_TRUE(failed.wait(10000));
+    EXPECT_EQ(failed.first().at(1).toString(), "model.onnx: node 'x': bad");
+}
+
+TEST(JobRunner, ProgressArrivesOnTheUiThread) {
+    JobRunner runner;
+    QSignalSpy progress(&runner, &JobRunner::progressChanged);
+    QSignalSpy finished(&runner, &JobRunner::jobFinished);
+    runner.start(
+        "steps",
+        [](const JobContext& ctx) -> std::any {
+            for (int i = 1; i <= 4; ++i) ctx.reportProgress(i / 4.0);
+            return 0;
+        },
+        nullptr);
+    ASSERT_TRUE(finished.wait(10000));
+    ASSERT_EQ(progress.count(), 4);
+    EXPECT_DOUBLE_EQ(progress.last().at(1).toDouble(), 1.0);
+}

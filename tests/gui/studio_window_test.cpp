@@ -1,0 +1,168 @@
+// MainWindow behaviours: drop-to-open, rendering, bad files, selection, Run.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QFile>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+
+#include "app/studio/main_window.h"
+#include "tests/gui/gui_test_util.h"
+#include "widgets/code_view.h"
+#include "widgets/graph_view.h"
+#include "widgets/perf_plot.h"
+
+using tessera::studio::MainWindow;
+using namespace tessera::gui_test;
+
+namespace {
+
+// A shown window with dialogs suppressed (tests must never block on a modal box).
+struct Studio {
+    MainWindow window;
+    Studio() {
+        window.setDialogsSuppressed(true);
+        window.show();
+    }
+    /// Drops `path` on the window and waits until it is loaded and laid out.
+    bool dropAndWait(const QString& path) {
+        QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+        if (!dropFile(&window, path)) return false;
+        return loaded.wait(60000);
+    }
+};
+
+bool anyVisibleMessageBox() {
+    for (QWidget* w : QApplication::topLevelWidgets())
+        if (qobject_cast<QMessageBox*>(w) && w->isVisible()) return true;
+    return false;
+}
+
+}  // namespace
+
+TEST(StudioWindow, DropOpensModelWithOneItemPerNode) {
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(exampleModel()));
+    const tessera::studio::ModelDocument* doc = studio.window.document();
+    ASSERT_NE(doc, nullptr);
+    EXPECT_EQ(doc->path(), exampleModel());
+    const auto items = studio.window.graphView()->nodeItems();
+    ASSERT_EQ(items.size(), doc->nodeCount());
+    ASSERT_GT(items.size(), 0);
+    for (int i = 0; i < items.size(); ++i) {
+        EXPECT_EQ(items[i]->nodeIndex(), i);
+        EXPECT_EQ(items[i]->op().toStdString(), doc->graph().nodes[i].op);
+    }
+    // One edge item per producer->consumer use.
+    EXPECT_EQ(studio.window.graphView()->edgeItems().size(), doc->graphViewData().edges.size());
+}
+
+TEST(StudioWindow, RendersANonBlankWindow) {
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(exampleModel()));
+    QApplication::processEvents();
+    const QImage image = studio.window.grab().toImage();
+    ASSERT_FALSE(image.isNull());
+    EXPECT_GE(image.width(), 800);
+    EXPECT_GT(distinctColors(image), 50);
+    // The graph area alone is not blank either (boxes and text over the background).
+    const QImage graph = studio.window.graphView()->grab().toImage();
+    EXPECT_GT(distinctColors(graph), 10);
+}
+
+TEST(StudioWindow, NonOnnxDropIsRefused) {
+    Studio studio;
+    EXPECT_FALSE(dropFile(&studio.window, QString(TESSERA_SOURCE_DIR) + "/CMakeLists.txt"));
+    EXPECT_EQ(studio.window.document(), nullptr);
+}
+
+TEST(StudioWindow, BadFileKeepsPreviousModelAndLogsError) {
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(exampleModel()));
+    const int nodes = studio.window.document()->nodeCount();
+
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString bad = dir.filePath("broken.onnx");
+    QFile file(bad);
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write("this is not a protobuf \x01\x02\x03 at all");
+    file.close();
+
+    QSignalSpy failed(&studio.window, &MainWindow::loadFailed);
+    EXPECT_TRUE(dropFile(&studio.window, bad));
+    ASSERT_TRUE(failed.count() > 0 || failed.wait(30000));
+    const QString message = failed.first().first().toString();
+    EXPECT_FALSE(message.isEmpty());
+    EXPECT_EQ(message.count('\n'), 0) << message.toStdString();
+
+    EXPECT_EQ(studio.window.document()->path(), exampleModel());
+    EXPECT_EQ(studio.window.graphView()->nodeItems().size(), nodes);
+    const QString log = studio.window.messagesView()->toPlainText();
+    EXPECT_TRUE(log.contains("error")) << log.toStdString();
+    EXPECT_TRUE(log.contains(message)) << log.toStdString();
+    EXPECT_FALSE(anyVisibleMessageBox());
+}
+
+TEST(StudioWindow, MissingFileIsAnErrorToo) {
+    Studio studio;
+    QSignalSpy failed(&studio.window, &MainWindow::loadFailed);
+    studio.window.openModel("/nonexistent/model.onnx");
+    ASSERT_TRUE(failed.count() > 0 || failed.wait(10000));
+    EXPECT_EQ(studio.window.document(), nullptr);
+    EXPECT_TRUE(studio.window.messagesView()->toPlainText().contains("/nonexistent/model.onnx"));
+}
+
+TEST(StudioWindow, SelectingANodeShowsLoopIrAndProperties) {
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(exampleModel()));
+    const auto* doc = studio.window.document();
+    // After loading, the first conv (or first node) is selected already.
+    EXPECT_EQ(studio.window.graphView()->currentNode(), doc->preferredNode());
+    for (int node = 0; node < doc->nodeCount(); ++node) {
+        studio.window.graphView()->setCurrentNode(node);
+        const QString code = studio.window.codeView()->toPlainText();
+        EXPECT_TRUE(code.contains("T.block")) << "node " << node << ":\n" << code.toStdString();
+        QTreeWidget* props = studio.window.propertiesView();
+        ASSERT_GE(props->topLevelItemCount(), 2);
+        EXPECT_EQ(props->topLevelItem(0)->text(1).toStdString(), doc->graph().nodes[node].op);
+        EXPECT_EQ(props->topLevelItem(1)->text(1).toStdString(), doc->graph().nodes[node].name);
+    }
+}
+
+TEST(StudioWindow, RunShowsOneBarPerKernel) {
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(exampleModel()));
+    QSignalSpy finished(&studio.window, &MainWindow::runFinished);
+    QSignalSpy failed(&studio.window, &MainWindow::runFailed);
+    studio.window.runModel();
+    EXPECT_TRUE(studio.window.isRunning());  // the UI thread did not wait
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 180000));
+    ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+    const tessera::studio::RunResult* run = studio.window.lastRun();
+    ASSERT_NE(run, nullptr);
+    ASSERT_GT(run->kernels.size(), 0);
+    EXPECT_EQ(studio.window.perfPlot()->barCount(), run->kernels.size());
+    EXPECT_GT(run->medianMs, 0);
+    EXPECT_GT(run->gflops, 0);
+    EXPECT_TRUE(studio.window.perfLabel()->text().contains("GFLOP/s"));
+    EXPECT_FALSE(studio.window.isRunning());
+}
+
+TEST(StudioWindow, OpeningAnotherModelDropsTheRunningJob) {
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(exampleModel()));
+    QSignalSpy finished(&studio.window, &MainWindow::runFinished);
+    studio.window.runModel();
+    ASSERT_TRUE(studio.dropAndWait(otherModel()));
+    EXPECT_FALSE(studio.window.isRunning());
+    // Whatever the old job returns later must not show up.
+    QTest::qWait(200);
+    EXPECT_EQ(studio.window.lastRun(), nullptr);
+    EXPECT_EQ(studio.window.perfPlot()->barCount(), 0);
+    EXPECT_EQ(studio.window.document()->path(), otherModel());
+}

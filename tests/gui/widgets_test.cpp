@@ -1,0 +1,177 @@
+// Widget behaviours: Graphviz layout, GraphView items and selection, CodeView
+// highlighting, PerfPlot bars.
+#include <gtest/gtest.h>
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTextBlock>
+#include <QTextLayout>
+#include <QtTest/QTest>
+
+#include "widgets/code_view.h"
+#include "widgets/graph_layout.h"
+#include "widgets/graph_view.h"
+#include "widgets/perf_plot.h"
+
+using namespace tessera::widgets;
+
+namespace {
+
+// a -> b, a -> c, b -> d, c -> d
+GraphViewData diamond() {
+    GraphViewData data;
+    data.nodes = {
+        {"nn.conv2d", "a", {}}, {"nn.relu", "b", {}}, {"nn.max_pool2d", "c", {}}, {"add", "d", {}}};
+    data.edges = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
+    return data;
+}
+
+}  // namespace
+
+TEST(GraphLayout, PlacesNodesTopToBottomInsideTheBoundingBox) {
+    LayoutInput input;
+    for (int i = 0; i < 4; ++i) input.nodes.push_back({"n", 120, 40});
+    input.edges = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
+    const LayoutResult r = layout_graph(input);
+    ASSERT_EQ(r.nodes.size(), 4u);
+    ASSERT_EQ(r.edges.size(), 4u);
+    EXPECT_LT(r.nodes[0].center.y, r.nodes[1].center.y);  // y grows downwards
+    EXPECT_LT(r.nodes[1].center.y, r.nodes[3].center.y);
+    EXPECT_NE(r.nodes[1].center.x, r.nodes[2].center.x);  // siblings side by side
+    for (const LayoutNodeBox& b : r.nodes) {
+        EXPECT_NEAR(b.width, 120, 1);
+        EXPECT_NEAR(b.height, 40, 1);
+        EXPECT_GE(b.center.x - b.width / 2, -1);
+        EXPECT_LE(b.center.x + b.width / 2, r.width + 1);
+        EXPECT_GE(b.center.y - b.height / 2, -1);
+        EXPECT_LE(b.center.y + b.height / 2, r.height + 1);
+    }
+    for (const LayoutEdgePath& e : r.edges) {
+        ASSERT_TRUE(e.is_spline);
+        ASSERT_GE(e.points.size(), 4u);
+        EXPECT_EQ((e.points.size() - 1) % 3, 0u);
+        // The route starts at the producer's box and ends at the consumer's.
+        const LayoutPoint end = e.has_arrow_tip ? e.arrow_tip : e.points.back();
+        EXPECT_NEAR(e.points.front().y, r.nodes[e.from].center.y + 20, 3);
+        EXPECT_NEAR(end.y, r.nodes[e.to].center.y - 20, 3);
+    }
+}
+
+TEST(GraphLayout, BigChainWithSkipsStaysFast) {
+    LayoutInput input;
+    const int n = 600;
+    for (int i = 0; i < n; ++i) input.nodes.push_back({"n", 100, 36});
+    for (int i = 0; i + 1 < n; ++i) input.edges.push_back({i, i + 1});
+    for (int i = 0; i + 3 < n; i += 3) input.edges.push_back({i, i + 3});  // residual-style skips
+    QElapsedTimer timer;
+    timer.start();
+    const LayoutResult r = layout_graph(input);
+    EXPECT_LT(timer.elapsed(), 30000);
+    ASSERT_EQ(r.nodes.size(), size_t(n));
+    for (int i = 0; i + 1 < n; ++i) EXPECT_LT(r.nodes[i].center.y, r.nodes[i + 1].center.y);
+}
+
+TEST(GraphLayout, RejectsEdgesToMissingNodes) {
+    LayoutInput input;
+    input.nodes.push_back({"n", 100, 36});
+    input.edges.push_back({0, 5});
+    EXPECT_THROW(layout_graph(input), std::runtime_error);
+}
+
+TEST(GraphView, LaysOutOffTheUiThreadAndBuildsOneItemPerNode) {
+    GraphView view;
+    view.resize(800, 600);
+    view.show();
+    QSignalSpy finished(&view, &GraphView::layoutFinished);
+    view.setGraph(diamond());
+    EXPECT_TRUE(view.isLayoutPending());
+    ASSERT_TRUE(finished.count() > 0 || finished.wait(30000));
+    EXPECT_FALSE(view.isLayoutPending());
+    ASSERT_EQ(view.nodeItems().size(), 4);
+    ASSERT_EQ(view.edgeItems().size(), 4);
+    EXPECT_EQ(view.nodeItems()[0]->op(), "nn.conv2d");
+    EXPECT_LT(view.nodeItems()[0]->pos().y(), view.nodeItems()[3]->pos().y());
+    for (GraphEdgeItem* e : view.edgeItems()) {
+        // Edge paths end at the target's box (within the arrow head).
+        const QRectF target = view.nodeItems()[e->to()]->sceneBoundingRect().adjusted(-3, -3, 3, 3);
+        EXPECT_TRUE(target.contains(e->path().currentPosition()));
+    }
+}
+
+TEST(GraphView, NewerGraphSupersedesAPendingLayout) {
+    GraphView view;
+    QSignalSpy finished(&view, &GraphView::layoutFinished);
+    view.setGraph(diamond());
+    GraphViewData single;
+    single.nodes = {{"nn.relu", "only", {}}};
+    view.setGraph(single);
+    ASSERT_TRUE(finished.wait(30000));
+    QTest::qWait(100);  // let the stale layout's result arrive, if it comes late
+    EXPECT_EQ(finished.count(), 1);
+    ASSERT_EQ(view.nodeItems().size(), 1);
+    EXPECT_EQ(view.nodeItems()[0]->name(), "only");
+}
+
+TEST(GraphView, SelectionIsReportedAndSettable) {
+    GraphView view;
+    QSignalSpy finished(&view, &GraphView::layoutFinished);
+    view.setGraph(diamond());
+    ASSERT_TRUE(finished.wait(30000));
+    QSignalSpy changed(&view, &GraphView::currentNodeChanged);
+    view.setCurrentNode(2);
+    ASSERT_EQ(changed.count(), 1);
+    EXPECT_EQ(changed.first().first().toInt(), 2);
+    EXPECT_TRUE(view.nodeItems()[2]->isSelected());
+    // Selecting through the scene (as a mouse click does) is reported too.
+    view.nodeItems()[2]->setSelected(false);
+    view.nodeItems()[1]->setSelected(true);
+    EXPECT_EQ(view.currentNode(), 1);
+    EXPECT_EQ(changed.last().first().toInt(), 1);
+}
+
+TEST(GraphView, WheelZoomsAndFitKeepsAReadableScale) {
+    GraphView view;
+    view.resize(600, 400);
+    view.show();
+    QSignalSpy finished(&view, &GraphView::layoutFinished);
+    view.setGraph(diamond());
+    ASSERT_TRUE(finished.wait(30000));
+    const double fitted = view.transform().m11();
+    EXPECT_GE(fitted, 0.35 - 1e-9);
+    EXPECT_LE(fitted, 1.5 + 1e-9);
+    view.zoomIn();
+    EXPECT_GT(view.transform().m11(), fitted);
+    view.fitAll();
+    EXPECT_NEAR(view.transform().m11(), fitted, 1e-6);
+}
+
+TEST(CodeView, HighlightsLoopIrKeywordsAndNumbersLines) {
+    CodeView view;
+    view.resize(500, 300);
+    view.show();
+    view.setCode("for i in range(16):\n    with T.block(\"C\"):\n        x = 1  # done\n");
+    QApplication::processEvents();
+    EXPECT_TRUE(view.isReadOnly());
+    EXPECT_GT(view.lineNumberAreaWidth(), 0);
+    const QTextBlock second = view.document()->findBlockByNumber(1);
+    const auto formats = second.layout()->formats();
+    bool blockHighlighted = false;
+    for (const QTextLayout::FormatRange& f : formats)
+        if (second.text().mid(f.start, f.length).startsWith("T.block")) blockHighlighted = true;
+    EXPECT_TRUE(blockHighlighted);
+    const QTextBlock third = view.document()->findBlockByNumber(2);
+    bool commentItalic = false;
+    for (const QTextLayout::FormatRange& f : third.layout()->formats())
+        if (third.text().mid(f.start, f.length) == "# done" && f.format.fontItalic())
+            commentItalic = true;
+    EXPECT_TRUE(commentItalic);
+}
+
+TEST(PerfPlot, ShowsOneBarPerValue) {
+    PerfPlot plot;
+    EXPECT_EQ(plot.barCount(), 0);
+    plot.setBars({"conv", "relu", "pool"}, {1.5, 0.2, 0.4});
+    EXPECT_EQ(plot.barCount(), 3);
+    plot.clearBars();
+    EXPECT_EQ(plot.barCount(), 0);
+}

@@ -1,0 +1,127 @@
+// CodeView: line-number gutter (Qt's code editor pattern) and a loop IR highlighter.
+#include "widgets/code_view.h"
+
+#include <QFontDatabase>
+#include <QPainter>
+#include <QTextBlock>
+
+namespace tessera::widgets {
+namespace {
+
+QTextCharFormat makeFormat(const QColor& color, bool bold = false, bool italic = false) {
+    QTextCharFormat f;
+    f.setForeground(color);
+    if (bold) f.setFontWeight(QFont::Bold);
+    f.setFontItalic(italic);
+    return f;
+}
+
+// The gutter: forwards painting to the CodeView.
+class LineNumberArea : public QWidget {
+public:
+    explicit LineNumberArea(CodeView* view) : QWidget(view), m_view(view) {}
+    QSize sizeHint() const override { return QSize(m_view->lineNumberAreaWidth(), 0); }
+
+protected:
+    void paintEvent(QPaintEvent* event) override { m_view->paintLineNumbers(event); }
+
+private:
+    CodeView* m_view;
+};
+
+}  // namespace
+
+LoopIrHighlighter::LoopIrHighlighter(QTextDocument* document) : QSyntaxHighlighter(document) {
+    const QTextCharFormat keyword = makeFormat(QColor(0x00, 0x33, 0xb3), true);
+    const QTextCharFormat tirCall = makeFormat(QColor(0x87, 0x10, 0x94));
+    const QTextCharFormat block = makeFormat(QColor(0xa3, 0x15, 0x15), true);
+    const QTextCharFormat number = makeFormat(QColor(0x09, 0x86, 0x58));
+    const QTextCharFormat string = makeFormat(QColor(0x06, 0x7d, 0x17));
+    const QTextCharFormat decorator = makeFormat(QColor(0x9e, 0x88, 0x0d));
+    m_rules.append(
+        {QRegularExpression(R"(\b(def|for|in|with|if|else|elif|return|while|and|or|not)\b)"),
+         keyword});
+    m_rules.append({QRegularExpression(R"(\b-?\d+(\.\d+)?([eE][-+]?\d+)?f?\b)"), number});
+    m_rules.append({QRegularExpression(R"(\bT\.[A-Za-z_][\w.]*)"), tirCall});
+    m_rules.append({QRegularExpression(R"(\bT\.(block|init|reads|writes|where)\b)"), block});
+    m_rules.append({QRegularExpression(R"(@[\w.]+)"), decorator});
+    m_rules.append({QRegularExpression(R"("[^"]*"|'[^']*')"), string});
+    m_comment = makeFormat(QColor(0x70, 0x70, 0x70), false, true);
+}
+
+void LoopIrHighlighter::highlightBlock(const QString& text) {
+    for (const Rule& rule : m_rules) {
+        auto it = rule.pattern.globalMatch(text);
+        while (it.hasNext()) {
+            const QRegularExpressionMatch m = it.next();
+            setFormat(int(m.capturedStart()), int(m.capturedLength()), rule.format);
+        }
+    }
+    // Comments ("#" or "//") win over everything after them.
+    int comment = int(text.indexOf('#'));
+    const int slashes = int(text.indexOf("//"));
+    if (comment < 0 || (slashes >= 0 && slashes < comment)) comment = slashes;
+    if (comment >= 0) setFormat(comment, int(text.size()) - comment, m_comment);
+}
+
+CodeView::CodeView(QWidget* parent) : QPlainTextEdit(parent) {
+    setReadOnly(true);
+    setLineWrapMode(QPlainTextEdit::NoWrap);
+    QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    mono.setPointSizeF(9.5);
+    setFont(mono);
+    setTabStopDistance(QFontMetricsF(mono).horizontalAdvance(' ') * 4);
+    m_lineNumberArea = new LineNumberArea(this);
+    m_highlighter = new LoopIrHighlighter(document());
+    connect(this, &QPlainTextEdit::blockCountChanged, this, &CodeView::updateLineNumberAreaWidth);
+    connect(this, &QPlainTextEdit::updateRequest, this, &CodeView::updateLineNumberArea);
+    updateLineNumberAreaWidth();
+}
+
+void CodeView::setCode(const QString& text) {
+    setPlainText(text);
+    moveCursor(QTextCursor::Start);
+}
+
+int CodeView::lineNumberAreaWidth() const {
+    int digits = 1;
+    for (int max = qMax(1, blockCount()); max >= 10; max /= 10) ++digits;
+    return 10 + fontMetrics().horizontalAdvance(QLatin1Char('9')) * qMax(3, digits);
+}
+
+void CodeView::updateLineNumberAreaWidth() { setViewportMargins(lineNumberAreaWidth(), 0, 0, 0); }
+
+void CodeView::updateLineNumberArea(const QRect& rect, int dy) {
+    if (dy)
+        m_lineNumberArea->scroll(0, dy);
+    else
+        m_lineNumberArea->update(0, rect.y(), m_lineNumberArea->width(), rect.height());
+    if (rect.contains(viewport()->rect())) updateLineNumberAreaWidth();
+}
+
+void CodeView::resizeEvent(QResizeEvent* event) {
+    QPlainTextEdit::resizeEvent(event);
+    const QRect cr = contentsRect();
+    m_lineNumberArea->setGeometry(QRect(cr.left(), cr.top(), lineNumberAreaWidth(), cr.height()));
+}
+
+void CodeView::paintLineNumbers(QPaintEvent* event) {
+    QPainter painter(m_lineNumberArea);
+    painter.fillRect(event->rect(), QColor(0xf0, 0xf0, 0xf0));
+    painter.setPen(QColor(0x90, 0x90, 0x90));
+    QTextBlock block = firstVisibleBlock();
+    int number = block.blockNumber();
+    int top = qRound(blockBoundingGeometry(block).translated(contentOffset()).top());
+    int bottom = top + qRound(blockBoundingRect(block).height());
+    while (block.isValid() && top <= event->rect().bottom()) {
+        if (block.isVisible() && bottom >= event->rect().top())
+            painter.drawText(0, top, m_lineNumberArea->width() - 5, fontMetrics().height(),
+                             Qt::AlignRight, QString::number(number + 1));
+        block = block.next();
+        top = bottom;
+        bottom = top + qRound(blockBoundingRect(block).height());
+        ++number;
+    }
+}
+
+}  // namespace tessera::widgets
