@@ -58,3 +58,10 @@ std::string node_list(const graph::Graph& g, size_t limit) {
 }
 
 }  // namespace tessera::cli
+
+namespace tessera::cli {
+std::vector<CommandDef>& command_table() {
+    static std::vector<CommandDef> table;
+    return table;
+}
+}  // namespace tessera::cli

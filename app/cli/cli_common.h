@@ -3,6 +3,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -40,6 +42,29 @@ void print_json_line(const nlohmann::json& j);
 
 /// Node names joined by ", " (the first `limit`, then "...").
 std::string node_list(const graph::Graph& g, size_t limit);
+
+/// A subcommand. Each cmd_*.cpp registers one with a static CommandRegistrar:
+/// `setup` adds the subcommand and its options to the app and returns the
+/// function that runs it (after parsing) and yields the exit code.
+struct CommandDef {
+    std::string name;
+    std::function<std::pair<CLI::App*, std::function<int()>>(CLI::App&)> setup;
+};
+std::vector<CommandDef>& command_table();
+struct CommandRegistrar {
+    explicit CommandRegistrar(CommandDef def) { command_table().push_back(std::move(def)); }
+};
+
+/// Registers a command whose options live in a struct Opts, with
+/// add(CLI::App&, Opts&) -> CLI::App* and run(const Opts&) -> int.
+template <typename Opts, typename Add, typename Run>
+CommandDef make_command(std::string name, Add add, Run run) {
+    return CommandDef{std::move(name), [add, run](CLI::App& app) {
+                          auto opts = std::make_shared<Opts>();
+                          CLI::App* sub = add(app, *opts);
+                          return std::make_pair(sub, std::function<int()>([opts, run] { return run(*opts); }));
+                      }};
+}
 
 // Subcommands: each registers its options on `app` and returns the
 // subcommand; run_* executes it after parsing and returns the exit code.

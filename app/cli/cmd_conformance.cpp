@@ -87,4 +87,8 @@ int run_conformance(const ConformanceOptions& o) {
     return failed ? kCheckFailed : kOk;
 }
 
+namespace {
+const CommandRegistrar kRegistered{make_command<ConformanceOptions>("conformance", add_conformance_command, run_conformance)};
+}  // namespace
+
 }  // namespace tessera::cli

@@ -65,4 +65,8 @@ int run_inspect(const InspectOptions& o) {
     return kOk;
 }
 
+namespace {
+const CommandRegistrar kRegistered{make_command<InspectOptions>("inspect", add_inspect_command, run_inspect)};
+}  // namespace
+
 }  // namespace tessera::cli

@@ -200,4 +200,8 @@ int run_run(const RunOptions& o) {
     return failed ? kCheckFailed : kOk;
 }
 
+namespace {
+const CommandRegistrar kRegistered{make_command<RunOptions>("run", add_run_command, run_run)};
+}  // namespace
+
 }  // namespace tessera::cli

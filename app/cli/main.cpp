@@ -26,12 +26,8 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", "tessera 0.1.0");
 
-    RunOptions run_opts;
-    InspectOptions inspect_opts;
-    ConformanceOptions conformance_opts;
-    CLI::App* run = add_run_command(app, run_opts);
-    CLI::App* inspect = add_inspect_command(app, inspect_opts);
-    CLI::App* conformance = add_conformance_command(app, conformance_opts);
+    std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
+    for (const CommandDef& def : command_table()) commands.push_back(def.setup(app));
 
     try {
         app.parse(argc, argv);
@@ -47,9 +43,9 @@ int main(int argc, char** argv) {
     }
 
     try {
-        if (*run) return run_run(run_opts);
-        if (*inspect) return run_inspect(inspect_opts);
-        if (*conformance) return run_conformance(conformance_opts);
+        for (auto& [sub, run] : commands) {
+            if (*sub) return run();
+        }
         std::cerr << "error: no command given (see tessera --help)" << std::endl;
         return kUserError;
     } catch (const tessera::UserError& e) {
