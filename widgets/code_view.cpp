@@ -32,24 +32,63 @@ private:
 }  // namespace
 
 LoopIrHighlighter::LoopIrHighlighter(QTextDocument* document) : QSyntaxHighlighter(document) {
+    setLanguage(CodeLanguage::LoopIr);
+}
+
+void LoopIrHighlighter::setLanguage(CodeLanguage language) {
+    m_language = language;
+    m_rules.clear();
     const QTextCharFormat keyword = makeFormat(QColor(0x00, 0x33, 0xb3), true);
     const QTextCharFormat tirCall = makeFormat(QColor(0x87, 0x10, 0x94));
     const QTextCharFormat block = makeFormat(QColor(0xa3, 0x15, 0x15), true);
     const QTextCharFormat number = makeFormat(QColor(0x09, 0x86, 0x58));
     const QTextCharFormat string = makeFormat(QColor(0x06, 0x7d, 0x17));
     const QTextCharFormat decorator = makeFormat(QColor(0x9e, 0x88, 0x0d));
-    m_rules.append(
-        {QRegularExpression(R"(\b(def|for|in|with|if|else|elif|return|while|and|or|not)\b)"),
-         keyword});
     m_rules.append({QRegularExpression(R"(\b-?\d+(\.\d+)?([eE][-+]?\d+)?f?\b)"), number});
-    m_rules.append({QRegularExpression(R"(\bT\.[A-Za-z_][\w.]*)"), tirCall});
-    m_rules.append({QRegularExpression(R"(\bT\.(block|init|reads|writes|where)\b)"), block});
-    m_rules.append({QRegularExpression(R"(@[\w.]+)"), decorator});
+    switch (language) {
+        case CodeLanguage::LoopIr:
+        case CodeLanguage::Diff:
+            m_rules.append(
+                {QRegularExpression(R"(\b(def|for|in|with|if|else|elif|return|while|and|or|not)\b)"),
+                 keyword});
+            m_rules.append({QRegularExpression(R"(\bT\.[A-Za-z_][\w.]*)"), tirCall});
+            m_rules.append({QRegularExpression(R"(\bT\.(block|init|reads|writes|where)\b)"), block});
+            m_rules.append({QRegularExpression(R"(@[\w.]+)"), decorator});
+            break;
+        case CodeLanguage::LlvmIr:
+            m_rules.append({QRegularExpression(
+                                R"(\b(define|declare|ret|br|label|load|store|call|phi|getelementptr|inbounds|alloca|icmp|fcmp|select|fadd|fsub|fmul|fdiv|add|sub|mul|sdiv|shl|and|or|xor|sext|zext|trunc|bitcast|fptosi|sitofp|insertelement|extractelement|shufflevector|tail|nsw|nuw|fast|align|to)\b)"),
+                            keyword});
+            m_rules.append({QRegularExpression(R"(%[\w.]+)"), tirCall});
+            m_rules.append({QRegularExpression(R"(@[\w.]+)"), block});
+            m_rules.append(
+                {QRegularExpression(R"(\b(void|ptr|i1|i8|i32|i64|float|double|<\d+ x \w+>)\b)"),
+                 decorator});
+            break;
+        case CodeLanguage::Assembly:
+            m_rules.append({QRegularExpression(R"(^\s*[a-z][a-z0-9]*\b)"), keyword});
+            m_rules.append({QRegularExpression(R"(%[a-z0-9]+)"), tirCall});
+            m_rules.append({QRegularExpression(R"(^\s*\.[\w.]+)"), decorator});
+            m_rules.append({QRegularExpression(R"(^[\w.$]+:)"), block});
+            break;
+        case CodeLanguage::CudaC:
+            m_rules.append({QRegularExpression(
+                                R"(\b(extern|__global__|__shared__|__syncthreads|void|float|int|for|if|else|return|const|unsigned|long)\b)"),
+                            keyword});
+            m_rules.append({QRegularExpression(R"(\b(blockIdx|threadIdx|blockDim)\.[xyz]\b)"), block});
+            break;
+    }
     m_rules.append({QRegularExpression(R"("[^"]*"|'[^']*')"), string});
     m_comment = makeFormat(QColor(0x70, 0x70, 0x70), false, true);
+    rehighlight();
 }
 
 void LoopIrHighlighter::highlightBlock(const QString& text) {
+    if (m_language == CodeLanguage::Diff && (text.startsWith("+ ") || text.startsWith("- "))) {
+        QTextCharFormat f;
+        f.setBackground(text.startsWith('+') ? QColor(0xd8, 0xf5, 0xd8) : QColor(0xf9, 0xd6, 0xd6));
+        setFormat(0, int(text.size()), f);
+    }
     for (const Rule& rule : m_rules) {
         auto it = rule.pattern.globalMatch(text);
         while (it.hasNext()) {
@@ -57,8 +96,9 @@ void LoopIrHighlighter::highlightBlock(const QString& text) {
             setFormat(int(m.capturedStart()), int(m.capturedLength()), rule.format);
         }
     }
-    // Comments ("#" or "//") win over everything after them.
-    int comment = int(text.indexOf('#'));
+    // Comments ("#" or "//"; ";" in LLVM IR) win over everything after them.
+    const QChar hash = m_language == CodeLanguage::LlvmIr ? QChar(';') : QChar('#');
+    int comment = int(text.indexOf(hash));
     const int slashes = int(text.indexOf("//"));
     if (comment < 0 || (slashes >= 0 && slashes < comment)) comment = slashes;
     if (comment >= 0) setFormat(comment, int(text.size()) - comment, m_comment);
@@ -81,6 +121,29 @@ CodeView::CodeView(QWidget* parent) : QPlainTextEdit(parent) {
 void CodeView::setCode(const QString& text) {
     setPlainText(text);
     moveCursor(QTextCursor::Start);
+}
+
+int CodeView::findText(const QString& text, bool backward) {
+    QList<QTextEdit::ExtraSelection> selections;
+    if (text.isEmpty()) {
+        setExtraSelections(selections);
+        return 0;
+    }
+    QTextCursor cursor(document());
+    while (!(cursor = document()->find(text, cursor)).isNull()) {
+        QTextEdit::ExtraSelection sel;
+        sel.cursor = cursor;
+        sel.format.setBackground(QColor(0xff, 0xe0, 0x80));
+        selections.append(sel);
+    }
+    setExtraSelections(selections);
+    if (selections.isEmpty()) return 0;
+    const QTextDocument::FindFlags flags = backward ? QTextDocument::FindBackward : QTextDocument::FindFlags();
+    if (!find(text, flags)) {
+        moveCursor(backward ? QTextCursor::End : QTextCursor::Start);
+        find(text, flags);
+    }
+    return int(selections.size());
 }
 
 int CodeView::lineNumberAreaWidth() const {
@@ -107,8 +170,8 @@ void CodeView::resizeEvent(QResizeEvent* event) {
 
 void CodeView::paintLineNumbers(QPaintEvent* event) {
     QPainter painter(m_lineNumberArea);
-    painter.fillRect(event->rect(), QColor(0xf0, 0xf0, 0xf0));
-    painter.setPen(QColor(0x90, 0x90, 0x90));
+    painter.fillRect(event->rect(), palette().color(QPalette::AlternateBase));
+    painter.setPen(palette().color(QPalette::PlaceholderText));
     QTextBlock block = firstVisibleBlock();
     int number = block.blockNumber();
     int top = qRound(blockBoundingGeometry(block).translated(contentOffset()).top());

@@ -9,12 +9,18 @@
 
 namespace tessera::widgets {
 
+/// What a CodeView shows; picks the highlighting rules.
+enum class CodeLanguage { LoopIr, LlvmIr, Assembly, CudaC, Diff };
+
 /// Highlights loop IR keywords (for, with, T.block, T.axis, ...), numbers,
-/// strings and comments.
+/// strings and comments; other languages get their own keyword sets, and a
+/// diff colours added/removed lines.
 class LoopIrHighlighter : public QSyntaxHighlighter {
     Q_OBJECT
 public:
     explicit LoopIrHighlighter(QTextDocument* document);
+    void setLanguage(CodeLanguage language);
+    CodeLanguage language() const { return m_language; }
 
 protected:
     void highlightBlock(const QString& text) override;
@@ -26,6 +32,7 @@ private:
     };
     QVector<Rule> m_rules;
     QTextCharFormat m_comment;
+    CodeLanguage m_language = CodeLanguage::LoopIr;
 };
 
 class CodeView : public QPlainTextEdit {
@@ -35,6 +42,11 @@ public:
 
     /// Replaces the shown text (scrolls to the top).
     void setCode(const QString& text);
+    void setLanguage(CodeLanguage language) { m_highlighter->setLanguage(language); }
+    CodeLanguage language() const { return m_highlighter->language(); }
+    /// Highlights every occurrence of `text` and moves the cursor to the next
+    /// one (wrapping). Returns the number of occurrences.
+    int findText(const QString& text, bool backward = false);
     /// Width in pixels of the line-number gutter.
     int lineNumberAreaWidth() const;
     /// Paints the gutter; called by the gutter widget.

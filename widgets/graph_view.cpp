@@ -2,6 +2,10 @@
 #include "widgets/graph_view.h"
 
 #include <QFontMetricsF>
+#include <QGraphicsSceneEvent>
+#include <QImage>
+#include <QScrollBar>
+#include <QSvgGenerator>
 #include <QFutureWatcher>
 #include <QPainter>
 #include <QPromise>
@@ -31,21 +35,18 @@ QFont nameFont() {
     return f;
 }
 
-QString shownName(const QString& name) {
-    return name.size() > kMaxNameChars ? name.left(kMaxNameChars - 1) + QChar(0x2026) : name;
+QFont shapeFont() {
+    QFont f;
+    f.setPointSizeF(7.5);
+    return f;
 }
 
-// A pastel colour per op family so the structure reads at a glance.
-QColor colorForOp(const QString& op) {
-    if (op.contains("conv")) return QColor(0xc6, 0xdb, 0xf5);
-    if (op.contains("matmul") || op.contains("gemm") || op.contains("dense"))
-        return QColor(0xdc, 0xcf, 0xf2);
-    if (op.contains("pool")) return QColor(0xf8, 0xd9, 0xb5);
-    if (op.contains("relu") || op.contains("sigmoid") || op.contains("tanh"))
-        return QColor(0xf7, 0xef, 0xb0);
-    if (op.contains("softmax")) return QColor(0xf5, 0xc6, 0xd6);
-    if (op == "reshape" || op.contains("transpose")) return QColor(0xe2, 0xe2, 0xe2);
-    return QColor(0xcf, 0xec, 0xcf);  // elementwise and the rest
+// Below this zoom, nodes are drawn as plain boxes (no text, no antialiasing):
+// what keeps 1,000+ node graphs smooth when zoomed out.
+constexpr double kTextLod = 0.45;
+
+QString shownName(const QString& name) {
+    return name.size() > kMaxNameChars ? name.left(kMaxNameChars - 1) + QChar(0x2026) : name;
 }
 
 struct LayoutOutcome {
@@ -80,6 +81,19 @@ QPolygonF arrowHead(QPointF from, QPointF tip) {
 
 }  // namespace
 
+// A pastel colour per op family so the structure reads at a glance.
+QColor colorForOp(const QString& op) {
+    if (op.contains("conv")) return QColor(0xc6, 0xdb, 0xf5);
+    if (op.contains("matmul") || op.contains("gemm") || op.contains("dense"))
+        return QColor(0xdc, 0xcf, 0xf2);
+    if (op.contains("pool")) return QColor(0xf8, 0xd9, 0xb5);
+    if (op.contains("relu") || op.contains("sigmoid") || op.contains("tanh"))
+        return QColor(0xf7, 0xef, 0xb0);
+    if (op.contains("softmax")) return QColor(0xf5, 0xc6, 0xd6);
+    if (op == "reshape" || op.contains("transpose")) return QColor(0xe2, 0xe2, 0xe2);
+    return QColor(0xcf, 0xec, 0xcf);  // elementwise and the rest
+}
+
 // ---- GraphNodeItem
 
 GraphNodeItem::GraphNodeItem(int nodeIndex, const GraphViewNode& node, QSizeF size)
@@ -100,23 +114,49 @@ QRectF GraphNodeItem::boundingRect() const {
                   m_size.height() + 4);
 }
 
-void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+QColor GraphNodeItem::fillColor() const { return m_fill.isValid() ? m_fill : colorForOp(m_node.op); }
+
+void GraphNodeItem::setHighlight(const QColor& color) {
+    m_highlight = color;
+    update();
+}
+
+void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const QRectF box(-m_size.width() / 2, -m_size.height() / 2, m_size.width(), m_size.height());
-    painter->setRenderHint(QPainter::Antialiasing);
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     const bool selected = isSelected();
-    painter->setPen(
-        QPen(selected ? QColor(0x10, 0x5c, 0xd8) : QColor(0x50, 0x5a, 0x68), selected ? 3.0 : 1.0));
-    painter->setBrush(m_fill.isValid() ? m_fill : colorForOp(m_node.op));
+    QPen pen(selected ? QColor(0x10, 0x5c, 0xd8) : QColor(0x50, 0x5a, 0x68), selected ? 3.0 : 1.0);
+    if (m_highlight.isValid() && !selected) pen = QPen(m_highlight, 3.0);
+    if (lod < kTextLod) {
+        // Level of detail: a flat box is all one can see at this scale.
+        painter->setRenderHint(QPainter::Antialiasing, false);
+        pen.setCosmetic(true);
+        painter->setPen(selected || m_highlight.isValid() ? pen : Qt::NoPen);
+        painter->setBrush(fillColor().darker(110));
+        painter->drawRect(box);
+        return;
+    }
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setPen(pen);
+    painter->setBrush(fillColor());
     painter->drawRoundedRect(box, 5, 5);
 
+    const int lines = m_node.shape.isEmpty() ? 2 : 3;
+    const double lineHeight = (box.height() - kPadY) / lines;
+    QRectF line(box.left(), box.top() + kPadY / 2, box.width(), lineHeight);
     painter->setPen(Qt::black);
-    const QRectF top(box.left(), box.top() + kPadY / 2, box.width(), box.height() / 2 - kPadY / 4);
-    const QRectF bottom(box.left(), box.center().y(), box.width(), box.height() / 2 - kPadY / 2);
     painter->setFont(opFont());
-    painter->drawText(top, Qt::AlignHCenter | Qt::AlignVCenter, m_node.op);
+    painter->drawText(line, Qt::AlignHCenter | Qt::AlignVCenter, m_node.op);
+    line.translate(0, lineHeight);
     painter->setFont(nameFont());
     painter->setPen(QColor(0x30, 0x30, 0x30));
-    painter->drawText(bottom, Qt::AlignHCenter | Qt::AlignVCenter, shownName(m_node.name));
+    painter->drawText(line, Qt::AlignHCenter | Qt::AlignVCenter, shownName(m_node.name));
+    if (lines == 3) {
+        line.translate(0, lineHeight);
+        painter->setFont(shapeFont());
+        painter->setPen(QColor(0x55, 0x55, 0x60));
+        painter->drawText(line, Qt::AlignHCenter | Qt::AlignVCenter, m_node.shape);
+    }
 }
 
 // ---- GraphEdgeItem
@@ -129,11 +169,14 @@ GraphEdgeItem::GraphEdgeItem(int from, int to, const QPainterPath& path, const Q
 
 void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
                           QWidget* widget) {
-    painter->setRenderHint(QPainter::Antialiasing);
-    painter->setPen(pen());
+    const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
+    QPen p = pen();
+    if (lod < kTextLod) p.setCosmetic(true);  // a hairline, no arrow heads
+    painter->setRenderHint(QPainter::Antialiasing, lod >= kTextLod);
+    painter->setPen(p);
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(path());
-    if (!m_arrowHead.isEmpty()) {
+    if (!m_arrowHead.isEmpty() && lod >= kTextLod) {
         painter->setBrush(pen().color());
         painter->drawPolygon(m_arrowHead);
     }
@@ -141,15 +184,23 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
 
 // ---- GraphView
 
-GraphView::GraphView(QWidget* parent) : QGraphicsView(parent), m_scene(new QGraphicsScene(this)) {
+GraphView::GraphView(QWidget* parent)
+    : QGraphicsView(parent), m_scene(new QGraphicsScene(this)), m_overview(nullptr) {
     setScene(m_scene);
+    m_scene->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+    setOptimizationFlags(QGraphicsView::DontSavePainterState);
     setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
     setDragMode(QGraphicsView::ScrollHandDrag);  // drag on empty space pans
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     setResizeAnchor(QGraphicsView::AnchorViewCenter);
-    setBackgroundBrush(QColor(0xfa, 0xfa, 0xf7));
+    // Follow the system theme: a dark canvas under a dark palette.
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    setBackgroundBrush(dark ? QColor(0x26, 0x28, 0x2c) : QColor(0xfa, 0xfa, 0xf7));
     setAcceptDrops(false);  // let file drops reach the window
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &GraphView::onSceneSelectionChanged);
+    m_overview = new GraphOverview(this);
+    m_overview->hide();
 }
 
 void GraphView::clearGraph() {
@@ -159,11 +210,13 @@ void GraphView::clearGraph() {
     m_current = -1;
     m_nodeItems.clear();
     m_edgeItems.clear();
+    m_groupItems.clear();
     {
         const QSignalBlocker blocker(m_scene);
         m_scene->clear();
     }
     m_scene->setSceneRect(QRectF());
+    updateOverview();
     if (hadSelection) emit currentNodeChanged(-1);
 }
 
@@ -181,7 +234,10 @@ void GraphView::setGraph(const GraphViewData& data) {
         spec.width = qMax(kMinWidth, qMax(opMetrics.horizontalAdvance(node.op),
                                           nameMetrics.horizontalAdvance(shownName(node.name))) +
                                          2 * kPadX);
+        const QFontMetricsF shapeMetrics(shapeFont());
+        spec.width = qMax(spec.width, shapeMetrics.horizontalAdvance(node.shape) + 2 * kPadX);
         spec.height = opMetrics.height() + nameMetrics.height() + 2 * kPadY;
+        if (!node.shape.isEmpty()) spec.height += shapeMetrics.height();
         input.nodes.push_back(spec);
     }
     for (const auto& [from, to] : data.edges) input.edges.push_back({from, to});
@@ -254,10 +310,26 @@ void GraphView::buildScene(const LayoutResult& layout, const GraphViewData& data
         m_scene->addItem(item);
         m_edgeItems.append(item);
     }
+    for (const GraphViewGroup& group : data.groups) {
+        QRectF bounds;
+        for (int n : group.nodes)
+            if (n >= 0 && n < boxes.size()) bounds = bounds.isNull() ? boxes[n] : bounds.united(boxes[n]);
+        if (bounds.isNull()) continue;
+        bounds.adjust(-8, -16, 8, 6);
+        auto* box = m_scene->addRect(bounds, QPen(QColor(0x7a, 0x4f, 0xc9), 1.4, Qt::DashLine),
+                                     QColor(0x7a, 0x4f, 0xc9, 24));
+        box->setZValue(-1);
+        auto* caption = m_scene->addSimpleText(group.label, shapeFont());
+        caption->setBrush(QColor(0x5a, 0x2f, 0xa9));
+        caption->setPos(bounds.left() + 4, bounds.top() + 1);
+        caption->setZValue(-1);
+        m_groupItems << box << caption;
+    }
     const double margin = 30;
     m_scene->setSceneRect(
         QRectF(-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin));
     fitAll();
+    updateOverview();
 }
 
 void GraphView::setCurrentNode(int index) {
@@ -323,6 +395,7 @@ void GraphView::zoomBy(double factor) {
     const double current = transform().m11();
     const double target = qBound(0.05, current * factor, 8.0);
     scale(target / current, target / current);
+    updateOverview();
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {
@@ -333,6 +406,138 @@ void GraphView::wheelEvent(QWheelEvent* event) {
     }
     zoomBy(qPow(1.0015, delta));
     event->accept();
+}
+
+void GraphView::setHighlightedNodes(const QVector<int>& nodes, const QColor& color) {
+    for (GraphNodeItem* item : m_nodeItems) item->setHighlight(QColor());
+    for (int n : nodes)
+        if (n >= 0 && n < m_nodeItems.size()) m_nodeItems[n]->setHighlight(color);
+}
+
+QVector<int> GraphView::findNodes(const QString& text) const {
+    QVector<int> found;
+    const QString needle = text.trimmed();
+    if (needle.isEmpty()) return found;
+    for (GraphNodeItem* item : m_nodeItems)
+        if (item->name().contains(needle, Qt::CaseInsensitive) ||
+            item->op().contains(needle, Qt::CaseInsensitive))
+            found.append(item->nodeIndex());
+    return found;
+}
+
+int GraphView::search(const QString& text) {
+    const QVector<int> found = findNodes(text);
+    setHighlightedNodes(found, QColor(0xf0, 0x8c, 0x00));
+    if (found.isEmpty()) return 0;
+    int next = found.first();
+    for (int n : found)
+        if (n > m_current) {
+            next = n;
+            break;
+        }
+    setCurrentNode(next);
+    centerOn(m_nodeItems[next]);
+    updateOverview();
+    return int(found.size());
+}
+
+bool GraphView::exportImage(const QString& path) {
+    const QRectF source = m_scene->sceneRect();
+    if (source.isEmpty()) return false;
+    if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(source.size().toSize());
+        generator.setViewBox(QRectF(QPointF(0, 0), source.size()));
+        generator.setTitle("Tessera graph");
+        QPainter painter;
+        if (!painter.begin(&generator)) return false;
+        m_scene->render(&painter, QRectF(QPointF(0, 0), source.size()), source);
+        return painter.end();
+    }
+    // PNG at 2x for sharp text, capped so huge graphs stay a sane size.
+    const double scale = qMin(2.0, 16000.0 / qMax(source.width(), source.height()));
+    QImage image((source.size() * scale).toSize(), QImage::Format_ARGB32);
+    image.fill(backgroundBrush().color());
+    {
+        QPainter painter(&image);
+        painter.setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+        m_scene->render(&painter, QRectF(image.rect()), source);
+    }
+    return image.save(path, "PNG");
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+    QGraphicsView::resizeEvent(event);
+    updateOverview();
+}
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+    QGraphicsView::scrollContentsBy(dx, dy);
+    if (m_overview && m_overview->isVisible()) m_overview->viewport()->update();
+}
+
+void GraphView::updateOverview() {
+    if (!m_overview) return;
+    const QRectF scene = m_scene->sceneRect();
+    const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+    const bool needed = !m_nodeItems.isEmpty() && !visible.contains(scene.adjusted(20, 20, -20, -20));
+    if (!needed) {
+        m_overview->hide();
+        return;
+    }
+    const QSize vp = viewport()->size();
+    const double aspect = scene.height() > 0 ? scene.width() / scene.height() : 1.0;
+    int h = qMin(260, vp.height() / 3), w = int(h * aspect);
+    if (w > vp.width() / 4) {
+        w = vp.width() / 4;
+        h = int(w / qMax(aspect, 1e-3));
+    }
+    w = qMax(w, 60);
+    h = qMax(h, 60);
+    m_overview->setGeometry(vp.width() - w - 12 + viewport()->x(), 12 + viewport()->y(), w, h);
+    m_overview->show();
+    m_overview->raise();
+    m_overview->refresh();
+}
+
+// ---- GraphOverview
+
+GraphOverview::GraphOverview(GraphView* main) : QGraphicsView(main), m_main(main) {
+    setScene(main->scene());
+    setInteractive(false);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setFrameShape(QFrame::Box);
+    setBackgroundBrush(QColor(0xff, 0xff, 0xff, 230));
+    setRenderHints({});  // the overview is always at a low level of detail
+    setToolTip("Overview: click or drag to move the view");
+}
+
+void GraphOverview::refresh() {
+    fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+    viewport()->update();
+}
+
+QRectF GraphOverview::visibleArea() const {
+    return m_main->mapToScene(m_main->viewport()->rect()).boundingRect();
+}
+
+void GraphOverview::drawForeground(QPainter* painter, const QRectF&) {
+    QPen pen(QColor(0x10, 0x5c, 0xd8), 2);
+    pen.setCosmetic(true);
+    painter->setPen(pen);
+    painter->setBrush(QColor(0x10, 0x5c, 0xd8, 40));
+    painter->drawRect(visibleArea());
+}
+
+void GraphOverview::mousePressEvent(QMouseEvent* event) {
+    m_main->centerOn(mapToScene(event->position().toPoint()));
+    viewport()->update();
+}
+
+void GraphOverview::mouseMoveEvent(QMouseEvent* event) {
+    if (event->buttons() & Qt::LeftButton) mousePressEvent(event);
 }
 
 }  // namespace tessera::widgets

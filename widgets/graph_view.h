@@ -5,6 +5,7 @@
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
 #include <QGraphicsView>
+#include <QWheelEvent>
 #include <QList>
 #include <QString>
 #include <QVector>
@@ -18,13 +19,24 @@ struct GraphViewNode {
     QString op;       // op type, drawn bold
     QString name;     // node name, drawn below
     QString toolTip;  // e.g. output types
+    QString shape;    // output shape, e.g. "1×8×32×32", drawn last (may be empty)
+};
+
+/// A box drawn around a group of nodes (a fused kernel), with a caption.
+struct GraphViewGroup {
+    QString label;
+    QVector<int> nodes;
 };
 
 /// A graph to show: nodes plus directed edges between node indices.
 struct GraphViewData {
     QVector<GraphViewNode> nodes;
     QVector<QPair<int, int>> edges;
+    QVector<GraphViewGroup> groups;  // optional boxes around node groups
 };
+
+/// The fill colour of an op type's family (conv, matmul, pool, activation, ...).
+QColor colorForOp(const QString& op);
 
 /// The box of one graph node.
 class GraphNodeItem : public QGraphicsItem {
@@ -36,8 +48,13 @@ public:
     int nodeIndex() const { return m_index; }
     QString op() const { return m_node.op; }
     QString name() const { return m_node.name; }
+    QString shapeText() const { return m_node.shape; }
     /// Fill colour override (e.g. a heat colour for time spent); invalid = by op.
     void setFillColor(const QColor& color);
+    QColor fillColor() const;
+    /// Outline colour for a highlight (search match, changed by a pass); invalid = none.
+    void setHighlight(const QColor& color);
+    QColor highlight() const { return m_highlight; }
 
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -47,6 +64,7 @@ private:
     GraphViewNode m_node;
     QSizeF m_size;
     QColor m_fill;
+    QColor m_highlight;
 };
 
 /// An edge drawn along the layout's spline, with an arrow head.
@@ -64,6 +82,8 @@ private:
     int m_from, m_to;
     QPolygonF m_arrowHead;
 };
+
+class GraphOverview;
 
 class GraphView : public QGraphicsView {
     Q_OBJECT
@@ -85,6 +105,21 @@ public:
     void setCurrentNode(int index);
     /// Colours nodes by a value in [0, 1] (e.g. share of run time); empty resets.
     void setNodeHeat(const QVector<double>& heat);
+    /// Outlines the given nodes in `color` (others lose their highlight).
+    void setHighlightedNodes(const QVector<int>& nodes, const QColor& color);
+
+    /// Nodes whose name or op type contains `text` (case-insensitive), in order.
+    QVector<int> findNodes(const QString& text) const;
+    /// Highlights all matches of `text` and selects the next one after the
+    /// current node (wrapping). Returns the number of matches.
+    int search(const QString& text);
+
+    /// Writes the whole graph as .svg or .png (by the file suffix). False on failure.
+    bool exportImage(const QString& path);
+    /// The overview (minimap) in the corner; shown when the graph does not fit.
+    GraphOverview* overview() const { return m_overview; }
+    /// Group boxes currently drawn.
+    int groupCount() const { return m_groupItems.size(); }
 
 public slots:
     /// Fits the whole graph, within a readable zoom range.
@@ -99,18 +134,44 @@ signals:
 
 protected:
     void wheelEvent(QWheelEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void scrollContentsBy(int dx, int dy) override;
 
 private:
     void buildScene(const LayoutResult& layout, const GraphViewData& data);
     void onSceneSelectionChanged();
     void zoomBy(double factor);
+    void updateOverview();
 
     QGraphicsScene* m_scene;
     QList<GraphNodeItem*> m_nodeItems;
     QList<GraphEdgeItem*> m_edgeItems;
+    QList<QGraphicsItem*> m_groupItems;
+    GraphOverview* m_overview;
     int m_generation = 0;
     bool m_pending = false;
     int m_current = -1;
+};
+
+/// A small view of the whole scene with the main view's visible area as a
+/// rectangle; clicking or dragging in it moves the main view there.
+class GraphOverview : public QGraphicsView {
+    Q_OBJECT
+public:
+    explicit GraphOverview(GraphView* main);
+    /// Refits the scene and redraws the viewport rectangle.
+    void refresh();
+    /// The main view's visible area in scene coordinates.
+    QRectF visibleArea() const;
+
+protected:
+    void drawForeground(QPainter* painter, const QRectF& rect) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override { event->ignore(); }
+
+private:
+    GraphView* m_main;
 };
 
 }  // namespace tessera::widgets

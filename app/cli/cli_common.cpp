@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
+#include "engine/frontend/onnx/onnx_importer.h"
 
 namespace tessera::cli {
 
@@ -30,6 +31,18 @@ ModelPath resolve_model_path(const std::string& arg) {
 }
 
 graph::Graph load(const ModelPath& p) { return driver::load_model(p.file); }
+
+graph::Graph load(const ModelPath& p, const std::vector<std::string>& input_shapes) {
+    std::map<std::string, std::vector<int64_t>> shapes;
+    for (const std::string& spec : input_shapes) frontend::parse_input_shape(spec, shapes);
+    return driver::load_model(p.file, shapes);
+}
+
+void add_input_shape_option(CLI::App* cmd, std::vector<std::string>& input_shapes) {
+    cmd->add_option("--input-shape", input_shapes,
+                    "static shape of a graph input, NAME:1x3x224x224 (fixes symbolic dims; "
+                    "repeat or separate with commas)");
+}
 
 std::string fixed(double v, int digits) {
     char buf[64];
@@ -64,4 +77,17 @@ std::vector<CommandDef>& command_table() {
     static std::vector<CommandDef> table;
     return table;
 }
+void add_pass_options(CLI::App* cmd, std::vector<std::string>& passes, int& opt_level,
+                      bool& print_after_all) {
+    cmd->add_option("--passes", passes,
+                    "graph passes, comma-separated: names = exactly these in order, +name/-name = "
+                    "edit the opt level's pipeline, none = no passes (see --print passes)")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    cmd->add_option("--opt-level", opt_level, "optimization level 0-3 (default pipeline: 2)")
+        ->check(CLI::Range(0, 3));
+    cmd->add_flag("--print-after-all", print_after_all,
+                  "print the graph after each graph pass (on stderr)");
+}
+
 }  // namespace tessera::cli

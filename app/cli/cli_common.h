@@ -31,6 +31,10 @@ ModelPath resolve_model_path(const std::string& arg);
 
 /// Loads a model with a UserError naming the file on failure.
 graph::Graph load(const ModelPath& p);
+/// Loads with --input-shape values ("NAME:1x3x224x224", comma-separated lists allowed).
+graph::Graph load(const ModelPath& p, const std::vector<std::string>& input_shapes);
+/// Adds --input-shape NAME:DIMS (repeatable) to a subcommand.
+void add_input_shape_option(CLI::App* cmd, std::vector<std::string>& input_shapes);
 
 /// "%.3f"-style formatting with `digits` decimals.
 std::string fixed(double v, int digits);
@@ -39,6 +43,10 @@ std::string sci(double v);
 
 /// Prints `j` as one line on stdout (the last line of a --json run).
 void print_json_line(const nlohmann::json& j);
+
+/// Adds --passes, --opt-level and --print-after-all to a subcommand.
+void add_pass_options(CLI::App* cmd, std::vector<std::string>& passes, int& opt_level,
+                      bool& print_after_all);
 
 /// Node names joined by ", " (the first `limit`, then "...").
 std::string node_list(const graph::Graph& g, size_t limit);
@@ -80,6 +88,11 @@ struct RunOptions {
     std::string target = "llvm";
     bool json = false;
     uint64_t seed = 1;
+    std::vector<std::string> passes;  // graph pass list (driver::BuildOptions::passes)
+    int opt_level = 2;
+    bool print_after_all = false;
+    std::string records;  // tuning database whose best records to apply
+    std::vector<std::string> input_shapes;  // --input-shape NAME:1x3x224x224
 };
 CLI::App* add_run_command(CLI::App& app, RunOptions& o);
 int run_run(const RunOptions& o);
@@ -89,6 +102,11 @@ struct InspectOptions {
     std::string print = "graph";
     std::string op;
     bool json = false;
+    std::vector<std::string> passes;  // graph pass list; empty with opt_level < 0: no passes
+    int opt_level = -1;               // -1: not given
+    bool print_after_all = false;
+    std::string trace;  // schedule trace (JSON) applied to the --op kernel
+    std::vector<std::string> input_shapes;  // --input-shape NAME:1x3x224x224
 };
 CLI::App* add_inspect_command(CLI::App& app, InspectOptions& o);
 int run_inspect(const InspectOptions& o);

@@ -1,11 +1,16 @@
 // `tessera inspect`: print a model's graph, or the loop IR, LLVM IR or
 // assembly of its kernels.
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_cuda.h"
+#include "app/cli/memory_table.h"
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
+#include "engine/schedule/schedule.h"
 #include "engine/tir/printer.h"
 
 namespace tessera::cli {
@@ -14,16 +19,77 @@ CLI::App* add_inspect_command(CLI::App& app, InspectOptions& o) {
     CLI::App* cmd =
         app.add_subcommand("inspect", "Print a model's graph or the code of its kernels");
     cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder")->required();
-    cmd->add_option("--print", o.print, "what to print: graph, loop, llvm or asm")
-        ->check(CLI::IsMember({"graph", "loop", "llvm", "asm"}));
+    cmd->add_option("--print", o.print, "what to print: graph, passes, loop, llvm, asm, cuda or memory (the buffer plan)")
+        ->check(CLI::IsMember({"graph", "passes", "loop", "llvm", "asm", "cuda", "memory"}));
+    add_input_shape_option(cmd, o.input_shapes);
     cmd->add_option("--op", o.op, "the node (by name) whose kernel to print; all nodes if omitted");
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
+    add_pass_options(cmd, o.passes, o.opt_level, o.print_after_all);
+    cmd->add_option("--trace", o.trace,
+                    "a schedule trace (JSON) to apply to the kernel of --op before printing");
     return cmd;
 }
 
+namespace {
+
+// The pass table: name, the opt level that enables it, whether the selected
+// pipeline runs it, and its description.
+std::string pass_table(const std::vector<std::string>& pipeline) {
+    std::string text;
+    for (const passes::PassInfo& p : passes::all_passes()) {
+        bool on = std::find(pipeline.begin(), pipeline.end(), p.name) != pipeline.end();
+        char line[96];
+        std::snprintf(line, sizeof line, "%s %-26s -O%d  ", on ? "[x]" : "[ ]", p.name.c_str(),
+                      p.opt_level);
+        text += line + p.description + "\n";
+    }
+    return text;
+}
+
+}  // namespace
+
 int run_inspect(const InspectOptions& o) {
+    if (o.print == "passes") {
+        int level = o.opt_level >= 0 ? o.opt_level : 2;
+        std::string text = pass_table(passes::resolve_pipeline(o.passes, level));
+        std::cout << text;
+        if (o.json) {
+            nlohmann::json arr = nlohmann::json::array();
+            for (const passes::PassInfo& p : passes::all_passes())
+                arr.push_back({{"name", p.name}, {"opt_level", p.opt_level},
+                               {"description", p.description}});
+            std::cout.flush();
+            print_json_line({{"passes", arr}});
+        }
+        return kOk;
+    }
     ModelPath mp = resolve_model_path(o.model);
-    graph::Graph g = load(mp);
+    graph::Graph g = load(mp, o.input_shapes);
+    if (o.print == "memory") {  // build with the default pipeline, show the executor's plan
+        driver::BuildOptions bo;
+        bo.opt_level = o.opt_level >= 0 ? o.opt_level : 2;
+        bo.passes = o.passes;
+        std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+        std::cout << memory_table(*model->executor, model->graph);
+        if (o.json) {
+            nlohmann::json j = memory_json(*model->executor, model->graph);
+            j["model"] = mp.file;
+            std::cout.flush();
+            print_json_line(j);
+        }
+        return kOk;
+    }
+    bool optimized = !o.passes.empty() || o.opt_level >= 0 || o.print_after_all;
+    if (optimized) {
+        driver::BuildOptions bo;
+        bo.opt_level = o.opt_level >= 0 ? o.opt_level : 2;
+        bo.passes = o.passes;
+        if (o.print_after_all)
+            bo.print_after = [](const std::string& pass, const graph::Graph& after) {
+                std::cerr << "// ---- graph after " << pass << "\n" << graph::print(after);
+            };
+        g = driver::optimize(g, bo);
+    }
 
     std::vector<int> nodes;
     if (!o.op.empty()) {
@@ -40,7 +106,22 @@ int run_inspect(const InspectOptions& o) {
         text = graph::print(g);
     } else {
         std::vector<tir::PrimFunc> funcs;
-        for (int n : nodes) funcs.push_back(driver::lower_op(g, n));
+        if (optimized && o.op.empty()) {
+            funcs = driver::lower_fused(g);  // one kernel per fused group
+        } else {
+            for (int n : nodes) funcs.push_back(driver::lower_op(g, n));
+        }
+        if (!o.trace.empty()) {
+            TS_USER_CHECK(!o.op.empty()) << "--trace needs --op NODE (the kernel to schedule)";
+            schedule::Trace trace = schedule::Trace::load(o.trace);
+            for (auto& f : funcs) {
+                try {
+                    f = trace.apply(f).func();
+                } catch (const schedule::ScheduleError& e) {
+                    TS_USER_FAIL() << o.trace << ": " << e.what();
+                }
+            }
+        }
         if (o.print == "loop") {
             for (const auto& f : funcs) {
                 if (!text.empty()) text += "\n";
@@ -48,6 +129,8 @@ int run_inspect(const InspectOptions& o) {
             }
         } else if (o.print == "llvm") {
             text = codegen::emit_llvm_ir(funcs);
+        } else if (o.print == "cuda") {
+            text = cuda_source(funcs);
         } else {
             text = codegen::emit_assembly(funcs);
         }

@@ -4,6 +4,9 @@
 #include <iostream>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_cuda.h"
+#include "app/cli/profile_table.h"
+#include "app/cli/run_package.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/frontend/onnx/onnx_importer.h"
@@ -15,7 +18,8 @@ using runtime::NDArray;
 CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
     CLI::App* cmd =
         app.add_subcommand("run", "Compile a model, run it, time it and check its outputs");
-    cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder")->required();
+    cmd->add_option("MODEL", o.model, "an .onnx file, an ONNX test-case folder or a package .tar")
+        ->required();
     auto* input_dir = cmd->add_option("--input-dir", o.input_dir, "folder with input_N.pb files");
     auto* inputs = cmd->add_option("--inputs", o.inputs, "input TensorProto files, in input order");
     input_dir->excludes(inputs);
@@ -26,12 +30,15 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
     compare->excludes(check);
     cmd->add_option("--repeat", o.repeat, "timed runs (median and min are reported)")
         ->check(CLI::Range(1, 1000000));
-    cmd->add_option("--threads", o.threads, "worker threads (recorded; kernels are serial today)")
+    cmd->add_option("--threads", o.threads, "threads of parallel loops (0 = the OpenMP default)")
         ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--profile", o.profile, "print a per-kernel time table");
-    cmd->add_option("--target", o.target, "code generation target")->check(CLI::IsMember({"llvm"}));
+    cmd->add_option("--target", o.target, "code generation target")->check(CLI::IsMember({"llvm", "cuda"}));
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
     cmd->add_option("--seed", o.seed, "seed of the random inputs");
+    cmd->add_option("--records", o.records, "tuning database whose best records to apply");
+    add_input_shape_option(cmd, o.input_shapes);
+    add_pass_options(cmd, o.passes, o.opt_level, o.print_after_all);
     return cmd;
 }
 
@@ -92,6 +99,7 @@ std::vector<NDArray> gather_inputs(const RunOptions& o, const ModelPath& mp, con
 }  // namespace
 
 int run_run(const RunOptions& o) {
+    if (is_package_path(o.model)) return run_package(o);
     ModelPath mp = resolve_model_path(o.model);
     // Input files are also what a model with shape operands as graph inputs needs.
     std::vector<std::string> input_files = o.inputs;
@@ -99,13 +107,22 @@ int run_run(const RunOptions& o) {
     if (input_files.empty() && !input_dir.empty())
         input_files = driver::test_data_files(input_dir, "input");
     graph::Graph g =
-        input_files.empty() ? load(mp) : driver::load_model_for_inputs(mp.file, input_files);
+        input_files.empty() ? load(mp, o.input_shapes) : driver::load_model_for_inputs(mp.file, input_files);
     std::string source;
     std::vector<NDArray> inputs = gather_inputs(o, mp, g, source);
+    if (o.target == "cuda") return run_cuda_target(o, mp.file, g, inputs, source);
 
     driver::BuildOptions bo;
     bo.target = o.target;
+    bo.opt_level = o.opt_level;
+    bo.passes = o.passes;
+    bo.records = o.records;
+    if (o.print_after_all)
+        bo.print_after = [](const std::string& pass, const graph::Graph& after) {
+            std::cerr << "// ---- graph after " << pass << "\n" << graph::print(after);
+        };
     std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+    model->executor->set_num_threads(o.threads);
     std::vector<NDArray> outputs = model->run(inputs);
 
     nlohmann::json j;
@@ -151,33 +168,9 @@ int run_run(const RunOptions& o) {
     }
 
     if (o.profile) {
-        std::vector<runtime::KernelProfile> prof = ex.profile(o.repeat);
-        std::stable_sort(prof.begin(), prof.end(),
-                         [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
-        double total = 0;
-        for (const auto& p : prof) total += p.seconds;
-        std::cout
-            << "\n"
-            << "kernel                           nodes                  time ms      %   GFLOP/s\n";
-        nlohmann::json arr = nlohmann::json::array();
-        for (const auto& p : prof) {
-            std::string nodes;
-            for (int n : p.nodes) nodes += (nodes.empty() ? "" : ",") + g.nodes[size_t(n)].name;
-            double pct = total > 0 ? 100.0 * p.seconds / total : 0;
-            double gf = p.seconds > 0 ? p.flops / p.seconds / 1e9 : 0;
-            std::string k = p.kernel.size() > 32 ? p.kernel.substr(0, 29) + "..." : p.kernel;
-            std::string nd = nodes.size() > 22 ? nodes.substr(0, 19) + "..." : nodes;
-            char line[256];
-            std::snprintf(line, sizeof line, "%-32s %-22s %8.4f %6.1f %9.2f", k.c_str(), nd.c_str(),
-                          p.seconds * 1e3, pct, gf);
-            std::cout << line << "\n";
-            arr.push_back({{"kernel", p.kernel},
-                           {"nodes", nodes},
-                           {"time_ms", p.seconds * 1e3},
-                           {"percent", pct},
-                           {"gflops", gf}});
-        }
-        j["profile"] = arr;
+        std::vector<std::string> names;
+        for (const auto& n : model->graph.nodes) names.push_back(n.name);
+        j["profile"] = print_profile(profile_rows(ex.profile(o.repeat), names), std::cout);
     }
     if (failed) std::cerr << "check failed: " << failure << std::endl;
 
@@ -190,10 +183,16 @@ int run_run(const RunOptions& o) {
         j["flops"] = model->total_flops;
         j["compile_seconds"] = model->compile_seconds;
         j["kernels"] = ex.calls().size();
+        nlohmann::json passes_run = nlohmann::json::array();
+        for (const auto& r : model->pass_records)
+            passes_run.push_back({{"name", r.name}, {"ms", r.seconds * 1e3}, {"changed", r.changed}});
+        j["passes"] = passes_run;
         j["nodes"] = g.nodes.size();
         j["threads"] = o.threads;
         j["target"] = o.target;
-        j["peak_bytes"] = ex.workspace_bytes();
+        j["peak_bytes"] = ex.peak_bytes();
+        j["naive_bytes"] = ex.naive_bytes();
+        j["param_bytes"] = ex.param_bytes();
         std::cout.flush();
         print_json_line(j);
     }

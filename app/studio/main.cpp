@@ -3,11 +3,18 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QEventLoop>
+#include <QFileInfo>
+#include <QIcon>
+#include <QMessageBox>
 #include <QImage>
 #include <QTimer>
 #include <cstdio>
 
 #include "app/studio/main_window.h"
+#include "app/studio/pass_pipeline_panel.h"
+#include "app/studio/schedule_editor.h"
+#include "engine/schedule/schedule.h"
+#include "widgets/code_panes.h"
 #include "widgets/graph_view.h"
 
 using tessera::studio::MainWindow;
@@ -34,6 +41,30 @@ bool waitUntil(Done done, int timeoutMs) {
     deadline.start(timeoutMs);
     if (!done()) loop.exec();
     return done();
+}
+
+// For the schedule view's screenshot: a few steps on the selected operator's
+// biggest loop nest (parallel outer loop, split inner loop) and one measurement.
+void showExampleSchedule(MainWindow& window) {
+    tessera::studio::ScheduleEditor* editor = window.scheduleEditor();
+    if (!editor->scheduled().defined()) return;
+    try {
+        tessera::schedule::Schedule s(editor->scheduled());
+        std::vector<std::string> loops;
+        for (const std::string& block : s.blocks())
+            if (s.get_loops(block).size() > loops.size()) loops = s.get_loops(block);
+        if (loops.size() < 4) return;
+        editor->addStep(tessera::studio::makeStep("parallel", {loops[1]}));
+        editor->addStep(tessera::studio::makeStep("split", {loops[3]}, {-1, 8}));
+    } catch (const std::exception&) {
+        return;  // nothing to show
+    }
+    bool done = false;
+    QObject::connect(editor, &tessera::studio::ScheduleEditor::measured, [&]() { done = true; });
+    QObject::connect(editor, &tessera::studio::ScheduleEditor::measureFailed, [&]() { done = true; });
+    editor->measure();
+    waitUntil([&]() { return done; }, 60000);
+    window.codePanes()->setDiffEnabled(true);
 }
 
 int takeScreenshot(QApplication& app, MainWindow& window, const QString& model, const QString& view,
@@ -64,7 +95,22 @@ int takeScreenshot(QApplication& app, MainWindow& window, const QString& model, 
                 std::fprintf(stderr, "warning: run timed out\n");
         }
     }
+    if (view == "schedule") showExampleSchedule(window);
+    if (view == "passes") {
+        bool done = false;
+        auto* panel = window.passPanel();
+        QObject::connect(panel, &tessera::studio::PassPipelinePanel::applied, [&]() { done = true; });
+        QObject::connect(panel, &tessera::studio::PassPipelinePanel::applyFailed, [&]() { done = true; });
+        panel->apply();
+        waitUntil([&]() { return done; }, 60000);
+    }
+    if (view == "plots") {
+        waitUntil([&]() { return !window.isMeasuringPeaks(); }, 60000);
+        window.showPlot("roofline");
+    }
     window.raiseView(view);
+    // The code panes fill in from a background compile: wait for it.
+    waitUntil([&]() { return !window.isCompilingCode(); }, 60000);
     app.processEvents();
     const QImage image = window.grab().toImage();
     if (!image.save(file, "PNG")) {
@@ -78,19 +124,31 @@ int takeScreenshot(QApplication& app, MainWindow& window, const QString& model, 
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Without a display, --screenshot, --help and --version still work (offscreen).
+    bool headlessOk = false;
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        if (arg == "--screenshot" || arg.startsWith("--screenshot=") || arg == "--help" ||
+            arg == "-h" || arg == "--version" || arg == "-v")
+            headlessOk = true;
+    }
+    if (headlessOk && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") &&
+        qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setApplicationName("tessera-studio");
     QApplication::setApplicationVersion("0.1.0");
     QApplication::setOrganizationName("Tessera");
+    QApplication::setWindowIcon(QIcon(":/icons/tessera-studio.svg"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription("Tessera Studio: view, lower and run deep-learning models.");
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument("model", "ONNX model to open.", "[MODEL]");
+    parser.addPositionalArgument("model", "ONNX model (or .tessera-session) to open.", "[MODEL]");
     const QCommandLineOption screenshotOption("screenshot",
                                               "Render the window to FILE.png and exit.", "FILE");
-    const QCommandLineOption viewOption("view", "View to raise: graph, code or plots.", "NAME",
+    const QCommandLineOption viewOption("view", "View to raise: graph, schedule, code, passes or plots.", "NAME",
                                         "graph");
     parser.addOption(screenshotOption);
     parser.addOption(viewOption);
@@ -110,7 +168,7 @@ int main(int argc, char** argv) {
         MainWindow window;
         window.setDialogsSuppressed(screenshot);
         if (!window.raiseView(view)) {
-            std::fprintf(stderr, "error: unknown --view '%s' (use graph, code or plots)\n",
+            std::fprintf(stderr, "error: unknown --view '%s' (use graph, schedule, code, passes or plots)\n",
                          qPrintable(view));
             return kExitUserError;
         }
@@ -118,7 +176,15 @@ int main(int argc, char** argv) {
         if (screenshot) {
             return takeScreenshot(app, window, model, view, parser.value(screenshotOption));
         }
-        if (!model.isEmpty()) window.openModel(model);
+        if (model.endsWith(".tessera-session"))
+            window.openSession(model);
+        else if (!model.isEmpty())
+            window.openModel(model);
+        else if (QFileInfo::exists(MainWindow::autosavePath()) &&
+                 QMessageBox::question(&window, "Recover session",
+                                       "Tessera Studio did not exit normally. Recover the last "
+                                       "session (model, edits and schedules)?") == QMessageBox::Yes)
+            window.openSession(MainWindow::autosavePath());
         return app.exec();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

@@ -10,6 +10,11 @@
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QTimer>
+#include <QTabWidget>
+#include <QUndoStack>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -24,9 +29,16 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "app/studio/pass_pipeline_panel.h"
+#include "app/studio/schedule_editor.h"
+#include "engine/driver/driver.h"
+#include "engine/graph/op_registry.h"
+#include "widgets/code_panes.h"
 #include "widgets/code_view.h"
 #include "widgets/graph_view.h"
 #include "widgets/perf_plot.h"
+#include "widgets/roofline_plot.h"
+#include "app/studio/machine_peaks.h"
 
 namespace tessera::studio {
 namespace {
@@ -40,12 +52,19 @@ QString droppedModel(const QMimeData* mime) {
     return {};
 }
 
+// Attribute rows and the name row are editable (double-click the value).
 void addRows(QTreeWidgetItem* parent, QTreeWidget* tree, const QVector<PropertyRow>& rows) {
     for (const PropertyRow& row : rows) {
         auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(tree);
         item->setText(0, row.key);
         item->setText(1, row.value);
         item->setToolTip(1, row.value);
+        const bool attr = parent && parent->text(0) == "attributes";
+        if (attr || (!parent && row.key == "name")) {
+            item->setFlags(item->flags() | Qt::ItemIsEditable);
+            item->setData(0, Qt::UserRole, attr ? "attr" : "name");
+            item->setToolTip(1, "Double-click to edit");
+        }
         addRows(item, tree, row.children);
     }
 }
@@ -57,7 +76,15 @@ MainWindow::MainWindow(QWidget* parent)
       m_loadJobs(new JobRunner(this)),
       m_runJobs(new JobRunner(this)),
       m_graphView(new widgets::GraphView(this)),
-      m_codeView(new widgets::CodeView(this)),
+      m_codePanes(new widgets::CodePanes(this)),
+      m_scheduleEditor(new ScheduleEditor(this)),
+      m_passPanel(new PassPipelinePanel(this)),
+      m_codeJobs(new JobRunner(this)),
+      m_roofline(new widgets::RooflinePlot(this)),
+      m_peakJobs(new JobRunner(this)),
+      m_exportJobs(new JobRunner(this)),
+      m_undo(new QUndoStack(this)),
+      m_search(new QLineEdit(this)),
       m_perfPlot(new widgets::PerfPlot(this)),
       m_properties(new QTreeWidget(this)),
       m_messages(new QPlainTextEdit(this)),
@@ -85,22 +112,58 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_graphView, &widgets::GraphView::currentNodeChanged, this, &MainWindow::showNode);
     connect(m_graphView, &widgets::GraphView::layoutFinished, this, [this]() {
         if (!m_document) return;
+        if (!m_selectAfterLayout.isNull()) {
+            const int node = m_document->graph().find_node(m_selectAfterLayout.toStdString());
+            m_selectAfterLayout = QString();
+            m_graphView->setCurrentNode(node >= 0 ? node : m_document->preferredNode());
+            showNode(m_graphView->currentNode());
+            emit graphChanged();
+            return;
+        }
         m_graphView->setCurrentNode(m_document->preferredNode());
         emit modelLoaded(m_document->path());
+        if (m_pendingSession) restorePendingSession();
+    });
+    connect(m_properties, &QTreeWidget::itemChanged, this, &MainWindow::onPropertyEdited);
+    connect(m_scheduleEditor, &ScheduleEditor::loopIrChanged, this,
+            [this](const QString& ir, const QString& previous) {
+                m_codePanes->setPrevious("Loop IR", previous);
+                m_codePanes->setText("Loop IR", ir);
+                compileShownKernel();
+            });
+    connect(m_scheduleEditor, &ScheduleEditor::stepsChanged, this, [this]() {
+        if (!m_document) return;
+        const int node = m_graphView->currentNode();
+        if (node < 0 || node >= m_document->nodeCount()) return;
+        const QString name = QString::fromStdString(m_document->graph().nodes[node].name);
+        if (m_scheduleEditor->steps().empty())
+            m_traces.remove(name);
+        else
+            m_traces[name] = m_scheduleEditor->steps();
+    });
+    connect(m_scheduleEditor, &ScheduleEditor::measured, this, [this](double gflops, double ms) {
+        log(QString("Measured %1: %2 ms, %3 GFLOP/s")
+                .arg(m_codeDock->windowTitle())
+                .arg(ms, 0, 'f', 4)
+                .arg(gflops, 0, 'f', 2));
     });
     connect(m_graphView, &widgets::GraphView::layoutFailed, this, [this](const QString& message) {
         log("error: graph layout failed: " + message);
         if (m_document) emit modelLoaded(m_document->path());
     });
 
-    for (JobRunner* runner : {m_loadJobs, m_runJobs}) {
+    for (JobRunner* runner :
+         {m_loadJobs, m_runJobs, m_scheduleEditor->jobs(), m_passPanel->jobs(), m_exportJobs}) {
         connect(runner, &JobRunner::jobStarted, this, [this](int, const QString& title) {
             m_statusLabel->setText(title + "...");
             updateBusyState();
         });
         connect(runner, &JobRunner::progressChanged, this,
                 [this](int, double fraction) { m_progress->setValue(int(fraction * 1000)); });
-        connect(runner, &JobRunner::jobFinished, this, &MainWindow::updateBusyState);
+        connect(runner, &JobRunner::jobFinished, this, [this]() {
+            m_statusLabel->setText(m_document ? m_document->displayName() : QString());
+            updateBusyState();
+        });
         connect(runner, &JobRunner::jobFailed, this, &MainWindow::updateBusyState);
         connect(runner, &JobRunner::jobCancelled, this, [this]() {
             log("Job cancelled.");
@@ -111,15 +174,25 @@ MainWindow::MainWindow(QWidget* parent)
         reportError("Cannot open model", message);
         emit loadFailed(message);
     });
+    connect(m_exportJobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
+        reportError("Export failed", message);
+        emit exportFailed(message);
+    });
     connect(m_runJobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
         reportError("Run failed", message);
         emit runFailed(message);
     });
 
     resize(1600, 1000);
-    resizeDocks({m_propertiesDock, m_codeDock}, {720, 720}, Qt::Horizontal);
-    resizeDocks({m_propertiesDock, m_codeDock}, {260, 680}, Qt::Vertical);
-    resizeDocks({m_perfDock}, {290}, Qt::Vertical);
+    resizeDocks({m_propertiesDock}, {540}, Qt::Horizontal);
+    resizeDocks({m_codeDock}, {360}, Qt::Vertical);
+    resizeDocks({m_propertiesDock, m_perfDock}, {560, 380}, Qt::Vertical);
+    QSettings settings;
+    restoreState(settings.value("window/state").toByteArray());
+    auto* autosave = new QTimer(this);
+    connect(autosave, &QTimer::timeout, this, &MainWindow::autosaveNow);
+    autosave->start(30000);
+    rebuildRecentMenu();
 }
 
 MainWindow::~MainWindow() = default;
@@ -132,17 +205,26 @@ void MainWindow::createDocks() {
     m_properties->setHeaderLabels({"Property", "Value"});
     m_properties->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_properties->setAlternatingRowColors(true);
+    m_properties->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
     m_propertiesDock = new QDockWidget("Properties", this);
     m_propertiesDock->setObjectName("PropertiesDock");
     m_propertiesDock->setWidget(m_properties);
     addDockWidget(Qt::RightDockWidgetArea, m_propertiesDock);
 
-    m_codeView->setPlaceholderText("Select a node to see its loop IR.");
-    m_codeDock = new QDockWidget("Loop IR", this);
-    m_codeDock->setObjectName("LoopIrDock");
-    m_codeDock->setWidget(m_codeView);
-    addDockWidget(Qt::RightDockWidgetArea, m_codeDock);
-    splitDockWidget(m_propertiesDock, m_codeDock, Qt::Vertical);
+    m_scheduleDock = new QDockWidget("Schedule", this);
+    m_scheduleDock->setObjectName("ScheduleDock");
+    m_scheduleDock->setWidget(m_scheduleEditor);
+
+    m_codeDock = new QDockWidget("Code", this);
+    m_codeDock->setObjectName("CodeDock");
+    m_codeDock->setWidget(m_codePanes);
+    addDockWidget(Qt::BottomDockWidgetArea, m_codeDock);
+    m_passDock = new QDockWidget("Pass pipeline", this);
+    m_passDock->setObjectName("PassPipelineDock");
+    m_passDock->setWidget(m_passPanel);
+    addDockWidget(Qt::BottomDockWidgetArea, m_passDock);
+    tabifyDockWidget(m_codeDock, m_passDock);
+    m_codeDock->raise();
 
     auto* perfPanel = new QWidget(this);
     auto* perfLayout = new QVBoxLayout(perfPanel);
@@ -150,19 +232,26 @@ void MainWindow::createDocks() {
     m_perfLabel->setText("Run (F5) to measure latency and GFLOP/s.");
     m_perfLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     perfLayout->addWidget(m_perfLabel);
-    perfLayout->addWidget(m_perfPlot, 1);
+    m_plotTabs = new QTabWidget(perfPanel);
+    m_plotTabs->addTab(m_perfPlot, "Time per kernel");
+    m_plotTabs->addTab(m_roofline, "Roofline");
+    perfLayout->addWidget(m_plotTabs, 1);
     m_perfDock = new QDockWidget("Performance", this);
     m_perfDock->setObjectName("PerformanceDock");
     m_perfDock->setWidget(perfPanel);
-    addDockWidget(Qt::BottomDockWidgetArea, m_perfDock);
+    addDockWidget(Qt::RightDockWidgetArea, m_perfDock);
+    splitDockWidget(m_propertiesDock, m_perfDock, Qt::Vertical);
+    tabifyDockWidget(m_propertiesDock, m_scheduleDock);
+    m_propertiesDock->raise();
 
     m_messages->setReadOnly(true);
     m_messages->setMaximumBlockCount(5000);
     m_messagesDock = new QDockWidget("Messages", this);
     m_messagesDock->setObjectName("MessagesDock");
     m_messagesDock->setWidget(m_messages);
-    addDockWidget(Qt::BottomDockWidgetArea, m_messagesDock);
-    splitDockWidget(m_perfDock, m_messagesDock, Qt::Horizontal);
+    addDockWidget(Qt::RightDockWidgetArea, m_messagesDock);
+    tabifyDockWidget(m_perfDock, m_messagesDock);
+    m_perfDock->raise();
 }
 
 void MainWindow::createActions() {
@@ -170,9 +259,21 @@ void MainWindow::createActions() {
     QAction* openAction = fileMenu->addAction(style()->standardIcon(QStyle::SP_DialogOpenButton),
                                               "&Open...", this, &MainWindow::openFileDialog);
     openAction->setShortcut(QKeySequence::Open);
+    m_recentMenu = fileMenu->addMenu("Open &recent");
+    fileMenu->addAction("Open &session...", this, &MainWindow::openSessionDialog);
+    fileMenu->addAction("Save s&ession...", this, &MainWindow::saveSessionDialog)
+        ->setShortcut(QKeySequence::Save);
+    fileMenu->addAction("&Save model as ONNX...", this, &MainWindow::saveOnnxDialog)
+        ->setShortcut(QKeySequence::SaveAs);
+    fileMenu->addAction("E&xport package...", this, &MainWindow::exportPackageDialog)
+        ->setShortcut(Qt::CTRL | Qt::Key_E);
+    fileMenu->addAction("Export &graph image (SVG, PNG)...", this, &MainWindow::exportGraphDialog);
+    fileMenu->addAction("Export &plot (PNG, SVG, PDF)...", this, &MainWindow::exportPlotDialog);
     fileMenu->addSeparator();
     QAction* quitAction = fileMenu->addAction("&Quit", this, &QWidget::close);
     quitAction->setShortcut(QKeySequence::Quit);
+
+    createEditActions(menuBar()->addMenu("&Edit"));
 
     QMenu* modelMenu = menuBar()->addMenu("&Model");
     m_runAction = modelMenu->addAction(style()->standardIcon(QStyle::SP_MediaPlay), "&Run", this,
@@ -180,6 +281,12 @@ void MainWindow::createActions() {
     m_runAction->setShortcut(Qt::Key_F5);
     QAction* cancelAction = modelMenu->addAction(style()->standardIcon(QStyle::SP_BrowserStop),
                                                  "&Cancel job", this, &MainWindow::cancelJobs);
+    cancelAction->setShortcut(Qt::Key_Escape);
+    modelMenu->addAction("Set &input shape...", this, &MainWindow::setInputShapeDialog);
+
+    QMenu* scheduleMenu = menuBar()->addMenu("&Schedule");
+    scheduleMenu->addAction("&Measure kernel", m_scheduleEditor, &ScheduleEditor::measure)
+        ->setShortcut(Qt::CTRL | Qt::Key_M);
 
     QMenu* viewMenu = menuBar()->addMenu("&View");
     QAction* fitAction =
@@ -190,8 +297,12 @@ void MainWindow::createActions() {
     viewMenu->addAction("Zoom &out", m_graphView, &widgets::GraphView::zoomOut)
         ->setShortcut(QKeySequence::ZoomOut);
     viewMenu->addSeparator();
-    for (QDockWidget* dock : {m_codeDock, m_propertiesDock, m_perfDock, m_messagesDock})
+    for (QDockWidget* dock :
+         {m_propertiesDock, m_scheduleDock, m_codeDock, m_passDock, m_perfDock, m_messagesDock})
         viewMenu->addAction(dock->toggleViewAction());
+
+    QMenu* helpMenu = menuBar()->addMenu("&Help");
+    helpMenu->addAction("&About Tessera Studio", this, &MainWindow::showAbout);
 
     QToolBar* toolBar = addToolBar("Main");
     toolBar->setObjectName("MainToolBar");
@@ -201,6 +312,22 @@ void MainWindow::createActions() {
     toolBar->addAction(cancelAction);
     toolBar->addSeparator();
     toolBar->addAction(fitAction);
+    toolBar->addSeparator();
+    m_search->setPlaceholderText("Search nodes (Ctrl+F)");
+    m_search->setClearButtonEnabled(true);
+    m_search->setMaximumWidth(260);
+    toolBar->addWidget(m_search);
+    QAction* findAction = new QAction("&Find node", this);
+    findAction->setShortcut(QKeySequence::Find);
+    connect(findAction, &QAction::triggered, this, [this]() {
+        m_search->setFocus();
+        m_search->selectAll();
+    });
+    addAction(findAction);
+    connect(m_search, &QLineEdit::returnPressed, this, [this]() { searchGraph(m_search->text()); });
+    connect(m_search, &QLineEdit::textChanged, this, [this](const QString& text) {
+        if (text.isEmpty()) m_graphView->setHighlightedNodes({}, QColor());
+    });
 }
 
 void MainWindow::openFileDialog() {
@@ -231,8 +358,12 @@ void MainWindow::setDocument(std::shared_ptr<ModelDocument> document) {
     m_lastRun.reset();
     m_perfPlot->clearBars();
     m_perfLabel->setText("Run (F5) to measure latency and GFLOP/s.");
-    m_codeView->setCode(QString());
+    m_codePanes->clear();
     m_properties->clear();
+    m_undo->clear();
+    m_traces.clear();
+    m_selectAfterLayout = QString();
+    addRecentFile(m_document->path());
     setWindowTitle(m_document->displayName() + " - Tessera Studio");
     log(QString("Loaded %1: %2 nodes, %3 GFLOP per inference")
             .arg(m_document->path())
@@ -240,27 +371,47 @@ void MainWindow::setDocument(std::shared_ptr<ModelDocument> document) {
             .arg(m_document->totalFlops() / 1e9, 0, 'g', 4));
     m_statusLabel->setText(m_document->displayName());
     m_graphView->setGraph(m_document->graphViewData());
+    m_passPanel->setGraph(m_document->snapshot());
 }
 
 void MainWindow::showNode(int node) {
+    m_fillingProperties = true;
     m_properties->clear();
+    m_codeJobs->cancel();
     if (!m_document || node < 0 || node >= m_document->nodeCount()) {
-        m_codeView->setCode(QString());
-        m_codeDock->setWindowTitle("Loop IR");
+        m_fillingProperties = false;
+        m_codePanes->clear();
+        m_codeDock->setWindowTitle("Code");
+        m_scheduleEditor->setFunction({}, {}, 0);
         return;
     }
     addRows(nullptr, m_properties, m_document->properties(node));
     m_properties->expandAll();
+    m_fillingProperties = false;
+    showNodeCode(node);
+}
+
+void MainWindow::showNodeCode(int node) {
     const graph::Node& n = m_document->graph().nodes[node];
-    m_codeDock->setWindowTitle("Loop IR - " + QString::fromStdString(n.name));
+    const QString title = QString::fromStdString(n.op + " " + n.name);
+    m_codeDock->setWindowTitle("Code - " + QString::fromStdString(n.name));
+    m_codePanes->clear();
+    tir::PrimFunc func;
     try {
-        m_codeView->setCode(m_document->loopIr(node));
+        func = driver::lower_op(m_document->graph(), node);
     } catch (const std::exception& e) {
         const QString message = oneLine(QString::fromStdString(e.what()));
-        m_codeView->setCode("# cannot lower " + QString::fromStdString(n.op) + " node '" +
-                            QString::fromStdString(n.name) + "':\n# " + message);
+        m_codePanes->setText("Loop IR", "# cannot lower " + QString::fromStdString(n.op) +
+                                            " node '" + QString::fromStdString(n.name) +
+                                            "':\n# " + message);
         log("error: lowering " + QString::fromStdString(n.name) + ": " + message);
+        m_scheduleEditor->setFunction({}, {}, 0);
+        return;
     }
+    // The schedule editor replays the op's trace and reports the loop IR.
+    m_scheduleEditor->setFunction(title, func,
+                                  graph::node_flops(m_document->graph(), n),
+                                  m_traces.value(QString::fromStdString(n.name)));
 }
 
 void MainWindow::runModel() {
@@ -302,6 +453,13 @@ void MainWindow::showRunResult(const RunResult& result) {
         slowest = std::max(slowest, k.ms);
     }
     m_perfPlot->setBars(labels, ms);
+    QVector<double> intensity, gflops;
+    for (const KernelTime& k : result.kernels) {
+        intensity << (k.bytes > 0 ? k.flops / k.bytes : 0);
+        gflops << (k.ms > 0 ? k.flops / (k.ms * 1e-3) / 1e9 : 0);
+    }
+    m_roofline->setKernels(labels, intensity, gflops);
+    measurePeaks();
     if (m_document && result.graphNodes == m_document->nodeCount() && slowest > 0) {
         QVector<double> heat(m_document->nodeCount(), -1.0);
         for (const KernelTime& k : result.kernels)
@@ -320,6 +478,9 @@ void MainWindow::showRunResult(const RunResult& result) {
 void MainWindow::cancelJobs() {
     m_loadJobs->cancel();
     m_runJobs->cancel();
+    m_exportJobs->cancel();
+    m_scheduleEditor->jobs()->cancel();
+    m_passPanel->jobs()->cancel();
 }
 
 bool MainWindow::raiseView(const QString& name) {
@@ -327,7 +488,11 @@ bool MainWindow::raiseView(const QString& name) {
         m_graphView->setFocus();
         return true;
     }
-    QDockWidget* dock = name == "code" ? m_codeDock : name == "plots" ? m_perfDock : nullptr;
+    QDockWidget* dock = name == "code"       ? m_codeDock
+                        : name == "plots"    ? m_perfDock
+                        : name == "schedule" ? m_scheduleDock
+                        : name == "passes"   ? m_passDock
+                                             : nullptr;
     if (!dock) return false;
     dock->show();
     dock->raise();
@@ -379,5 +544,26 @@ void MainWindow::updateBusyState() {
     }
     if (m_runAction) m_runAction->setEnabled(!m_loadJobs->isRunning());
 }
+
+void MainWindow::showPlot(const QString& name) {
+    raiseView("plots");
+    m_plotTabs->setCurrentWidget(name == "roofline" ? static_cast<QWidget*>(m_roofline) : m_perfPlot);
+}
+
+void MainWindow::measurePeaks() {
+    if (m_roofline->peakGflops() > 0 || m_peakJobs->isRunning()) return;
+    m_peakJobs->start(
+        "Measuring machine peaks", [](const JobContext&) -> std::any { return measureMachinePeaks(); },
+        [this](const std::any& value) {
+            const auto& peaks = std::any_cast<const MachinePeaks&>(value);
+            m_roofline->setPeaks(peaks.gflops, peaks.gbps);
+            log(QString("Machine peaks: %1 GFLOP/s (one core %2), %3 GB/s")
+                    .arg(peaks.gflops, 0, 'f', 1)
+                    .arg(peaks.gflopsOneCore, 0, 'f', 1)
+                    .arg(peaks.gbps, 0, 'f', 1));
+        });
+}
+
+widgets::CodeView* MainWindow::codeView() const { return m_codePanes->view(0); }
 
 }  // namespace tessera::studio

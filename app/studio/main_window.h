@@ -1,28 +1,44 @@
-// MainWindow: the studio's window: graph in the centre; docks for loop IR,
-// properties, performance and messages; open (menu or drop) and run jobs.
+// MainWindow: the studio's window: graph in the centre (search, edits with
+// undo/redo); docks for properties, the schedule editor, code panes, the pass
+// pipeline, performance plots and messages; open (menu, drop, recent,
+// session), run, measure and export jobs; autosave. Its members are defined
+// in main_window.cpp, main_window_edit.cpp and main_window_session.cpp.
 #pragma once
 
 #include <QMainWindow>
+#include <QMap>
 #include <memory>
 
 #include "app/studio/job_runner.h"
 #include "app/studio/model_document.h"
 #include "app/studio/run_job.h"
+#include "app/studio/session.h"
+#include "engine/schedule/trace.h"
 
 class QDockWidget;
 class QLabel;
+class QLineEdit;
+class QMenu;
+class QTabWidget;
+class QUndoStack;
 class QPlainTextEdit;
 class QProgressBar;
 class QToolButton;
 class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace tessera::widgets {
+class CodePanes;
 class CodeView;
 class GraphView;
 class PerfPlot;
+class RooflinePlot;
 }  // namespace tessera::widgets
 
 namespace tessera::studio {
+
+class PassPipelinePanel;
+class ScheduleEditor;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -37,8 +53,34 @@ public:
     /// Starts loading a model in the background. modelLoaded follows once it
     /// is shown and laid out, or loadFailed (the previous model stays open).
     void openModel(const QString& path);
-    /// Raises the dock of a view: "graph", "code" or "plots". False if unknown.
+    /// Raises the dock of a view: "graph", "schedule", "code", "passes" or "plots". False if unknown.
     bool raiseView(const QString& name);
+
+    /// Applies a graph edit through the undo stack. A refused edit changes
+    /// nothing, is logged with its reason and emits editRefused; returns false.
+    bool applyGraphEdit(const graph::GraphEdit& edit);
+    QUndoStack* undoStack() const { return m_undo; }
+    /// Saves the (edited) model as ONNX; false (logged) on failure.
+    bool saveOnnx(const QString& path);
+    /// Highlights nodes matching `text`, selects the next; returns the match count.
+    int searchGraph(const QString& text);
+    QLineEdit* searchBox() const { return m_search; }
+    /// The session of what is open (model, edits, pipeline, traces).
+    Session currentSession() const;
+    /// Writes the session as JSON; false (logged) on failure.
+    bool saveSession(const QString& path);
+    /// Opens the session's model in the background, then replays its edits and
+    /// restores its pipeline and traces (sessionRestored), or loadFailed.
+    void openSession(const QString& path);
+    /// Builds the model with the pass pipeline and writes a package (.tar) in a
+    /// job; packageExported (with meta.json) or exportFailed follows.
+    void exportPackageTo(const QString& path);
+    /// Writes the autosave file now if anything changed since the last one.
+    void autosaveNow();
+    /// Where autosave writes (removed on a normal exit; found after a crash).
+    static QString autosavePath();
+    /// The recent model files, newest first (QSettings).
+    QStringList recentFiles() const;
 
     const ModelDocument* document() const { return m_document.get(); }
     bool isLoading() const { return m_loadJobs->isRunning(); }
@@ -46,8 +88,21 @@ public:
     const RunResult* lastRun() const { return m_lastRun.get(); }
 
     widgets::GraphView* graphView() const { return m_graphView; }
-    widgets::CodeView* codeView() const { return m_codeView; }
+    /// The left code pane (loop IR by default).
+    widgets::CodeView* codeView() const;
+    widgets::CodePanes* codePanes() const { return m_codePanes; }
+    ScheduleEditor* scheduleEditor() const { return m_scheduleEditor; }
+    PassPipelinePanel* passPanel() const { return m_passPanel; }
+    /// The schedule trace kept for a node (by name); empty when none.
+    std::vector<schedule::Step> traceOf(const QString& node) const { return m_traces.value(node); }
+    bool isCompilingCode() const { return m_codeJobs->isRunning(); }
     widgets::PerfPlot* perfPlot() const { return m_perfPlot; }
+    widgets::RooflinePlot* rooflinePlot() const { return m_roofline; }
+    /// Measures this machine's peak FLOP/s and bandwidth once, in a job (roofline).
+    void measurePeaks();
+    /// Raises the Performance dock's tab "bars" or "roofline".
+    void showPlot(const QString& name);
+    bool isMeasuringPeaks() const { return m_peakJobs->isRunning(); }
     QTreeWidget* propertiesView() const { return m_properties; }
     QPlainTextEdit* messagesView() const { return m_messages; }
     QLabel* perfLabel() const { return m_perfLabel; }
@@ -59,16 +114,34 @@ public slots:
     void cancelJobs();
     /// Shows a node's loop IR and properties (-1 clears them).
     void showNode(int node);
+    void deleteCurrentNode();
+    void renameCurrentNode();
+    void replaceCurrentOp();
+    void setInputShapeDialog();
+    void saveOnnxDialog();
+    void exportGraphDialog();
+    void exportPlotDialog();
+    void showAbout();
+    void saveSessionDialog();
+    void openSessionDialog();
+    void exportPackageDialog();
 
 signals:
     void modelLoaded(const QString& path);
     void loadFailed(const QString& message);
     void runFinished();
     void runFailed(const QString& message);
+    void editRefused(const QString& message);
+    void sessionRestored();
+    void packageExported(const QString& path, const QString& metaJson);
+    void exportFailed(const QString& message);
+    /// The graph changed (edit, undo or redo) and is shown again.
+    void graphChanged();
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
 
 private:
     void createDocks();
@@ -78,6 +151,16 @@ private:
     void reportError(const QString& title, const QString& message);
     void log(const QString& message);
     void updateBusyState();
+    void createEditActions(QMenu* editMenu);
+    void installGraph(std::shared_ptr<const graph::Graph> graph,
+                      const std::vector<graph::GraphEdit>& edits);
+    void onPropertyEdited(QTreeWidgetItem* item, int column);
+    void showNodeCode(int node);
+    /// LLVM IR and assembly of the scheduled kernel, built in a background job.
+    void compileShownKernel();
+    void addRecentFile(const QString& path);
+    void rebuildRecentMenu();
+    void restorePendingSession();
 
     std::shared_ptr<ModelDocument> m_document;
     std::unique_ptr<RunResult> m_lastRun;
@@ -87,7 +170,24 @@ private:
     JobRunner* m_runJobs;
 
     widgets::GraphView* m_graphView;
-    widgets::CodeView* m_codeView;
+    widgets::CodePanes* m_codePanes;
+    ScheduleEditor* m_scheduleEditor;
+    PassPipelinePanel* m_passPanel;
+    QDockWidget* m_passDock = nullptr;
+    JobRunner* m_codeJobs;
+    widgets::RooflinePlot* m_roofline;
+    JobRunner* m_peakJobs;
+    JobRunner* m_exportJobs;
+    QUndoStack* m_undo;
+    QLineEdit* m_search;
+    QMenu* m_recentMenu = nullptr;
+    QTabWidget* m_plotTabs = nullptr;
+    QDockWidget* m_scheduleDock = nullptr;
+    QMap<QString, std::vector<schedule::Step>> m_traces;  // per node name
+    QString m_selectAfterLayout;
+    std::unique_ptr<Session> m_pendingSession;  // applied once its model is loaded
+    QByteArray m_lastAutosave;  // node name to select once a relayout finishes
+    bool m_fillingProperties = false;
     widgets::PerfPlot* m_perfPlot;
     QTreeWidget* m_properties;
     QPlainTextEdit* m_messages;

@@ -2,6 +2,8 @@
 #include "app/studio/model_document.h"
 
 #include <QFileInfo>
+#include <QStringList>
+#include <algorithm>
 
 #include "engine/driver/driver.h"
 #include "engine/tir/printer.h"
@@ -13,6 +15,11 @@ ModelDocument::ModelDocument(QString path, graph::Graph graph)
 
 std::shared_ptr<ModelDocument> ModelDocument::load(const QString& path) {
     return std::make_shared<ModelDocument>(path, driver::load_model(path.toStdString()));
+}
+
+void ModelDocument::setGraph(std::shared_ptr<const graph::Graph> graph) {
+    m_graph = std::move(graph);
+    m_loopIrCache.clear();
 }
 
 QString ModelDocument::displayName() const { return QFileInfo(m_path).fileName(); }
@@ -30,6 +37,8 @@ widgets::GraphViewData ModelDocument::graphViewData() const {
                 tip << QString::fromStdString("-> " + g.values[v].name + ": " +
                                               g.values[v].type.str());
         node.toolTip = tip.join('\n');
+        if (!n.outputs.empty() && n.outputs[0] >= 0 && size_t(n.outputs[0]) < g.values.size())
+            node.shape = shapeText(g.values[n.outputs[0]].type.shape);
         data.nodes.append(node);
     }
     for (size_t i = 0; i < g.nodes.size(); ++i)
@@ -62,6 +71,53 @@ QString ModelDocument::loopIr(int node) const {
     return text;
 }
 
+QString shapeText(const std::vector<int64_t>& shape) {
+    if (shape.empty()) return "scalar";
+    QStringList dims;
+    for (int64_t d : shape) dims << QString::number(d);
+    return dims.join(QChar(0x00d7));
+}
+
+bool attrFromString(const QString& text, const graph::AttrValue& like, graph::AttrValue* out) {
+    const QString t = text.trimmed();
+    bool ok = true;
+    if (std::holds_alternative<int64_t>(like)) {
+        const qlonglong v = t.toLongLong(&ok);
+        if (ok) *out = int64_t(v);
+        return ok;
+    }
+    if (std::holds_alternative<double>(like)) {
+        const double v = t.toDouble(&ok);
+        if (ok) *out = v;
+        return ok;
+    }
+    if (std::holds_alternative<std::string>(like)) {
+        QString s = t;
+        if (s.size() >= 2 && s.startsWith('"') && s.endsWith('"')) s = s.mid(1, s.size() - 2);
+        *out = s.toStdString();
+        return true;
+    }
+    QString inner = t;
+    if (inner.startsWith('[') && inner.endsWith(']')) inner = inner.mid(1, inner.size() - 2);
+    const QStringList parts = inner.split(',', Qt::SkipEmptyParts);
+    if (std::holds_alternative<std::vector<int64_t>>(like)) {
+        std::vector<int64_t> v;
+        for (const QString& p : parts) {
+            v.push_back(p.trimmed().toLongLong(&ok));
+            if (!ok) return false;
+        }
+        *out = v;
+        return true;
+    }
+    std::vector<double> v;
+    for (const QString& p : parts) {
+        v.push_back(p.trimmed().toDouble(&ok));
+        if (!ok) return false;
+    }
+    *out = v;
+    return true;
+}
+
 QString attrToString(const graph::AttrValue& value) {
     auto join = [](const auto& list) {
         QStringList parts;
@@ -84,8 +140,26 @@ QVector<PropertyRow> ModelDocument::properties(int node) const {
         if (v < 0 || size_t(v) >= g.values.size()) return PropertyRow{"?", "missing value", {}};
         const graph::Value& value = g.values[v];
         QString type = QString::fromStdString(value.type.str());
-        if (value.is_constant()) type += "  (constant)";
-        return PropertyRow{"%" + QString::fromStdString(value.name), type, {}};
+        PropertyRow row{"%" + QString::fromStdString(value.name), type, {}};
+        if (value.is_constant()) {
+            row.value += "  (weight)";
+            row.children.append({"shape", shapeText(value.type.shape), {}});
+            if (value.type.dtype == graph::DType::Float32 && value.type.num_elements() > 0) {
+                const float* data = value.constant->as<float>();
+                const int64_t n = value.type.num_elements();
+                double lo = data[0], hi = data[0], sum = 0;
+                for (int64_t i = 0; i < n; ++i) {
+                    lo = std::min(lo, double(data[i]));
+                    hi = std::max(hi, double(data[i]));
+                    sum += data[i];
+                }
+                row.children.append({"min", QString::number(lo, 'g', 5), {}});
+                row.children.append({"max", QString::number(hi, 'g', 5), {}});
+                row.children.append({"mean", QString::number(sum / double(n), 'g', 5), {}});
+            }
+            row.children.append({"bytes", QString::number(value.type.num_bytes()), {}});
+        }
+        return row;
     };
     QVector<PropertyRow> rows;
     rows.append({"op", QString::fromStdString(n.op), {}});

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "engine/graph/graph.h"
+#include "engine/graph/graph_edit.h"
 #include "widgets/graph_view.h"
 
 namespace tessera::studio {
@@ -22,8 +23,9 @@ struct PropertyRow {
 
 class ModelDocument {
 public:
-    /// Takes a loaded graph. The graph is never mutated afterwards, so the
-    /// document can be built on a worker thread and handed to the UI thread.
+    /// Takes a loaded graph. A graph snapshot is never mutated: edits replace
+    /// it (setGraph), so the document can be built on a worker thread and
+    /// snapshots handed to jobs.
     ModelDocument(QString path, graph::Graph graph);
 
     /// Loads a model with driver::load_model (throws UserError on bad input).
@@ -35,6 +37,11 @@ public:
     /// A shared, immutable snapshot for background jobs.
     std::shared_ptr<const graph::Graph> snapshot() const { return m_graph; }
     int nodeCount() const { return int(m_graph->nodes.size()); }
+    /// Replaces the graph (after an edit or undo); clears derived caches.
+    void setGraph(std::shared_ptr<const graph::Graph> graph);
+    /// The graph edits applied since loading, oldest first (for sessions).
+    const std::vector<graph::GraphEdit>& edits() const { return m_edits; }
+    std::vector<graph::GraphEdit>& edits() { return m_edits; }
 
     /// Nodes and producer→consumer edges for the GraphView.
     widgets::GraphViewData graphViewData() const;
@@ -52,10 +59,16 @@ public:
 private:
     QString m_path;
     std::shared_ptr<const graph::Graph> m_graph;
+    std::vector<graph::GraphEdit> m_edits;
     mutable QMap<int, QString> m_loopIrCache;  // used on the UI thread only
 };
 
 /// "[1, 2]" / "3" / "1.5" / "\"text\"" for a graph attribute.
 QString attrToString(const graph::AttrValue& value);
+/// Parses `text` as a value of the same kind as `like` (an int, a float, a
+/// quoted or bare string, or a [list]); false when it does not parse.
+bool attrFromString(const QString& text, const graph::AttrValue& like, graph::AttrValue* out);
+/// "1×8×32×32" for a shape ("scalar" for rank 0).
+QString shapeText(const std::vector<int64_t>& shape);
 
 }  // namespace tessera::studio

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
@@ -18,6 +19,33 @@ void checkCancelled(const JobContext& context) {
 int repeatFor(double oneRunMs, double budgetMs, int lo, int hi) {
     if (!(oneRunMs > 0)) return hi;
     return std::clamp(int(std::lround(budgetMs / oneRunMs)), lo, hi);
+}
+
+// Bytes a fused kernel moves: its inputs produced outside it, and its outputs
+// that something outside it (or the graph output) reads.
+double kernelBytes(const graph::Graph& g, const std::vector<int>& nodes) {
+    std::set<int> inside(nodes.begin(), nodes.end()), counted;
+    double bytes = 0;
+    auto count = [&](int v) {
+        if (v >= 0 && size_t(v) < g.values.size() && counted.insert(v).second)
+            bytes += double(g.values[size_t(v)].type.num_bytes());
+    };
+    for (int n : nodes) {
+        if (n < 0 || size_t(n) >= g.nodes.size()) continue;
+        for (int v : g.nodes[size_t(n)].inputs)
+            if (!inside.count(g.values[size_t(v)].producer)) count(v);
+    }
+    for (int n : nodes) {
+        if (n < 0 || size_t(n) >= g.nodes.size()) continue;
+        for (int v : g.nodes[size_t(n)].outputs) {
+            bool usedOutside = std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
+            for (size_t m = 0; m < g.nodes.size() && !usedOutside; ++m)
+                if (!inside.count(int(m)))
+                    for (int in : g.nodes[m].inputs) usedOutside |= in == v;
+            if (usedOutside) count(v);
+        }
+    }
+    return bytes;
 }
 
 }  // namespace
@@ -63,6 +91,7 @@ RunResult runAndProfile(const graph::Graph& graph, const JobContext& context) {
             if (!name.empty()) t.label = QString::fromStdString(name);
         }
         for (int n : k.nodes) t.nodes.append(n);
+        t.bytes = kernelBytes(compiled->graph, k.nodes);
         t.ms = k.seconds * 1e3;
         t.flops = k.flops;
         result.kernels.append(t);

@@ -16,6 +16,7 @@ struct KernelTime {
     QVector<int> nodes;
     double ms = 0;  // median per run
     double flops = 0;
+    double bytes = 0;  // bytes the kernel reads and writes (inputs from outside it, outputs)
 };
 
 struct RunResult {

@@ -5,10 +5,14 @@
 #include <chrono>
 #include <set>
 
+#include "engine/autotune/tuner.h"
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_importer.h"
+#include "engine/passes/fuse_ops.h"
 #include "engine/tir/interpreter.h"
+#include "engine/topi/lower_group.h"
+#include "engine/topi/schedule_cpu.h"
 #include "engine/topi/topi.h"
 
 namespace tessera::driver {
@@ -39,12 +43,51 @@ void check_inputs(const graph::Graph& g, const std::vector<NDArray>& inputs) {
 
 }  // namespace
 
-graph::Graph load_model(const std::string& path) { return frontend::import_onnx_file(path); }
 
 tir::PrimFunc lower_op(const graph::Graph& g, int node) {
     TS_USER_CHECK(node >= 0 && node < int(g.nodes.size()))
         << "node index " << node << " out of range; the graph has " << g.nodes.size() << " nodes";
     return topi::lower_node(g, node);
+}
+
+graph::Graph optimize(const graph::Graph& g, const BuildOptions& options,
+                      std::vector<passes::PassRecord>* records) {
+    TS_USER_CHECK(options.opt_level >= 0 && options.opt_level <= 3)
+        << "opt level must be 0..3, got " << options.opt_level;
+    passes::PassManager pm(options.opt_level);
+    pm.set_pipeline(passes::resolve_pipeline(options.passes, options.opt_level));
+    if (options.print_after) pm.set_print_after(options.print_after);
+    // Large constant subgraphs (weight transforms) are JIT-compiled; small ones interpreted.
+    pm.set_evaluator([](const graph::Graph& gr, int node, const std::vector<NDArray>& inputs) {
+        const graph::Node& nd = gr.nodes[size_t(node)];
+        std::vector<NDArray> outs;
+        int64_t elements = 0;
+        for (int v : nd.outputs) {
+            outs.push_back(NDArray::empty(gr.values[size_t(v)].type));
+            elements += outs.back().num_elements();
+        }
+        std::vector<void*> args;
+        for (const NDArray& a : inputs) args.push_back(a.raw());
+        for (const NDArray& a : outs) args.push_back(a.raw());
+        tir::PrimFunc f = topi::lower_node(gr, node);
+        if (elements < 4096) {
+            tir::interpret(f, args);
+        } else {
+            std::shared_ptr<codegen::JitModule> jit = codegen::jit_compile({f}, {});
+            jit->lookup(f->name)(args.data());
+        }
+        return outs;
+    });
+    graph::Graph out = pm.run(g);
+    if (records) *records = pm.records();
+    return out;
+}
+
+std::vector<tir::PrimFunc> lower_fused(const graph::Graph& g) {
+    std::vector<tir::PrimFunc> funcs;
+    for (const auto& group : passes::fused_groups(g))
+        funcs.push_back(topi::lower_group(g, group).func);
+    return funcs;
 }
 
 std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs) {
@@ -67,15 +110,44 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         << "opt level must be 0..3, got " << options.opt_level;
     auto t0 = std::chrono::steady_clock::now();
     auto model = std::make_shared<CompiledModel>();
-    model->graph = g;
-    const int n = int(g.nodes.size());
-    const int total = n + 1;  // lowering of every node, then one JIT compile
+    model->graph = optimize(g, options, &model->pass_records);
+    const graph::Graph& og = model->graph;
+    const std::vector<std::vector<int>> groups = passes::fused_groups(og);
+    const int n = int(groups.size());
+    const int total = n + 1;  // lowering of every fused group, then one JIT compile
 
+    std::unique_ptr<autotune::Database> records;
+    if (!options.records.empty())
+        records = std::make_unique<autotune::Database>(options.records, /*read_only=*/true);
     std::vector<runtime::KernelCall> calls;
     std::set<std::string> names;
+    std::vector<bool> computed(og.values.size(), false);
+    for (int v : og.inputs) computed[size_t(v)] = true;
+    for (size_t v = 0; v < og.values.size(); ++v)
+        if (og.values[v].is_constant()) computed[v] = true;
     for (int i = 0; i < n; ++i) {
-        const graph::Node& node = g.nodes[size_t(i)];
-        tir::PrimFunc f = topi::lower_node(g, i);
+        const std::vector<int>& group = groups[size_t(i)];
+        topi::LoweredGroup lg = topi::lower_group(og, group);
+        for (int v : lg.inputs)
+            TS_USER_CHECK(computed[size_t(v)])
+                << "fused group of node '" << og.nodes[size_t(group.back())].name << "' reads '"
+                << og.values[size_t(v)].name << "' before it is computed (bad fuse_group attributes)";
+        for (int v : lg.outputs) computed[size_t(v)] = true;
+        tir::PrimFunc f = lg.func;
+        bool tuned = false;
+        if (records) f = autotune::apply_best(lg.func, *records, options.target, &tuned);
+        if (options.default_schedules && !tuned) {
+            // The group's anchor (its matmul/conv, else its last node) picks the rule.
+            int anchor = group.back();
+            for (int nd : group) {
+                topi::CpuOpClass c = topi::cpu_op_class(og.nodes[size_t(nd)]);
+                if (c == topi::CpuOpClass::Matmul || c == topi::CpuOpClass::Conv2d) anchor = nd;
+            }
+            topi::CpuScheduleOptions cpu;
+            cpu.threads = options.threads;
+            cpu.vector_lanes = codegen::host_vector_lanes();
+            f = topi::schedule_cpu_default(f, og.nodes[size_t(anchor)], cpu);
+        }
         // Kernel symbols must be unique within one JIT module.
         std::string name = f->name;
         for (int k = 1; names.count(name); ++k) name = f->name + "_" + std::to_string(k);
@@ -85,13 +157,12 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
 
         runtime::KernelCall c;
         c.kernel = name;
-        c.args = node.inputs;
-        c.args.insert(c.args.end(), node.outputs.begin(), node.outputs.end());
+        c.args = lg.args;
         TS_CHECK(c.args.size() == f->params.size())
-            << "kernel '" << name << "' has " << f->params.size() << " params but node '"
-            << node.name << "' has " << c.args.size() << " inputs and outputs";
-        c.nodes = {i};
-        c.flops = graph::node_flops(g, node);
+            << "kernel '" << name << "' has " << f->params.size() << " params but its group has "
+            << c.args.size() << " inputs and outputs";
+        c.nodes = group;
+        for (int node : group) c.flops += graph::node_flops(og, og.nodes[size_t(node)]);
         model->total_flops += c.flops;
         calls.push_back(std::move(c));
         if (progress) progress(i + 1, total);
@@ -99,19 +170,20 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
 
     codegen::LlvmOptions llvm_options;
     llvm_options.opt_level = options.opt_level;
+    llvm_options.threads = options.threads;
     std::shared_ptr<codegen::JitModule> jit = codegen::jit_compile(model->kernels, llvm_options);
     for (auto& c : calls) c.fn = jit->lookup(c.kernel);
 
     std::vector<graph::TensorType> types;
     std::vector<NDArray> constants;
-    types.reserve(g.values.size());
-    constants.reserve(g.values.size());
-    for (const graph::Value& v : g.values) {
+    types.reserve(og.values.size());
+    constants.reserve(og.values.size());
+    for (const graph::Value& v : og.values) {
         types.push_back(v.type);
         constants.push_back(v.is_constant() ? constant_array(v) : NDArray());
     }
     model->executor = std::make_shared<runtime::GraphExecutor>(
-        std::move(types), std::move(constants), g.inputs, g.outputs, std::move(calls), jit);
+        std::move(types), std::move(constants), og.inputs, og.outputs, std::move(calls), jit);
     model->compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (progress) progress(total, total);

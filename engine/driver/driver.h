@@ -3,10 +3,12 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "engine/graph/graph.h"
+#include "engine/passes/pass_manager.h"
 #include "engine/runtime/graph_executor.h"
 #include "engine/tir/stmt.h"
 
@@ -14,6 +16,11 @@ namespace tessera::driver {
 
 /// Loads an ONNX model (UserError on bad input; names the file).
 graph::Graph load_model(const std::string& path);
+
+/// Loads an ONNX model with static shapes for some inputs (NAME -> dims),
+/// fixing symbolic dims like tvmc's --input-shapes. (engine/driver/load_model.cpp)
+graph::Graph load_model(const std::string& path,
+                        const std::map<std::string, std::vector<int64_t>>& input_shapes);
 
 /// Loads a model given the TensorProto files of its inputs (ONNX test data).
 /// When the plain import fails because a shape operand is a graph input
@@ -29,11 +36,35 @@ std::vector<std::string> test_data_files(const std::string& dir, const std::stri
 struct BuildOptions {
     std::string target = "llvm";
     int opt_level = 2;
+    /// Apply the rule-based default CPU schedules (topi/schedule_cpu.h).
+    bool default_schedules = true;
+    /// Tuning database (autotune/database.h, JSON lines): a fused group whose
+    /// workload has a record gets the best record's trace instead of the
+    /// default schedule. Empty = none.
+    std::string records;
+    /// Threads the kernels are compiled for: 1 = no parallel loops, 0 = the
+    /// parallel runtime's default.
+    int threads = 0;
+    /// Graph pass list (passes::resolve_pipeline): empty = the opt level's
+    /// default pipeline; plain names = exactly these; "+name"/"-name" edit it.
+    std::vector<std::string> passes;
+    /// Called after each graph pass with its name and result (--print-after-all).
+    std::function<void(const std::string&, const graph::Graph&)> print_after;
 };
+
+/// Runs the graph passes that `options` select (see BuildOptions::passes);
+/// constant folding evaluates large nodes with the JIT. `records` receives
+/// the per-pass timings when not null.
+graph::Graph optimize(const graph::Graph& g, const BuildOptions& options = {},
+                      std::vector<passes::PassRecord>* records = nullptr);
+
+/// One PrimFunc per fused group of `g` (passes::fused_groups), default schedule.
+std::vector<tir::PrimFunc> lower_fused(const graph::Graph& g);
 
 /// A graph compiled into kernels plus an executor.
 struct CompiledModel {
-    graph::Graph graph;
+    graph::Graph graph;  // after the graph passes; KernelCall indices refer to it
+    std::vector<passes::PassRecord> pass_records;
     std::vector<tir::PrimFunc> kernels;  // one per KernelCall, same order
     std::shared_ptr<runtime::GraphExecutor> executor;
     double compile_seconds = 0;
@@ -42,7 +73,8 @@ struct CompiledModel {
     std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
 };
 
-/// Lowers every node and JIT-compiles it. `progress(done, total)` may be null.
+/// Optimizes the graph (optimize()), lowers each fused group into one kernel
+/// and JIT-compiles them. `progress(done, total)` may be null.
 std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& options = {},
                                      const std::function<void(int, int)>& progress = nullptr);
 

@@ -327,6 +327,10 @@ double node_flops(const Graph& g, const Node& n) {
         if (n.inputs.size() > 2) flops += out_elems;  // bias
         return flops;
     }
+    if (op == "nn.conv2d_NCHWc" && n.inputs.size() >= 2 && type_of(n.inputs[1]).shape.size() == 6) {
+        const auto& w = type_of(n.inputs[1]).shape;  // (OCo, ICo, KH, KW, ib, ob), padded channels
+        return 2.0 * out_elems * double(w[1] * w[2] * w[3] * w[4]) + (n.inputs.size() > 2 ? out_elems : 0);
+    }
     if (op == "nn.matmul") {
         if (n.inputs.size() < 2) return 0;
         const auto& a = type_of(n.inputs[0]).shape;

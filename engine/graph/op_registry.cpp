@@ -45,6 +45,11 @@ Registry& registry() {
         std::vector<OpDef> table;
         detail::add_nn_ops(table);
         detail::add_tensor_ops(table);
+        detail::add_math_ops(table);
+        detail::add_reduce_ops(table);
+        detail::add_transform_ops(table);
+        detail::add_nn_extra_ops(table);
+        detail::add_layout_ops(table);
         for (OpDef& d : table) {
             std::string name = d.name;
             reg->ops[name] = std::make_unique<OpDef>(std::move(d));

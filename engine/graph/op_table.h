@@ -13,6 +13,18 @@ namespace tessera::graph::detail {
 void add_nn_ops(std::vector<OpDef>& table);
 /// add, subtract, multiply, divide, reshape.
 void add_tensor_ops(std::vector<OpDef>& table);
+/// Unary math and activations, binary arithmetic/comparison/logic, where, cast.
+void add_math_ops(std::vector<OpDef>& table);
+/// reduce_*, argmax/argmin, cumsum, topk, log_softmax, batch/layer/instance norm.
+void add_reduce_ops(std::vector<OpDef>& table);
+/// transpose, concatenate, strided_slice, take, gather_elements, broadcast_to, tile, pad, resize.
+void add_transform_ops(std::vector<OpDef>& table);
+/// avg_pool2d, global_max_pool2d, conv2d_transpose.
+void add_nn_extra_ops(std::vector<OpDef>& table);
+/// layout_transform, nn.conv2d_NCHWc (blocked layout for CPU conv; ops_layout.cpp).
+void add_layout_ops(std::vector<OpDef>& table);
+/// The dtype named by dtype_name() ("float32", ...); UserError naming the node otherwise.
+DType dtype_from_name(const Node& n, const std::string& name);
 
 /// "node 'NAME' (OP)" for error messages.
 std::string where(const Node& n);

@@ -72,6 +72,14 @@ NDArray NDArray::from_bytes(const TensorType& type, const void* bytes, size_t si
     return a;
 }
 
+NDArray NDArray::view(const TensorType& type, std::shared_ptr<void> owner, size_t offset) {
+    TS_CHECK(owner != nullptr) << "NDArray::view of no memory";
+    NDArray a;
+    a.m_type = type;
+    a.m_data = std::shared_ptr<void>(owner, static_cast<char*>(owner.get()) + offset);
+    return a;
+}
+
 NDArray NDArray::copy() const {
     if (!defined()) return {};
     return from_bytes(m_type, raw(), num_bytes());

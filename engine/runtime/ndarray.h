@@ -17,6 +17,9 @@ public:
     static NDArray empty(const TensorType& type);
     /// Copies `bytes` (must be type.num_bytes() long).
     static NDArray from_bytes(const TensorType& type, const void* bytes, size_t size);
+    /// A view of `type` at `offset` bytes into memory owned by `owner` (kept
+    /// alive by the view); no copy, no zero fill.
+    static NDArray view(const TensorType& type, std::shared_ptr<void> owner, size_t offset);
 
     bool defined() const { return m_data != nullptr; }
     const TensorType& type() const { return m_type; }

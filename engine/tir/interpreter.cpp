@@ -347,6 +347,9 @@ private:
             }
             case NodeType::Evaluate: {
                 const Evaluate* op = s.as<Evaluate>();
+                // A storage barrier: threads run one after another here.
+                if (const Call* c = op->value.as<Call>(); c && c->op == "tir.tvm_storage_sync")
+                    return;
                 for (int l = 0; l < op->value.dtype().lanes; ++l) eval(op->value, l);
                 return;
             }

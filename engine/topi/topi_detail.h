@@ -47,6 +47,8 @@ std::vector<int64_t> attr_ints_sized(const graph::Node& n, const std::string& ke
 std::vector<int64_t> attr_padding(const graph::Node& n);
 
 Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors conv2d_nchwc(const graph::Node& n, const Tensors& in, const Types& out);  // topi_conv_nchwc.cpp
+Tensors layout_transform(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors matmul(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors gemm(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors binary(const graph::Node& n, const Tensors& in, const Types& out);
@@ -55,5 +57,36 @@ Tensors max_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors global_avg_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors reshape(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors softmax(const graph::Node& n, const Tensors& in, const Types& out);
+
+// topi_unary.cpp / topi_elemwise.cpp
+bool is_unary_op(const std::string& op);
+bool is_binary_op(const std::string& op);
+Tensors unary(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors where_op(const graph::Node& n, const Tensors& in, const Types& out);
+// topi_reduce.cpp
+Tensors reduce(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors arg_reduce(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors cumsum(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors topk(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors log_softmax(const graph::Node& n, const Tensors& in, const Types& out);
+// topi_norm.cpp
+Tensors batch_norm(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors instance_norm(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors layer_norm(const graph::Node& n, const Tensors& in, const Types& out);
+// topi_transform.cpp
+Tensors transpose(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors concatenate(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors strided_slice(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors take(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors gather_elements(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors broadcast_to(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors tile(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors pad(const graph::Node& n, const Tensors& in, const Types& out);
+// topi_pool_extra.cpp
+Tensors avg_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors global_max_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors conv2d_transpose(const graph::Node& n, const Tensors& in, const Types& out);
+// topi_resize.cpp
+Tensors resize(const graph::Node& n, const Tensors& in, const Types& out);
 
 }  // namespace tessera::topi::detail

@@ -26,6 +26,29 @@ const std::map<std::string, ComputeFn>& table() {
         {"nn.global_avg_pool2d", detail::global_avg_pool2d},
         {"reshape", detail::reshape},
         {"nn.softmax", detail::softmax},
+        {"where", detail::where_op},
+        {"argmax", detail::arg_reduce},
+        {"argmin", detail::arg_reduce},
+        {"cumsum", detail::cumsum},
+        {"topk", detail::topk},
+        {"nn.log_softmax", detail::log_softmax},
+        {"nn.batch_norm", detail::batch_norm},
+        {"nn.instance_norm", detail::instance_norm},
+        {"nn.layer_norm", detail::layer_norm},
+        {"transpose", detail::transpose},
+        {"concatenate", detail::concatenate},
+        {"strided_slice", detail::strided_slice},
+        {"take", detail::take},
+        {"gather_elements", detail::gather_elements},
+        {"broadcast_to", detail::broadcast_to},
+        {"tile", detail::tile},
+        {"nn.pad", detail::pad},
+        {"nn.avg_pool2d", detail::avg_pool2d},
+        {"nn.global_max_pool2d", detail::global_max_pool2d},
+        {"nn.conv2d_transpose", detail::conv2d_transpose},
+        {"image.resize", detail::resize},
+        {"nn.conv2d_NCHWc", detail::conv2d_nchwc},
+        {"layout_transform", detail::layout_transform},
     };
     return t;
 }
@@ -40,18 +63,31 @@ std::string sanitize(const std::string& s) {
 
 std::string base_name(const graph::Node& n) { return sanitize(n.name.empty() ? n.op : n.name); }
 
+// Families whose ops share one compute function.
+ComputeFn family(const std::string& op) {
+    if (detail::is_unary_op(op)) return detail::unary;
+    if (detail::is_binary_op(op)) return detail::binary;
+    if (op.rfind("reduce_", 0) == 0) return detail::reduce;
+    return nullptr;
+}
+
+ComputeFn find_compute(const std::string& op) {
+    auto it = table().find(op);
+    return it != table().end() ? it->second : family(op);
+}
+
 }  // namespace
 
-bool has_compute(const std::string& op) { return table().count(op) != 0; }
+bool has_compute(const std::string& op) { return find_compute(op) != nullptr; }
 
 std::vector<te::Tensor> compute_node(const graph::Node& n, const std::vector<te::Tensor>& inputs,
                                      const std::vector<graph::TensorType>& output_types) {
-    auto it = table().find(n.op);
-    TS_USER_CHECK(it != table().end())
+    ComputeFn fn = find_compute(n.op);
+    TS_USER_CHECK(fn != nullptr)
         << detail::where(n) << ": op '" << n.op << "' has no compute definition";
     for (const te::Tensor& t : inputs)
         TS_USER_CHECK(t.defined()) << detail::where(n) << ": an input tensor is undefined";
-    std::vector<te::Tensor> outs = it->second(n, inputs, output_types);
+    std::vector<te::Tensor> outs = fn(n, inputs, output_types);
     TS_CHECK(outs.size() == output_types.size()) << detail::where(n) << ": output count";
     for (size_t i = 0; i < outs.size(); ++i) {
         TS_CHECK(outs[i]->shape == output_types[i].shape)

@@ -22,6 +22,10 @@ public:
     /// `cpu`/`features` become each function's target attributes.
     CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& mod, std::string cpu = "",
                 std::string features = "");
+    /// OpenMP team size of parallel loops (0 = the runtime's default).
+    void set_threads(int threads) { m_threads = threads; }
+    /// Polynomial exp/tanh/erf in vector code (see LlvmOptions::fast_math).
+    void set_fast_math(bool on) { m_fast_math = on; }
     /// Adds `f`, which must already be lowered (lower_blocks, flatten_buffers).
     void add_function(const tir::PrimFunc& f);
 
@@ -47,11 +51,30 @@ private:
     llvm::Value* floor_div_mod(llvm::Value* a, llvm::Value* b, tir::DataType t, bool want_mod);
     llvm::Value* splat_if_needed(llvm::Value* v, int lanes);
     llvm::Value* const_of(tir::DataType t, double v);
+    /// True when exp/tanh/erf of type t get the polynomial versions.
+    bool use_fast_math(tir::DataType t) const;
+
+    // Fast vector math (codegen_llvm_fastmath.cpp): float32, any lane count.
+    llvm::Value* fast_exp(llvm::Value* x);
+    llvm::Value* fast_tanh(llvm::Value* x);
+    llvm::Value* fast_erf(llvm::Value* x);
+    llvm::Value* fconst(llvm::Value* like, double v);
+    llvm::Value* fma(llvm::Value* a, llvm::Value* b, llvm::Value* c);
 
     // Statements (codegen_llvm_stmt.cpp).
     void emit(const tir::Stmt& s);
     void emit_store(const tir::BufferStore* op);
     void emit_for(const tir::For* op);
+    /// A loop from `begin` to `end` (values of the loop variable's type).
+    void emit_serial_loop(const tir::For* op, llvm::Value* begin, llvm::Value* end);
+    /// The body once per iteration, the loop variable bound to constants.
+    void emit_unrolled(const tir::For* op, int64_t min, int64_t extent);
+    /// Parallel loop: outlined into a worker run by GOMP_parallel
+    /// (codegen_llvm_parallel.cpp).
+    void emit_parallel_for(const tir::For* op);
+    /// A Vectorized loop with a constant extent as vector instructions
+    /// (codegen_llvm_vectorize.cpp); false when the body is not supported.
+    bool emit_vectorized(const tir::For* op);
     void emit_if(const tir::IfThenElse* op);
     void emit_allocate(const tir::Allocate* op);
     /// Address of one element (*lanes = 1), of the first of a contiguous
@@ -69,6 +92,11 @@ private:
     llvm::IRBuilder<> m_b;
     llvm::Function* m_func = nullptr;  // the body function being emitted
     std::string m_cpu, m_features;
+    int m_threads = 0;
+    bool m_fast_math = true;
+    int m_parallel_depth = 0;    // > 0 inside an outlined parallel region
+    int m_vectorized_depth = 0;  // > 0 inside a Vectorized loop
+    int m_outlined = 0;          // counter for unique worker names
     // Bindings of each variable, innermost last (a variable may be re-bound).
     std::map<const tir::Variable*, std::vector<llvm::Value*>> m_vars;
     std::map<const tir::BufferNode*, BufferInfo> m_buffers;

@@ -152,6 +152,14 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
         return m_b.CreateUnaryIntrinsic(id, args[0]);
     };
     const std::string& n = op->op;
+    if (use_fast_math(t) && args.size() == 1) {
+        if (n == "exp") return fast_exp(args[0]);
+        if (n == "tanh") return fast_tanh(args[0]);
+        if (n == "erf") return fast_erf(args[0]);
+        if (n == "sigmoid")
+            return m_b.CreateFDiv(const_of(t, 1.0),
+                                  m_b.CreateFAdd(const_of(t, 1.0), fast_exp(m_b.CreateFNeg(args[0]))));
+    }
     if (n == "exp") return unary(llvm::Intrinsic::exp);
     if (n == "log") return unary(llvm::Intrinsic::log);
     if (n == "sqrt") return unary(llvm::Intrinsic::sqrt);

@@ -14,6 +14,8 @@ namespace {
 // Allocations up to this size with a constant shape live on the stack.
 constexpr int64_t kMaxStackBytes = 32 * 1024;
 constexpr uint64_t kAllocAlign = 64;
+// Unrolled loops with at most this many iterations are unrolled by codegen.
+constexpr int64_t kMaxUnroll = 64;
 
 // Constant element count of a buffer, or -1 when a dimension is symbolic.
 int64_t const_elements(const Buffer& b) {
@@ -45,6 +47,12 @@ void CodeGenLLVM::unbind_var(const Var& v) {
 void CodeGenLLVM::set_target_attributes(llvm::Function* fn) const {
     if (!m_cpu.empty()) fn->addFnAttr("target-cpu", m_cpu);
     if (!m_features.empty()) fn->addFnAttr("target-features", m_features);
+    // Use whole 512-bit registers where the CPU has them (LLVM otherwise
+    // splits wide vectors into 256-bit halves on many AVX-512 parts).
+    if (m_features.find("+avx512f") != std::string::npos) {
+        fn->addFnAttr("prefer-vector-width", "512");
+        fn->addFnAttr("min-legal-vector-width", "512");
+    }
     fn->setDoesNotThrow();
 }
 
@@ -178,10 +186,37 @@ void CodeGenLLVM::emit_store(const BufferStore* op) {
 }
 
 void CodeGenLLVM::emit_for(const For* op) {
+    const int64_t* cmin = as_const_int(op->min);
+    const int64_t* cext = as_const_int(op->extent);
+    if (op->kind == ForKind::Parallel && m_parallel_depth == 0) return emit_parallel_for(op);
+    // Explicit unroll: constant trip counts up to kMaxUnroll (or any constant
+    // count when the loop asks for it with pragma_unroll_explicit).
+    bool explicit_pragma = op->annotations.count("pragma_unroll_explicit") &&
+                           op->annotations.at("pragma_unroll_explicit") != "0";
+    if (op->kind == ForKind::Unrolled && cmin && cext &&
+        (*cext <= kMaxUnroll || (explicit_pragma && *cext <= 4 * kMaxUnroll)))
+        return emit_unrolled(op, *cmin, *cext);
+    if (op->kind == ForKind::Vectorized && emit_vectorized(op)) return;
     const DataType vt = op->loop_var.dtype();
     llvm::Value* mn = emit_cast(op->min.dtype(), vt, emit(op->min));
     llvm::Value* ext = emit_cast(op->extent.dtype(), vt, emit(op->extent));
     llvm::Value* end = m_b.CreateAdd(mn, ext, "", false, true);
+    if (op->kind == ForKind::Vectorized) ++m_vectorized_depth;
+    emit_serial_loop(op, mn, end);
+    if (op->kind == ForKind::Vectorized) --m_vectorized_depth;
+}
+
+void CodeGenLLVM::emit_unrolled(const For* op, int64_t min, int64_t extent) {
+    llvm::Type* ty = llvm_type(op->loop_var.dtype());
+    for (int64_t i = 0; i < extent; ++i) {
+        bind_var(op->loop_var, llvm::ConstantInt::get(ty, uint64_t(min + i), true));
+        emit(op->body);
+        unbind_var(op->loop_var);
+    }
+}
+
+void CodeGenLLVM::emit_serial_loop(const For* op, llvm::Value* mn, llvm::Value* end) {
+    const DataType vt = op->loop_var.dtype();
     llvm::BasicBlock* pre = m_b.GetInsertBlock();
     const std::string& name = op->loop_var.name();
     auto* header = llvm::BasicBlock::Create(m_ctx, name + ".header", m_func);
@@ -204,8 +239,10 @@ void CodeGenLLVM::emit_for(const For* op) {
 
     // Loop hints: these loops promise independent iterations.
     std::vector<llvm::Metadata*> hints;
-    if (op->kind == ForKind::Unrolled)
-        hints.push_back(llvm::MDNode::get(m_ctx, {llvm::MDString::get(m_ctx, "llvm.loop.unroll.full")}));
+    auto flag = [&](const char* key) {
+        hints.push_back(llvm::MDNode::get(m_ctx, {llvm::MDString::get(m_ctx, key)}));
+    };
+    if (op->kind == ForKind::Unrolled) flag("llvm.loop.unroll.full");
     if (op->kind == ForKind::Vectorized) {
         llvm::Metadata* on = llvm::ConstantAsMetadata::get(m_b.getTrue());
         hints.push_back(llvm::MDNode::get(

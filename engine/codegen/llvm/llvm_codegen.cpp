@@ -2,6 +2,8 @@
 // IR text and assembly emission for the host CPU.
 #include "engine/codegen/llvm/llvm_codegen.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -13,6 +15,7 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -20,9 +23,7 @@
 
 #include "engine/codegen/llvm/codegen_llvm.h"
 #include "engine/core/error.h"
-#include "engine/tir/passes/flatten_buffers.h"
-#include "engine/tir/passes/lower_blocks.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/passes/pass_manager.h"
 
 namespace tessera::codegen {
 namespace {
@@ -33,6 +34,16 @@ void init_llvm() {
         llvm::InitializeNativeTarget();
         llvm::InitializeNativeTargetAsmPrinter();
         llvm::InitializeNativeTargetAsmParser();
+        // Parallel loops call GOMP_parallel: make an OpenMP runtime's symbols
+        // visible to the JIT's process-symbol lookup. RTLD_NODELETE pins the
+        // runtime for the life of the process: LLVM dlcloses its "permanent"
+        // libraries in a static destructor at exit, and unmapping the runtime
+        // under its still-running (spinning) pool threads crashed the process
+        // after main returned.
+        for (const char* lib : {"libgomp.so.1", "libomp.so.5", "libomp.so"}) {
+            if (!dlopen(lib, RTLD_LAZY | RTLD_GLOBAL | RTLD_NODELETE)) continue;
+            if (!llvm::sys::DynamicLibrary::LoadLibraryPermanently(lib)) break;
+        }
     });
 }
 
@@ -60,6 +71,14 @@ llvm::orc::JITTargetMachineBuilder host_machine(const LlvmOptions& options) {
     init_llvm();
     auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "LLVM host detection");
     jtmb.setCodeGenOptLevel(codegen_level(options.opt_level));
+    // a * b + c becomes one FMA (as C compilers contract by default).
+    jtmb.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Fast;
+    if (!options.cpu.empty()) {
+        jtmb.setCPU(options.cpu);
+        jtmb.getFeatures() = llvm::SubtargetFeatures();
+        if (!options.features.empty()) jtmb.getFeatures().addFeaturesVector(
+            llvm::SubtargetFeatures(options.features).getFeatures());
+    }
     return jtmb;
 }
 
@@ -103,9 +122,11 @@ BuiltModule build_module(const std::vector<tir::PrimFunc>& funcs, const LlvmOpti
     out.mod->setDataLayout(out.tm->createDataLayout());
     out.mod->setTargetTriple(out.tm->getTargetTriple().str());
     CodeGenLLVM cg(*out.ctx, *out.mod, jtmb.getCPU(), jtmb.getFeatures().getString());
+    cg.set_threads(options.threads);
+    cg.set_fast_math(options.fast_math);
     for (const tir::PrimFunc& f : funcs) {
         TS_CHECK(f.defined()) << "LLVM codegen: undefined PrimFunc";
-        tir::PrimFunc lowered = tir::simplify(tir::flatten_buffers(tir::lower_blocks(f)));
+        tir::PrimFunc lowered = tir::lower_for_codegen(f);
         cg.add_function(lowered);
     }
     std::string err;
@@ -172,6 +193,32 @@ std::string emit_assembly(const std::vector<tir::PrimFunc>& funcs, const LlvmOpt
         << "the host target cannot emit assembly";
     pm.run(*built.mod);
     return std::string(buffer.str());
+}
+
+std::string emit_object(const std::vector<tir::PrimFunc>& funcs, const LlvmOptions& options) {
+    llvm::orc::JITTargetMachineBuilder jtmb = host_machine(options);
+    jtmb.setRelocationModel(llvm::Reloc::PIC_);
+    BuiltModule built = build_module(funcs, options, jtmb);
+    llvm::SmallString<0> buffer;
+    llvm::raw_svector_ostream os(buffer);
+    llvm::legacy::PassManager pm;
+    TS_CHECK(!built.tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+        << "the target cannot emit object files";
+    pm.run(*built.mod);
+    return std::string(buffer.data(), buffer.size());
+}
+
+int host_vector_lanes() {
+    static const int lanes = [] {
+        llvm::orc::JITTargetMachineBuilder jtmb = host_machine({});
+        auto has = [&](const std::string& f) {
+            for (const std::string& x : jtmb.getFeatures().getFeatures())
+                if (x == "+" + f) return true;
+            return false;
+        };
+        return has("avx512f") ? 16 : has("avx") ? 8 : 4;
+    }();
+    return lanes;
 }
 
 std::string host_target_description() {

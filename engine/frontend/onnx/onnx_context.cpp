@@ -149,9 +149,28 @@ bool onnx_static_type(const onnx::TypeProto* t, graph::TensorType& out) {
 int NodeCtx::emit(const std::string& op, std::vector<int> inputs,
                   std::map<std::string, graph::AttrValue> attrs) {
     expect_outputs(1);
-    const std::string& out_name = node.output(0);
-    TS_USER_CHECK(!imp.values.count(out_name) && !imp.constants.count(out_name))
-        << where() << ": output '" << out_name << "' is defined twice";
+    std::vector<int> out = emit_outputs({0}, op, std::move(inputs), std::move(attrs));
+    return out[0] >= 0 ? out[0] : imp.value(node.output(0), where());
+}
+
+namespace {
+
+// Folding evaluates a node in the interpreter: keep it to shape-sized data.
+constexpr int64_t kMaxFoldElements = int64_t(1) << 16;
+
+}  // namespace
+
+std::vector<int> NodeCtx::emit_outputs(const std::vector<int>& onnx_outputs, const std::string& op,
+                                       std::vector<int> inputs,
+                                       std::map<std::string, graph::AttrValue> attrs) {
+    std::vector<std::string> names;
+    for (int o : onnx_outputs) {
+        std::string out_name = o < node.output_size() ? node.output(o) : "";
+        if (out_name.empty()) out_name = name + "__" + std::to_string(imp.internal_values++);
+        TS_USER_CHECK(!imp.values.count(out_name) && !imp.constants.count(out_name))
+            << where() << ": output '" << out_name << "' is defined twice";
+        names.push_back(out_name);
+    }
     graph::Node n;
     n.op = op;
     n.name = name;
@@ -163,22 +182,62 @@ int NodeCtx::emit(const std::string& op, std::vector<int> inputs,
     } catch (const UserError& e) {
         throw UserError(imp.origin + ": " + e.what());
     }
-    TS_CHECK(types.size() == 1) << "op " << op << " gives " << types.size() << " outputs";
-    auto t = imp.onnx_types.find(out_name);
-    graph::TensorType declared;
-    if (t != imp.onnx_types.end() && onnx_static_type(t->second, declared)) {
-        TS_USER_CHECK(declared == types[0])
-            << where() << ": ONNX declares output '" << out_name << "' as " << declared.str()
-            << " but Tessera's " << op << " rule gives " << types[0].str();
+    TS_CHECK(types.size() == names.size())
+        << "op " << op << " gives " << types.size() << " outputs, " << names.size() << " expected";
+    for (size_t i = 0; i < names.size(); ++i) {
+        auto t = imp.onnx_types.find(names[i]);
+        graph::TensorType declared;
+        if (t != imp.onnx_types.end() && onnx_static_type(t->second, declared)) {
+            TS_USER_CHECK(declared == types[i])
+                << where() << ": ONNX declares output '" << names[i] << "' as " << declared.str()
+                << " but Tessera's " << op << " rule gives " << types[i].str();
+        }
     }
-    graph::Value v;
-    v.name = out_name;
-    v.type = types[0];
-    int vi = imp.g.add_value(std::move(v));
-    n.outputs = {vi};
+    // Empty outputs need no kernel: they are (empty) constants.
+    bool all_empty = true;
+    for (const auto& t : types) all_empty = all_empty && t.num_elements() == 0;
+    if (all_empty) {
+        std::vector<int> out;
+        for (size_t i = 0; i < names.size(); ++i) {
+            imp.constants[names[i]] = {types[i], std::make_shared<graph::ConstantData>()};
+            out.push_back(imp.value(names[i], where()));
+        }
+        return out;
+    }
+    bool foldable = bool(imp.options.fold);
+    std::vector<graph::Value> in_values;
+    for (int v : n.inputs) {
+        in_values.push_back(imp.g.values[size_t(v)]);
+        foldable = foldable && in_values.back().is_constant();
+    }
+    for (const auto& t : types) foldable = foldable && t.num_elements() <= kMaxFoldElements;
+    if (foldable) {
+        std::vector<std::shared_ptr<const graph::ConstantData>> data =
+            imp.options.fold(n, in_values, types);
+        TS_CHECK(data.size() == types.size()) << "folding " << op << " gave " << data.size();
+        for (size_t i = 0; i < names.size(); ++i) imp.constants[names[i]] = {types[i], data[i]};
+        std::vector<int> out;
+        for (const auto& nm : names) out.push_back(imp.value(nm, where()));
+        return out;
+    }
+    std::vector<int> out;
+    for (size_t i = 0; i < names.size(); ++i) {
+        graph::Value v;
+        v.name = names[i];
+        v.type = types[i];
+        int vi = imp.g.add_value(std::move(v));
+        n.outputs.push_back(vi);
+        imp.values[names[i]] = vi;
+        out.push_back(vi);
+    }
     imp.g.add_node(std::move(n));
-    imp.values[out_name] = vi;
-    return vi;
+    return out;
+}
+
+int NodeCtx::emit_internal(const std::string& op, std::vector<int> inputs,
+                           std::map<std::string, graph::AttrValue> attrs) {
+    // An index past the node's outputs gets a generated name.
+    return emit_outputs({1 << 20}, op, std::move(inputs), std::move(attrs))[0];
 }
 
 void NodeCtx::define_constant(ConstTensor c) {
@@ -197,6 +256,10 @@ const ConverterTable& converters() {
         add_pool_converters(t);
         add_tensor_converters(t);
         add_constant_converters(t);
+        add_unary_converters(t);
+        add_transform_converters(t);
+        add_reduce_converters(t);
+        add_shape_converters(t);
         return t;
     }();
     return table;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/graph/graph.h"
 #include "onnx/onnx_pb.h"
 
@@ -24,7 +25,9 @@ graph::DType dtype_from_onnx(int elem_type, const std::string& what);
 /// The ONNX element type of one of our dtypes.
 int dtype_to_onnx(graph::DType t);
 /// Decodes a TensorProto (raw_data or typed fields); `what` names it in errors.
-ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what);
+/// With widen_half, float16 data becomes float32 (weights, Constant nodes).
+ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what,
+                          bool widen_half = false);
 /// Fills `out` with the tensor's dims, type and raw little-endian data.
 void encode_tensor(const graph::TensorType& type, const void* data, const std::string& name,
                    onnx::TensorProto* out);
@@ -32,7 +35,9 @@ void encode_tensor(const graph::TensorType& type, const void* data, const std::s
 /// Whole-model import state.
 struct Importer {
     std::string origin;  // file path or other source name for errors
-    int64_t opset = 0;   // default-domain opset
+    int64_t opset = 0;   // default-domain opset (after version conversion)
+    ImportOptions options;
+    int internal_values = 0;  // counter for generated value names
     graph::Graph g;
     std::map<std::string, int> values;                         // ONNX name -> graph value index
     std::map<std::string, ConstTensor> constants;              // ONNX name -> constant data
@@ -79,6 +84,21 @@ public:
     /// inferred type when there is one. Returns the output value index.
     int emit(const std::string& op, std::vector<int> inputs,
              std::map<std::string, graph::AttrValue> attrs = {});
+    /// Emits graph node `op` whose outputs are the ONNX outputs at
+    /// `onnx_outputs` (an index past the node's outputs or an empty name gets
+    /// a generated name). Nodes whose inputs are all constants are folded
+    /// into constants when ImportOptions::fold is set. Returns value indices
+    /// (or -1 for an output folded into a constant; see constant_input).
+    std::vector<int> emit_outputs(const std::vector<int>& onnx_outputs, const std::string& op,
+                                  std::vector<int> inputs,
+                                  std::map<std::string, graph::AttrValue> attrs = {});
+    /// Emits an internal node (a step of a decomposed ONNX op) with one
+    /// output of a generated name; returns its value index (a constant value
+    /// when folded).
+    int emit_internal(const std::string& op, std::vector<int> inputs,
+                      std::map<std::string, graph::AttrValue> attrs = {});
+    /// Type of graph value v.
+    const graph::TensorType& type_of(int v) const { return imp.g.values[size_t(v)].type; }
     /// Makes ONNX output 0 a constant instead of emitting a node.
     void define_constant(ConstTensor c);
 
@@ -94,6 +114,18 @@ void add_math_converters(ConverterTable& t);      // Add Sub Mul Div Relu MatMul
 void add_pool_converters(ConverterTable& t);      // MaxPool GlobalAveragePool
 void add_tensor_converters(ConverterTable& t);    // Flatten Reshape Softmax Identity Dropout
 void add_constant_converters(ConverterTable& t);  // Constant
+void add_unary_converters(ConverterTable& t);     // elementwise math, activations, Cast, Where
+void add_transform_converters(ConverterTable& t); // Transpose Squeeze Concat Split Slice Gather ...
+void add_reduce_converters(ConverterTable& t);    // Reduce*, ArgMax, norms, LogSoftmax, TopK
+void add_shape_converters(ConverterTable& t);     // Shape Size ConstantOfShape Range (constants)
+
+/// An int64 constant of `shape` holding `values`.
+ConstTensor make_int64_tensor(std::vector<int64_t> shape, const std::vector<int64_t>& values);
+/// ONNX output 0 is input 0 viewed with `shape`: a constant stays a constant,
+/// anything else becomes a "reshape" node.
+void reshape_output(NodeCtx& ctx, const std::vector<int64_t>& shape);
+/// Normalizes an axis in [-rank, rank) to [0, rank); UserError otherwise.
+int64_t normalize_axis(const NodeCtx& ctx, int64_t axis, int64_t rank);
 
 /// All converters by ONNX op type (built once).
 const ConverterTable& converters();

@@ -39,31 +39,131 @@ namespace {
 void convert_conv(NodeCtx& ctx) {
     int x = ctx.input(0);
     int w = ctx.input(1);
-    const graph::TensorType& xt = ctx.imp.g.values[size_t(x)].type;
-    const graph::TensorType& wt = ctx.imp.g.values[size_t(w)].type;
+    bool one_d = ctx.type_of(x).shape.size() == 3 && ctx.type_of(w).shape.size() == 3;
+    if (one_d) {
+        // 1-D convolution runs as 2-D over a unit height.
+        auto unit_h = [&](int v) {
+            std::vector<int64_t> s = ctx.type_of(v).shape;
+            return ctx.emit_internal("reshape", {v},
+                                     {{"newshape", std::vector<int64_t>{s[0], s[1], 1, s[2]}}});
+        };
+        x = unit_h(x);
+        w = unit_h(w);
+    }
+    const graph::TensorType xt = ctx.type_of(x);
+    const graph::TensorType wt = ctx.type_of(w);
     TS_USER_CHECK(xt.shape.size() == 4 && wt.shape.size() == 4)
         << ctx.where() << ": only 2-D convolution (4-D input and weight) is supported, got input "
         << xt.str() << " and weight " << wt.str();
-    std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape", {wt.shape[2], wt.shape[3]});
-    TS_USER_CHECK(kernel == std::vector<int64_t>({wt.shape[2], wt.shape[3]}))
-        << ctx.where() << ": kernel_shape does not match the weight " << wt.str();
+    std::vector<int64_t> kernel = {wt.shape[2], wt.shape[3]};
     std::vector<int64_t> strides = ctx.attr_ints("strides", {1, 1});
     std::vector<int64_t> dilations = ctx.attr_ints("dilations", {1, 1});
-    TS_USER_CHECK(strides.size() == 2 && dilations.size() == 2)
-        << ctx.where() << ": strides and dilations need 2 values each";
-    std::vector<int64_t> pads =
-        resolve_pads_2d(ctx, {xt.shape[2], xt.shape[3]}, kernel, strides, dilations);
+    std::vector<int64_t> pads;
+    if (one_d) {
+        std::vector<int64_t> p1 = ctx.attr_ints("pads", {0, 0});
+        TS_USER_CHECK(strides.size() == 1 && dilations.size() == 1 && p1.size() == 2 &&
+                      ctx.attr_str("auto_pad", "NOTSET") == "NOTSET")
+            << ctx.where() << ": 1-D convolution needs 1 stride, 1 dilation, 2 pads, no auto_pad";
+        strides.insert(strides.begin(), 1);
+        dilations.insert(dilations.begin(), 1);
+        pads = {0, p1[0], 0, p1[1]};
+    } else {
+        std::vector<int64_t> ks = ctx.attr_ints("kernel_shape", kernel);
+        TS_USER_CHECK(ks == kernel)
+            << ctx.where() << ": kernel_shape does not match the weight " << wt.str();
+        TS_USER_CHECK(strides.size() == 2 && dilations.size() == 2)
+            << ctx.where() << ": strides and dilations need 2 values each";
+        pads = resolve_pads_2d(ctx, {xt.shape[2], xt.shape[3]}, kernel, strides, dilations);
+    }
     std::vector<int> inputs = {x, w};
     if (ctx.has_input(2)) inputs.push_back(ctx.input(2));
-    ctx.emit("nn.conv2d", inputs,
-             {{"strides", strides},
-              {"padding", pads},
-              {"dilation", dilations},
-              {"groups", ctx.attr_int("group", 1)}});
+    std::map<std::string, graph::AttrValue> attrs = {{"strides", strides},
+                                                     {"padding", pads},
+                                                     {"dilation", dilations},
+                                                     {"groups", ctx.attr_int("group", 1)}};
+    if (!one_d) {
+        ctx.emit("nn.conv2d", inputs, attrs);
+        return;
+    }
+    int y = ctx.emit_internal("nn.conv2d", inputs, attrs);
+    std::vector<int64_t> s = ctx.type_of(y).shape;
+    ctx.emit("reshape", {y}, {{"newshape", std::vector<int64_t>{s[0], s[1], s[3]}}});
+}
+
+void convert_conv_transpose(NodeCtx& ctx) {
+    int x = ctx.input(0);
+    int w = ctx.input(1);
+    bool one_d = ctx.type_of(x).shape.size() == 3 && ctx.type_of(w).shape.size() == 3;
+    if (one_d) {
+        auto unit_h = [&](int v) {
+            std::vector<int64_t> s = ctx.type_of(v).shape;
+            return ctx.emit_internal("reshape", {v},
+                                     {{"newshape", std::vector<int64_t>{s[0], s[1], 1, s[2]}}});
+        };
+        x = unit_h(x);
+        w = unit_h(w);
+    }
+    auto attr2 = [&](const std::string& key, int64_t dflt) {
+        std::vector<int64_t> v = ctx.attr_ints(key, {dflt, dflt});
+        if (one_d && key == "pads" && v.size() == 2) return std::vector<int64_t>{0, v[0], 0, v[1]};
+        if (one_d && key == "pads") return std::vector<int64_t>{0, 0, 0, 0};
+        if (one_d && v.size() == 1) v.insert(v.begin(), key == "output_padding" ? 0 : 1);
+        if (one_d && v.size() == 2 && !ctx.has_attr(key)) v[0] = dflt;
+        return v;
+    };
+    const graph::TensorType xt = ctx.type_of(x);
+    const graph::TensorType wt = ctx.type_of(w);
+    TS_USER_CHECK(xt.shape.size() == 4 && wt.shape.size() == 4)
+        << ctx.where() << ": only 2-D transposed convolution is supported, got input " << xt.str()
+        << " and weight " << wt.str();
+    std::vector<int64_t> k = {wt.shape[2], wt.shape[3]};
+    std::vector<int64_t> s = attr2("strides", 1);
+    std::vector<int64_t> d = attr2("dilations", 1);
+    std::vector<int64_t> op = attr2("output_padding", 0);
+    TS_USER_CHECK(s.size() == 2 && d.size() == 2 && op.size() == 2)
+        << ctx.where() << ": strides, dilations and output_padding need 2 values each";
+    const std::string auto_pad = ctx.attr_str("auto_pad", "NOTSET");
+    std::vector<int64_t> pads = one_d ? attr2("pads", 0) : ctx.attr_ints("pads", {0, 0, 0, 0});
+    TS_USER_CHECK(pads.size() == 4) << ctx.where() << ": pads needs 4 values";
+    std::vector<int64_t> out_shape = ctx.attr_ints("output_shape");
+    if (one_d && out_shape.size() == 1) out_shape.insert(out_shape.begin(), 1);
+    if (out_shape.size() > 2) out_shape.erase(out_shape.begin(), out_shape.end() - 2);
+    if (out_shape.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"))
+        out_shape = {xt.shape[2] * s[0], xt.shape[3] * s[1]};
+    if (!out_shape.empty()) {
+        TS_USER_CHECK(out_shape.size() == 2) << ctx.where() << ": output_shape needs 2 values";
+        for (size_t i = 0; i < 2; ++i) {
+            int64_t total = s[i] * (xt.shape[i + 2] - 1) + op[i] + (k[i] - 1) * d[i] + 1 -
+                            out_shape[i];
+            if (total < 0) {  // the output is larger than the stride gives: pad at the end
+                op[i] -= total;
+                total = 0;
+            }
+            pads[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            pads[i + 2] = total - pads[i];
+        }
+    }
+    std::vector<int> inputs = {x, w};
+    if (ctx.has_input(2)) inputs.push_back(ctx.input(2));
+    std::map<std::string, graph::AttrValue> attrs = {{"strides", s},
+                                                     {"padding", pads},
+                                                     {"dilation", d},
+                                                     {"output_padding", op},
+                                                     {"groups", ctx.attr_int("group", 1)}};
+    if (!one_d) {
+        ctx.emit("nn.conv2d_transpose", inputs, attrs);
+        return;
+    }
+    int y = ctx.emit_internal("nn.conv2d_transpose", inputs, attrs);
+    std::vector<int64_t> ys = ctx.type_of(y).shape;
+    ctx.emit("reshape", {y}, {{"newshape", std::vector<int64_t>{ys[0], ys[1], ys[3]}}});
 }
 
 }  // namespace
 
-void add_conv_converters(ConverterTable& t) { t["Conv"] = convert_conv; }
+void add_conv_converters(ConverterTable& t) {
+    t["Conv"] = convert_conv;
+    t["ConvTranspose"] = convert_conv_transpose;
+}
 
 }  // namespace tessera::frontend::onnx_import

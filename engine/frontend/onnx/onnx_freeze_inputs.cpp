@@ -25,7 +25,8 @@ std::string read_file(const std::string& path, const char* what) {
 
 graph::Graph import_onnx_file_frozen(const std::string& path,
                                      const std::vector<std::string>& tensor_files,
-                                     const std::vector<int>& positions) {
+                                     const std::vector<int>& positions,
+                                     const ImportOptions& options) {
     TS_CHECK(tensor_files.size() == positions.size()) << "one position per tensor file";
     onnx::ModelProto model;
     TS_USER_CHECK(model.ParseFromString(read_file(path, "model")))
@@ -55,7 +56,7 @@ graph::Graph import_onnx_file_frozen(const std::string& path,
     }
     std::string bytes;
     TS_CHECK(model.SerializeToString(&bytes)) << "cannot serialize the frozen model";
-    return import_onnx_bytes(bytes, path);
+    return import_onnx_bytes(bytes, path, options);
 }
 
 }  // namespace tessera::frontend

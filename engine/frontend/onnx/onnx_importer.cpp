@@ -6,13 +6,16 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
 #include "onnx/checker.h"
+#include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
+#include "onnx/version_converter/convert.h"
 
 namespace tessera::frontend {
 
@@ -27,7 +30,25 @@ graph::TensorType input_type(const Importer& imp, const onnx::ValueInfoProto& vi
     const auto& tt = vi.type().tensor_type();
     graph::TensorType t;
     t.dtype = dtype_from_onnx(tt.elem_type(), what);
-    TS_USER_CHECK(tt.has_shape()) << what << " has no shape; Tessera needs static input shapes";
+    auto fixed = imp.options.input_shapes.find(vi.name());
+    if (fixed != imp.options.input_shapes.end()) {
+        if (tt.has_shape()) {
+            TS_USER_CHECK(int(fixed->second.size()) == tt.shape().dim_size())
+                << what << " has rank " << tt.shape().dim_size() << " but --input-shape gives "
+                << fixed->second.size() << " dims";
+            for (int i = 0; i < tt.shape().dim_size(); ++i) {
+                const auto& d = tt.shape().dim(i);
+                TS_USER_CHECK(!d.has_dim_value() || d.dim_value() == fixed->second[size_t(i)])
+                    << what << " dimension " << i << " is " << d.dim_value()
+                    << " but --input-shape gives " << fixed->second[size_t(i)];
+            }
+        }
+        t.shape = fixed->second;
+        return t;
+    }
+    const std::string hint = "; give it with --input-shape " + vi.name() + ":DIMS (e.g. " +
+                             vi.name() + ":1x3x224x224)";
+    TS_USER_CHECK(tt.has_shape()) << what << " has no shape" << hint;
     for (int i = 0; i < tt.shape().dim_size(); ++i) {
         const auto& d = tt.shape().dim(i);
         if (d.has_dim_value() && d.dim_value() >= 0) {
@@ -36,12 +57,99 @@ graph::TensorType input_type(const Importer& imp, const onnx::ValueInfoProto& vi
         }
         if (d.has_dim_param()) {
             TS_USER_FAIL() << what << " dimension " << i << " is symbolic ('" << d.dim_param()
-                           << "'); Tessera needs static input shapes";
+                           << "'); Tessera needs static input shapes" << hint;
         }
-        TS_USER_FAIL() << what << " dimension " << i
-                       << " is unknown; Tessera needs static input shapes";
+        TS_USER_FAIL() << what << " dimension " << i << " is "
+                       << (d.has_dim_value() ? "negative (" + std::to_string(d.dim_value()) + ")"
+                                             : std::string("unknown"))
+                       << "; Tessera needs static input shapes" << hint;
     }
     return t;
+}
+
+// Models below this opset are converted to it with ONNX's version converter.
+constexpr int64_t kCanonicalOpset = 13;
+// The newest default-domain opset whose operator semantics the converters know.
+constexpr int64_t kNewestOpset = 21;
+
+std::string first_line(const std::string& s) {
+    std::string r = s.substr(0, s.find('\n'));
+    return r.size() > 400 ? r.substr(0, 400) + "..." : r;
+}
+
+// Checks the checker does not make (it may crash or accept): a node cycle or an
+// input no one defines, giving a diagnostic that names the node.
+void check_structure(const onnx::ModelProto& model, const std::string& origin) {
+    const onnx::GraphProto& gp = model.graph();
+    std::set<std::string> defined;
+    for (const auto& vi : gp.input()) {
+        defined.insert(vi.name());
+        if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
+        const auto& shape = vi.type().tensor_type().shape();
+        for (int i = 0; i < shape.dim_size(); ++i) {
+            const auto& d = shape.dim(i);
+            TS_USER_CHECK(!d.has_dim_value() || (d.dim_value() >= 0 && d.dim_value() <= (int64_t(1) << 40)))
+                << origin << ": input '" << vi.name() << "' dimension " << i << " is invalid ("
+                << d.dim_value() << ")";
+        }
+    }
+    for (const auto& init : gp.initializer()) defined.insert(init.name());
+    std::map<std::string, int> producer;
+    for (int i = 0; i < gp.node_size(); ++i)
+        for (const auto& o : gp.node(i).output())
+            if (!o.empty()) producer.emplace(o, i);
+    for (int i = 0; i < gp.node_size(); ++i) {
+        const onnx::NodeProto& n = gp.node(i);
+        std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+        for (const auto& in : n.input()) {
+            if (in.empty() || defined.count(in)) continue;
+            auto p = producer.find(in);
+            TS_USER_CHECK(p != producer.end())
+                << origin << ": node '" << name << "' (op " << n.op_type() << "): input '" << in
+                << "' is not a graph input, an initializer or any node's output";
+            TS_USER_CHECK(p->second < i)
+                << origin << ": node '" << name << "' (op " << n.op_type() << "): input '" << in
+                << "' is produced by a later node; the graph has a cycle or is not sorted";
+        }
+        for (const auto& o : n.output()) defined.insert(o);
+    }
+    // ONNX's version converter dereferences the producer of every graph output.
+    for (const auto& vi : gp.output())
+        TS_USER_CHECK(defined.count(vi.name()))
+            << origin << ": graph output '" << vi.name()
+            << "' is not a graph input, an initializer or any node's output";
+    for (const auto& init : gp.initializer()) {
+        for (int64_t d : init.dims())
+            TS_USER_CHECK(d >= 0 && d <= (int64_t(1) << 40))
+                << origin << ": initializer '" << init.name() << "' has invalid dimension " << d;
+        if (init.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
+            for (const auto& kv : init.external_data()) {
+                if (kv.key() != "location") continue;
+                std::filesystem::path loc(kv.value());
+                bool inside = !loc.is_absolute();
+                for (const auto& part : loc) inside = inside && part != "..";
+                TS_USER_CHECK(inside) << origin << ": initializer '" << init.name()
+                                      << "' points to external data '" << kv.value()
+                                      << "' outside the model's folder";
+            }
+        }
+    }
+}
+
+// Unsupported ops are reported before version conversion (which may not know them).
+void check_ops_supported(const onnx::ModelProto& model, const std::string& origin) {
+    const ConverterTable& table = converters();
+    const onnx::GraphProto& gp = model.graph();
+    for (int i = 0; i < gp.node_size(); ++i) {
+        const onnx::NodeProto& node = gp.node(i);
+        bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
+        if (default_domain && table.count(node.op_type())) continue;
+        std::string name =
+            node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
+        std::string op = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
+        TS_USER_FAIL() << origin << ": node '" << name << "' (op " << node.op_type()
+                       << "): unsupported op " << op;
+    }
 }
 
 int64_t default_opset(const onnx::ModelProto& m) {
@@ -50,9 +158,11 @@ int64_t default_opset(const onnx::ModelProto& m) {
     return 0;
 }
 
-graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origin) {
+graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origin,
+                         const ImportOptions& options) {
     Importer imp;
     imp.origin = origin;
+    imp.options = options;
     imp.opset = default_opset(model);
     const onnx::GraphProto& gp = model.graph();
     imp.g.name = gp.name().empty() ? "main" : gp.name();
@@ -63,12 +173,18 @@ graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origi
 
     for (const auto& init : gp.initializer())
         imp.constants[init.name()] =
-            decode_tensor(init, origin + ": initializer '" + init.name() + "'");
+            decode_tensor(init, origin + ": initializer '" + init.name() + "'", true);
     for (const auto& sp : gp.sparse_initializer()) {
         (void)sp;
         TS_USER_FAIL() << origin << ": sparse initializers are not supported";
     }
 
+    for (const auto& [name, shape] : options.input_shapes) {
+        bool known = false;
+        for (const auto& vi : gp.input()) known = known || vi.name() == name;
+        TS_USER_CHECK(known) << origin << ": --input-shape names '" << name
+                             << "', which is not a graph input";
+    }
     for (const auto& vi : gp.input()) {
         if (imp.constants.count(vi.name())) continue;  // IR < 4 lists initializers as inputs too
         graph::Value v;
@@ -107,7 +223,8 @@ graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origi
 
 }  // namespace
 
-graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& origin) {
+graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& origin,
+                               const ImportOptions& options) {
     onnx::ModelProto model;
     TS_USER_CHECK(model.ParseFromString(bytes))
         << "'" << origin << "' is not a valid ONNX model (protobuf parse failed)";
@@ -119,20 +236,39 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& orig
     // features Tessera reads are unchanged, so check such models as IR 8.
     if (model.ir_version() > onnx::Version::IR_VERSION)
         model.set_ir_version(onnx::Version::IR_VERSION);
+    const int64_t opset = default_opset(model);
+    TS_USER_CHECK(opset <= kNewestOpset)
+        << origin << ": opset " << opset << " is newer than Tessera supports (up to "
+        << kNewestOpset << ")";
+    check_structure(model, origin);
     try {
         onnx::checker::check_model(model);
     } catch (const std::exception& e) {
-        TS_USER_FAIL() << origin << ": the ONNX checker rejected the model: " << e.what();
+        TS_USER_FAIL() << origin << ": the ONNX checker rejected the model: " << first_line(e.what());
     }
+    check_ops_supported(model, origin);
     try {
         onnx::shape_inference::InferShapes(model);
     } catch (const std::exception& e) {
-        TS_USER_FAIL() << origin << ": ONNX shape inference failed: " << e.what();
+        TS_USER_FAIL() << origin << ": ONNX shape inference failed: " << first_line(e.what());
     }
-    return build_graph(model, origin);
+    if (opset < kCanonicalOpset) {
+        // One canonical opset for the converters; newer models import as they
+        // are. The few models the converter cannot adapt (its adapters need
+        // shapes it does not always have) import at their own opset: the
+        // converters also handle the older forms they use.
+        try {
+            onnx::ModelProto converted =
+                onnx::version_conversion::ConvertVersion(model, int(kCanonicalOpset));
+            onnx::shape_inference::InferShapes(converted);
+            model = std::move(converted);
+        } catch (const std::exception&) {
+        }
+    }
+    return build_graph(model, origin, options);
 }
 
-graph::Graph import_onnx_file(const std::string& path) {
+graph::Graph import_onnx_file(const std::string& path, const ImportOptions& options) {
     std::error_code ec;
     TS_USER_CHECK(!std::filesystem::is_directory(path, ec))
         << "cannot open model '" << path << "': is a directory";
@@ -141,13 +277,46 @@ graph::Graph import_onnx_file(const std::string& path) {
     std::ostringstream ss;
     ss << in.rdbuf();
     TS_USER_CHECK(!in.bad()) << "cannot read model '" << path << "': " << std::strerror(errno);
-    return import_onnx_bytes(ss.str(), path);
+    return import_onnx_bytes(ss.str(), path, options);
 }
 
 std::vector<std::string> supported_onnx_ops() {
     std::vector<std::string> ops;
     for (const auto& [op, conv] : converters()) ops.push_back(op);
     return ops;
+}
+
+}  // namespace tessera::frontend
+
+namespace tessera::frontend {
+
+void parse_input_shape(const std::string& spec, std::map<std::string, std::vector<int64_t>>& out) {
+    size_t pos = 0;
+    while (pos <= spec.size()) {
+        size_t comma = spec.find(',', pos);
+        std::string item = spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+        size_t colon = item.rfind(':');
+        TS_USER_CHECK(colon != std::string::npos && colon > 0 && colon + 1 < item.size())
+            << "--input-shape '" << item << "' must look like NAME:1x3x224x224";
+        std::vector<int64_t> dims;
+        std::string d = item.substr(colon + 1);
+        size_t p = 0;
+        while (p <= d.size()) {
+            size_t x = d.find('x', p);
+            std::string tok = d.substr(p, x == std::string::npos ? std::string::npos : x - p);
+            char* end = nullptr;
+            long long v = tok.empty() ? -1 : std::strtoll(tok.c_str(), &end, 10);
+            TS_USER_CHECK(!tok.empty() && end && *end == '\0' && v >= 0 && v <= (1LL << 40))
+                << "--input-shape '" << item << "': '" << tok
+                << "' is not a dimension (a non-negative integer)";
+            dims.push_back(v);
+            if (x == std::string::npos) break;
+            p = x + 1;
+        }
+        out[item.substr(0, colon)] = dims;
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
 }
 
 }  // namespace tessera::frontend

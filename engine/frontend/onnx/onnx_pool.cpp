@@ -1,4 +1,5 @@
-// ONNX MaxPool -> nn.max_pool2d, GlobalAveragePool -> nn.global_avg_pool2d.
+// ONNX MaxPool/AveragePool -> nn.max_pool2d/nn.avg_pool2d (1-D pooling runs as
+// 2-D over a unit height), GlobalAveragePool/GlobalMaxPool -> nn.global_*_pool2d.
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
 
@@ -6,42 +7,74 @@ namespace tessera::frontend::onnx_import {
 
 namespace {
 
-void convert_max_pool(NodeCtx& ctx) {
-    ctx.expect_outputs(1);  // the Indices output is not supported
+void convert_pool(NodeCtx& ctx, const std::string& op) {
+    ctx.expect_outputs(1);  // MaxPool's Indices output is not supported
     int x = ctx.input(0);
-    const graph::TensorType& xt = ctx.imp.g.values[size_t(x)].type;
-    TS_USER_CHECK(xt.shape.size() == 4)
-        << ctx.where() << ": only 2-D pooling (4-D input) is supported, got " << xt.str();
+    graph::TensorType xt = ctx.type_of(x);
+    TS_USER_CHECK(xt.shape.size() == 4 || xt.shape.size() == 3)
+        << ctx.where() << ": only 1-D and 2-D pooling (3-D or 4-D input) is supported, got "
+        << xt.str();
     TS_USER_CHECK(ctx.has_attr("kernel_shape"))
         << ctx.where() << ": missing attribute kernel_shape";
+    bool one_d = xt.shape.size() == 3;
     std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape");
-    std::vector<int64_t> strides = ctx.attr_ints("strides", {1, 1});
-    std::vector<int64_t> dilations = ctx.attr_ints("dilations", {1, 1});
-    TS_USER_CHECK(kernel.size() == 2 && strides.size() == 2 && dilations.size() == 2)
-        << ctx.where() << ": kernel_shape, strides and dilations need 2 values each";
-    std::vector<int64_t> pads =
-        resolve_pads_2d(ctx, {xt.shape[2], xt.shape[3]}, kernel, strides, dilations);
-    ctx.emit("nn.max_pool2d", {x},
-             {{"kernel", kernel},
-              {"strides", strides},
-              {"padding", pads},
-              {"dilation", dilations},
-              {"ceil_mode", ctx.attr_int("ceil_mode", 0)}});
+    std::vector<int64_t> strides = ctx.attr_ints("strides", std::vector<int64_t>(kernel.size(), 1));
+    std::vector<int64_t> dilations =
+        ctx.attr_ints("dilations", std::vector<int64_t>(kernel.size(), 1));
+    size_t rank = one_d ? 1 : 2;
+    TS_USER_CHECK(kernel.size() == rank && strides.size() == rank && dilations.size() == rank)
+        << ctx.where() << ": kernel_shape, strides and dilations need " << rank << " values each";
+    std::vector<int64_t> pads;
+    if (one_d) {
+        kernel.insert(kernel.begin(), 1);
+        strides.insert(strides.begin(), 1);
+        dilations.insert(dilations.begin(), 1);
+        std::vector<int64_t> p1 = ctx.attr_ints("pads", {0, 0});
+        const std::string auto_pad = ctx.attr_str("auto_pad", "NOTSET");
+        TS_USER_CHECK(auto_pad == "NOTSET" || auto_pad == "VALID")
+            << ctx.where() << ": auto_pad " << auto_pad << " is not supported for 1-D pooling";
+        TS_USER_CHECK(p1.size() == 2) << ctx.where() << ": pads needs 2 values";
+        pads = auto_pad == "VALID" ? std::vector<int64_t>{0, 0, 0, 0}
+                                   : std::vector<int64_t>{0, p1[0], 0, p1[1]};
+        x = ctx.emit_internal("reshape", {x},
+                              {{"newshape", std::vector<int64_t>{xt.shape[0], xt.shape[1], 1,
+                                                                 xt.shape[2]}}});
+        xt = ctx.type_of(x);
+    } else {
+        pads = resolve_pads_2d(ctx, {xt.shape[2], xt.shape[3]}, kernel, strides, dilations);
+    }
+    std::map<std::string, graph::AttrValue> attrs = {{"kernel", kernel},
+                                                     {"strides", strides},
+                                                     {"padding", pads},
+                                                     {"dilation", dilations},
+                                                     {"ceil_mode", ctx.attr_int("ceil_mode", 0)}};
+    if (op == "nn.avg_pool2d") attrs["count_include_pad"] = ctx.attr_int("count_include_pad", 0);
+    if (!one_d) {
+        ctx.emit(op, {x}, attrs);
+        return;
+    }
+    int y = ctx.emit_internal(op, {x}, attrs);
+    std::vector<int64_t> s = ctx.type_of(y).shape;
+    ctx.emit("reshape", {y}, {{"newshape", std::vector<int64_t>{s[0], s[1], s[3]}}});
 }
 
-void convert_global_average_pool(NodeCtx& ctx) {
-    int x = ctx.input(0);
-    const graph::TensorType& xt = ctx.imp.g.values[size_t(x)].type;
-    TS_USER_CHECK(xt.shape.size() == 4)
-        << ctx.where() << ": only 4-D input is supported, got " << xt.str();
-    ctx.emit("nn.global_avg_pool2d", {x});
+Converter global_pool(const std::string& op) {
+    return [op](NodeCtx& ctx) {
+        int x = ctx.input(0);
+        const graph::TensorType& xt = ctx.type_of(x);
+        TS_USER_CHECK(xt.shape.size() == 4)
+            << ctx.where() << ": only 4-D input is supported, got " << xt.str();
+        ctx.emit(op, {x});
+    };
 }
 
 }  // namespace
 
 void add_pool_converters(ConverterTable& t) {
-    t["MaxPool"] = convert_max_pool;
-    t["GlobalAveragePool"] = convert_global_average_pool;
+    t["MaxPool"] = [](NodeCtx& ctx) { convert_pool(ctx, "nn.max_pool2d"); };
+    t["AveragePool"] = [](NodeCtx& ctx) { convert_pool(ctx, "nn.avg_pool2d"); };
+    t["GlobalAveragePool"] = global_pool("nn.global_avg_pool2d");
+    t["GlobalMaxPool"] = global_pool("nn.global_max_pool2d");
 }
 
 }  // namespace tessera::frontend::onnx_import

@@ -75,14 +75,35 @@ void convert_flatten(NodeCtx& ctx) {
 void convert_identity(NodeCtx& ctx) { reshape_to(ctx, ctx.input_type(0).shape); }
 
 void convert_dropout(NodeCtx& ctx) {
-    ctx.expect_outputs(1);  // the mask output is not supported
+    // Inference: the output is the input and the mask is all true. Training
+    // mode is only deterministic with ratio 0.
     if (ctx.has_input(2)) {
         const ConstTensor* training = ctx.constant_input(2);
-        TS_USER_CHECK(training && training->type.num_elements() == 1 &&
-                      training->data->bytes[0] == 0)
-            << ctx.where() << ": only inference (training_mode constant false) is supported";
+        bool train = !training || training->type.num_elements() != 1 || training->data->bytes[0] != 0;
+        if (train) {
+            const ConstTensor* ratio = ctx.constant_input(1);
+            bool zero = ratio && ratio->type.dtype == graph::DType::Float32 &&
+                        ratio->type.num_elements() == 1 && ratio->data->as<float>()[0] == 0.0f;
+            TS_USER_CHECK(training && zero)
+                << ctx.where() << ": only inference (training_mode constant false) is supported";
+        }
     }
-    convert_identity(ctx);
+    if (ctx.node.output_size() > 1 && !ctx.node.output(1).empty()) {
+        const graph::TensorType t = ctx.input_type(0);
+        ConstTensor mask;
+        mask.type = {graph::DType::Bool, t.shape};
+        auto data = std::make_shared<graph::ConstantData>();
+        data->bytes.assign(size_t(t.num_elements()), 1);
+        mask.data = data;
+        TS_USER_CHECK(!ctx.imp.values.count(ctx.node.output(1)))
+            << ctx.where() << ": output '" << ctx.node.output(1) << "' is defined twice";
+        ctx.imp.constants[ctx.node.output(1)] = mask;
+    }
+    if (const ConstTensor* c = ctx.constant_input(0)) {
+        ctx.imp.constants[ctx.node.output(0)] = *c;
+        return;
+    }
+    ctx.emit_outputs({0}, "reshape", {ctx.input(0)}, {{"newshape", ctx.input_type(0).shape}});
 }
 
 void convert_softmax(NodeCtx& ctx) {

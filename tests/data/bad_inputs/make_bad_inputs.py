@@ -87,5 +87,129 @@ def main():
     write("conv_channel_mismatch.onnx", m.SerializeToString())
 
 
+def more_bad_inputs():
+    """Hostile and broken models beyond the first set (issue 5)."""
+    rng = np.random.default_rng(11)
+    write("random_bytes.onnx", rng.integers(0, 256, 4096, dtype=np.uint8).tobytes())
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])
+
+    # Two nodes feeding each other.
+    m = model([helper.make_node("Add", ["x", "b"], ["a"], name="add_a"),
+               helper.make_node("Relu", ["a"], ["b"], name="relu_b"),
+               helper.make_node("Relu", ["a"], ["y"], name="relu_y")], [x], [y])
+    write("graph_cycle.onnx", m.SerializeToString())
+
+    # Conv whose weight initializer is missing.
+    xi = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])
+    yo = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 8, 8])
+    m = model([helper.make_node("Conv", ["x", "w"], ["y"], name="conv_nw", pads=[1, 1, 1, 1])],
+              [xi], [yo])
+    write("missing_initializer.onnx", m.SerializeToString())
+
+    # An attribute of the wrong protobuf type (strides as floats).
+    w = numpy_helper.from_array(np.ones((8, 3, 3, 3), np.float32), "w")
+    conv = helper.make_node("Conv", ["x", "w"], ["y"], name="conv_ft")
+    conv.attribute.append(helper.make_attribute("strides", [1.0, 1.0]))
+    m = model([conv], [xi], [yo], [w])
+    write("wrong_attribute_type.onnx", m.SerializeToString())
+
+    # An opset from the future.
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="relu1")], [x], [y])
+    m.opset_import[0].version = 99
+    write("opset_from_future.onnx", m.SerializeToString())
+
+    # A negative input dimension.
+    xn = helper.make_tensor_value_info("x", TensorProto.FLOAT, [-3, 4])
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="relu1")], [xn], [y])
+    write("negative_dim.onnx", m.SerializeToString())
+
+    # An initializer claiming 2^50 elements with no data.
+    big = TensorProto()
+    big.name = "b"
+    big.data_type = TensorProto.FLOAT
+    big.dims.extend([1 << 50])
+    m = model([helper.make_node("Add", ["x", "b"], ["y"], name="add_big")], [x], [y], [big])
+    write("enormous_dim.onnx", m.SerializeToString())
+
+    # raw_data of the wrong size for the initializer's shape.
+    bad = TensorProto()
+    bad.name = "b"
+    bad.data_type = TensorProto.FLOAT
+    bad.dims.extend([2, 4])
+    bad.raw_data = b"\x00" * 10
+    m = model([helper.make_node("Add", ["x", "b"], ["y"], name="add_bad")], [x], [y], [bad])
+    write("initializer_size_mismatch.onnx", m.SerializeToString())
+
+    # External data pointing outside the model's folder.
+    ext = TensorProto()
+    ext.name = "b"
+    ext.data_type = TensorProto.FLOAT
+    ext.dims.extend([2, 4])
+    ext.data_location = TensorProto.EXTERNAL
+    kv = ext.external_data.add()
+    kv.key = "location"
+    kv.value = "../../../etc/passwd"
+    m = model([helper.make_node("Add", ["x", "b"], ["y"], name="add_ext")], [x], [y], [ext])
+    write("external_data_outside.onnx", m.SerializeToString())
+
+    # An input of an element type Tessera does not compute in.
+    xs = helper.make_tensor_value_info("x", TensorProto.STRING, [2, 4])
+    ys = helper.make_tensor_value_info("y", TensorProto.STRING, [2, 4])
+    m = model([helper.make_node("Identity", ["x"], ["y"], name="id1")], [xs], [ys])
+    write("unsupported_dtype.onnx", m.SerializeToString())
+
+    # A sequence input.
+    seq = helper.make_tensor_sequence_value_info("x", TensorProto.FLOAT, [2, 4])
+    yseq = helper.make_tensor_sequence_value_info("y", TensorProto.FLOAT, [2, 4])
+    m = model([helper.make_node("Identity", ["x"], ["y"], name="id1")], [seq], [yseq])
+    write("sequence_input.onnx", m.SerializeToString())
+
+    # Transpose with a perm that is not a permutation.
+    m = model([helper.make_node("Transpose", ["x"], ["y"], name="tr1", perm=[0, 0])], [x], [y])
+    write("bad_permutation.onnx", m.SerializeToString())
+
+    # Reshape to a constant shape with another element count.
+    shp = numpy_helper.from_array(np.array([5, 5], np.int64), "shape")
+    y55 = helper.make_tensor_value_info("y", TensorProto.FLOAT, [5, 5])
+    m = model([helper.make_node("Reshape", ["x", "shape"], ["y"], name="rs1")], [x], [y55], [shp])
+    write("reshape_count_mismatch.onnx", m.SerializeToString())
+
+    # Two nodes writing the same value.
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="relu1"),
+               helper.make_node("Neg", ["x"], ["y"], name="neg1")], [x], [y])
+    write("duplicate_output.onnx", m.SerializeToString())
+
+    # A valid graph with ir_version 0.
+    m = model([helper.make_node("Relu", ["x"], ["y"], name="relu1")], [x], [y])
+    m.ir_version = 0
+    write("no_ir_version.onnx", m.SerializeToString())
+
+    # Operands that do not broadcast.
+    x3 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+    z4 = helper.make_tensor_value_info("z", TensorProto.FLOAT, [4])
+    m = model([helper.make_node("Add", ["x", "z"], ["y"], name="add_nb")], [x3, z4],
+              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    write("no_broadcast.onnx", m.SerializeToString())
+
+    # Gather with a float index tensor.
+    gi = numpy_helper.from_array(np.array([0.0, 1.0], np.float32), "idx")
+    m = model([helper.make_node("Gather", ["x", "idx"], ["y"], name="g1")], [x], [y], [gi])
+    write("gather_float_indices.onnx", m.SerializeToString())
+
+    # A model whose graph output is never produced.
+    m = model([helper.make_node("Relu", ["x"], ["t"], name="relu1")], [x], [y])
+    write("output_never_produced.onnx", m.SerializeToString())
+
+    # Split sizes that do not add up.
+    sp = numpy_helper.from_array(np.array([1, 1], np.int64), "split")
+    m = model([helper.make_node("Split", ["x", "split"], ["y", "y2"], name="sp1", axis=1)], [x],
+              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 1]),
+               helper.make_tensor_value_info("y2", TensorProto.FLOAT, [2, 1])], [sp])
+    write("split_bad_sizes.onnx", m.SerializeToString())
+
+
 if __name__ == "__main__":
     main()
+    more_bad_inputs()

@@ -69,5 +69,26 @@ def main():
     save("relu_ir10_opset21", nodes, [vi("x", [2, 4])], [vi("y", [2, 4])], opset=21, ir_version=10)
 
 
+def shape_subgraph_models():
+    """PyTorch-style dynamic reshape: Shape -> Gather -> Unsqueeze -> Concat ->
+    Reshape over a symbolic batch dim, and a float16 weight."""
+    idx0 = numpy_helper.from_array(np.array(0, dtype=np.int64), "idx0")
+    minus1 = numpy_helper.from_array(np.array([-1], dtype=np.int64), "minus1")
+    w16 = numpy_helper.from_array(np.linspace(-1, 1, 12).astype(np.float16).reshape(12, 1), "w16")
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"], name="shape"),
+        helper.make_node("Gather", ["s", "idx0"], ["n"], name="gather", axis=0),
+        helper.make_node("Unsqueeze", ["n", "axes0"], ["n1"], name="unsqueeze"),
+        helper.make_node("Concat", ["n1", "minus1"], ["target"], name="concat", axis=0),
+        helper.make_node("Reshape", ["x", "target"], ["flat"], name="reshape"),
+        helper.make_node("Cast", ["w16"], ["w"], name="cast_w", to=TensorProto.FLOAT),
+        helper.make_node("MatMul", ["flat", "w"], ["y"], name="matmul"),
+    ]
+    axes0 = numpy_helper.from_array(np.array([0], dtype=np.int64), "axes0")
+    save("shape_subgraph", nodes, [vi("x", ["N", 3, 4])], [vi("y", ["N", 1])],
+         [idx0, minus1, w16, axes0])
+
+
 if __name__ == "__main__":
     main()
+    shape_subgraph_models()

@@ -133,7 +133,9 @@ NDArray reference_matmul_add(const graph::Graph& g, const NDArray& a, const NDAr
 TEST(DriverBuild, ConvReluMatchesInterpreterAndLoops) {
     graph::Graph g = conv_relu_graph();
     std::vector<std::pair<int, int>> progress;
-    auto model = build(g, {}, [&](int done, int total) { progress.emplace_back(done, total); });
+    BuildOptions unfused;  // -O0: one kernel per node (fusion is tested in tests/engine/passes)
+    unfused.opt_level = 0;
+    auto model = build(g, unfused, [&](int done, int total) { progress.emplace_back(done, total); });
     ASSERT_EQ(model->kernels.size(), 2u);
     ASSERT_EQ(model->executor->calls().size(), 2u);
     EXPECT_EQ(model->executor->calls()[0].nodes, std::vector<int>{0});

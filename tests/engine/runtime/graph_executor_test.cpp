@@ -93,10 +93,13 @@ TEST(GraphExecutor, ProfilesEveryCall) {
     EXPECT_THROW(ex.profile(0), UserError);
 }
 
-TEST(GraphExecutor, WorkspaceCountsIntermediatesAndOutputs) {
+TEST(GraphExecutor, PeakCountsInputIntermediateAndOutputButNotConstants) {
     Fixture f;
     GraphExecutor ex = f.make();
-    EXPECT_EQ(ex.workspace_bytes(), 2 * kN * 4);
+    // x, t, y are alive together (120 bytes each, rounded to 128); c is a bound constant.
+    EXPECT_EQ(ex.peak_bytes(), 3 * 128);
+    EXPECT_EQ(ex.param_bytes(), kN * 4);
+    EXPECT_EQ(ex.buffers()[1].kind, BufferInfo::Constant);
     EXPECT_EQ(ex.calls().size(), 2u);
 }
 

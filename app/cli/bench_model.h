@@ -1,0 +1,28 @@
+// `tessera bench model MODEL [--compare ort] [--threads N]`: end-to-end
+// latency of a whole model, ours and ONNX Runtime's (through the Python
+// `onnxruntime` of the benchmark venv, scripts/bench-setup.sh) on the same
+// inputs in one run, with the outputs compared.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace tessera::cli {
+
+struct BenchModelOptions {
+    std::string model;
+    std::string compare;  // "" or "ort"
+    int threads = 1;
+    int repeat = 20;
+    std::string python;  // "" = $TESSERA_PYTHON, ./.venv, the source tree's .venv, python3
+    double rtol = 1e-4;
+    bool json = false;
+};
+
+/// Adds the options of `bench model` to its subcommand.
+void add_bench_model_options(CLI::App* sub, BenchModelOptions& o);
+
+/// Runs the benchmark; exit code 1 when the outputs differ beyond rtol.
+int run_bench_model(const BenchModelOptions& o);
+
+}  // namespace tessera::cli

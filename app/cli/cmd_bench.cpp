@@ -1,0 +1,153 @@
+// `tessera bench gemm|conv2d`: our default-scheduled kernel and the vendor
+// library (OpenBLAS, oneDNN) in one process, one after the other; medians,
+// GFLOP/s and the ratio (their time / our time). `--ladder` prints the seeds'
+// GEMM schedule ladder. Only built when bench/ is (TESSERA_WITH_BENCH).
+#ifdef TESSERA_WITH_BENCH
+#include <cstdio>
+#include <iostream>
+
+#include "app/cli/bench_model.h"
+#include "app/cli/cli_common.h"
+#include "bench/lib/bench.h"
+#include "engine/core/error.h"
+
+namespace tessera::cli {
+
+namespace {
+
+struct BenchOptions {
+    CLI::App* gemm = nullptr;
+    CLI::App* conv = nullptr;
+    CLI::App* model = nullptr;
+    BenchModelOptions m;
+    bench::GemmShape g;
+    bench::ConvShape c;
+    int threads = 1;
+    std::string compare;
+    bool json = false;
+    bool ladder = false;
+    int rounds = 3;
+    std::string print;
+};
+
+CLI::App* add_bench_command(CLI::App& app, BenchOptions& o) {
+    CLI::App* cmd = app.add_subcommand(
+        "bench", "Benchmark our GEMM / conv2d kernels against OpenBLAS / oneDNN");
+    cmd->require_subcommand(1);
+    o.gemm = cmd->add_subcommand("gemm", "C = A B, fp32 row-major (M x K) (K x N)");
+    o.gemm->add_option("--m", o.g.m, "rows of A and C")->check(CLI::PositiveNumber);
+    o.gemm->add_option("--n", o.g.n, "columns of B and C")->check(CLI::PositiveNumber);
+    o.gemm->add_option("--k", o.g.k, "columns of A, rows of B")->check(CLI::PositiveNumber);
+    o.gemm->add_option("--compare", o.compare, "library to compare with")
+        ->check(CLI::IsMember({"openblas"}));
+    o.gemm->add_option("--rounds", o.rounds,
+                       "alternate ours and theirs this many times; median of the rounds")
+        ->check(CLI::Range(1, 100));
+    o.gemm->add_option("--print", o.print,
+                       "print the scheduled kernel instead of timing it: tir, lowered, llvm, asm")
+        ->check(CLI::IsMember({"tir", "lowered", "llvm", "asm"}));
+    o.gemm->add_flag("--ladder", o.ladder,
+                     "the seeds' schedule ladder for an M^3 GEMM (naive ... +unroll)");
+    o.conv = cmd->add_subcommand("conv2d", "NCHW conv2d with OIHW weights, symmetric padding");
+    o.conv->add_option("--n", o.c.n, "batch")->check(CLI::PositiveNumber);
+    o.conv->add_option("--c", o.c.c, "input channels")->check(CLI::PositiveNumber);
+    o.conv->add_option("--h", o.c.h, "input height")->check(CLI::PositiveNumber);
+    o.conv->add_option("--w", o.c.w, "input width")->check(CLI::PositiveNumber);
+    o.conv->add_option("--k", o.c.k, "output channels")->check(CLI::PositiveNumber);
+    o.conv->add_option("--r", o.c.r, "kernel height")->check(CLI::PositiveNumber);
+    o.conv->add_option("--s", o.c.s, "kernel width")->check(CLI::PositiveNumber);
+    o.conv->add_option("--stride", o.c.stride, "stride")->check(CLI::PositiveNumber);
+    o.conv->add_option("--pad", o.c.pad, "padding on every side")->check(CLI::NonNegativeNumber);
+    o.conv->add_option("--compare", o.compare, "library to compare with")
+        ->check(CLI::IsMember({"onednn"}));
+    for (CLI::App* sub : {o.gemm, o.conv}) {
+        sub->add_option("--threads", o.threads, "threads of ours and theirs")
+            ->check(CLI::Range(1, 256));
+        sub->add_flag("--json", o.json, "print one JSON object as the last line");
+    }
+    o.model = cmd->add_subcommand("model", "a whole ONNX model, ours against ONNX Runtime");
+    add_bench_model_options(o.model, o.m);
+    return cmd;
+}
+
+nlohmann::json side(const bench::Measurement& m, double flops) {
+    return {{"latency_ms_median", m.median_ms},
+            {"latency_ms_min", m.min_ms},
+            {"repeat", m.repeat},
+            {"gflops", bench::gflops(flops, m.median_ms)}};
+}
+
+int run_ladder(const BenchOptions& o) {
+    std::vector<bench::LadderRow> rows = bench::gemm_ladder(o.g.m, o.threads);
+    std::printf("GEMM %lld^3 fp32, %d thread(s)\n", static_cast<long long>(o.g.m), o.threads);
+    std::printf("%-24s %10s %9s %8s\n", "Schedule", "Time (ms)", "GFLOP/s", "Speedup");
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& r : rows) {
+        std::printf("%-24s %10.2f %9.1f %7.1fx\n", r.name.c_str(), r.m.median_ms, r.gflops,
+                    r.speedup);
+        arr.push_back({{"name", r.name},
+                       {"latency_ms_median", r.m.median_ms},
+                       {"gflops", r.gflops},
+                       {"speedup", r.speedup},
+                       {"trace", nlohmann::json::parse(r.trace.to_json())}});
+    }
+    if (o.json) {
+        std::cout.flush();
+        print_json_line({{"ladder", arr}, {"n", o.g.m}, {"threads", o.threads}});
+    }
+    return kOk;
+}
+
+int run_bench(const BenchOptions& o) {
+    if (o.model->parsed()) return run_bench_model(o.m);
+    const bool gemm = o.gemm->parsed();
+    if (gemm && o.ladder) return run_ladder(o);
+    if (gemm && !o.print.empty()) {
+        std::cout << bench::gemm_kernel_text(o.g, o.threads, o.print);
+        return kOk;
+    }
+    bench::Comparison r = gemm ? bench::bench_gemm(o.g, o.threads, o.compare, o.rounds)
+                               : bench::bench_conv2d(o.c, o.threads, o.compare);
+    char what[160];
+    if (gemm)
+        std::snprintf(what, sizeof what, "gemm m=%lld n=%lld k=%lld", (long long)o.g.m,
+                      (long long)o.g.n, (long long)o.g.k);
+    else
+        std::snprintf(what, sizeof what, "conv2d n=%lld c=%lld h=%lld w=%lld k=%lld r=%lld s=%lld stride=%lld pad=%lld",
+                      (long long)o.c.n, (long long)o.c.c, (long long)o.c.h, (long long)o.c.w,
+                      (long long)o.c.k, (long long)o.c.r, (long long)o.c.s,
+                      (long long)o.c.stride, (long long)o.c.pad);
+    std::printf("%s, %d thread(s)\n", what, o.threads);
+    std::printf("  tessera : %9.4f ms  %8.1f GFLOP/s  (%d runs)\n", r.ours.median_ms,
+                bench::gflops(r.flops, r.ours.median_ms), r.ours.repeat);
+    nlohmann::json j = {{"benchmark", what}, {"threads", o.threads}, {"flops", r.flops}};
+    j["ours"] = side(r.ours, r.flops);
+    j["latency_ms_median"] = r.ours.median_ms;
+    j["latency_ms_min"] = r.ours.min_ms;
+    j["gflops"] = bench::gflops(r.flops, r.ours.median_ms);
+    if (r.have_theirs) {
+        double ratio = r.theirs.median_ms / r.ours.median_ms;
+        std::printf("  %-8s: %9.4f ms  %8.1f GFLOP/s  (%d runs) [%s]\n", "theirs",
+                    r.theirs.median_ms, bench::gflops(r.flops, r.theirs.median_ms),
+                    r.theirs.repeat, r.theirs_name.c_str());
+        std::printf("  ratio (their time / our time): %.3f   max abs err %.2e\n", ratio,
+                    r.max_abs_err);
+        j["theirs"] = side(r.theirs, r.flops);
+        j["theirs"]["name"] = r.theirs_name;
+        j["ratio"] = ratio;
+        j["max_abs_err"] = r.max_abs_err;
+        j["max_rel_err"] = r.max_rel_err;
+    }
+    if (o.json) {
+        std::cout.flush();
+        print_json_line(j);
+    }
+    return kOk;
+}
+
+const CommandRegistrar kRegistered{make_command<BenchOptions>("bench", add_bench_command, run_bench)};
+
+}  // namespace
+
+}  // namespace tessera::cli
+#endif  // TESSERA_WITH_BENCH

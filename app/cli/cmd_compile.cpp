@@ -1,0 +1,95 @@
+// `tessera compile MODEL --target llvm -o model.tar`: build a model and
+// write it as a package (lib.so, graph.json, params.bin, meta.json) that
+// `tessera run`, libtessera_package_runtime and tessera_runtime.h load.
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli/cli_common.h"
+#include "engine/core/error.h"
+#include "engine/driver/driver.h"
+#include "engine/package/package_export.h"
+#include "engine/passes/pass_manager.h"
+
+namespace tessera::cli {
+
+namespace {
+
+struct CompileOptions {
+    std::string model;
+    std::string target = "llvm";
+    int opt_level = 2;
+    std::vector<std::string> passes;
+    std::string records;
+    std::string output;
+    bool json = false;
+};
+
+CLI::App* add_compile_command(CLI::App& app, CompileOptions& o) {
+    CLI::App* cmd = app.add_subcommand(
+        "compile", "Compile a model into a package (.tar) that runs without the compiler");
+    cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder")->required();
+    cmd->add_option("--target", o.target, "code generation target")->check(CLI::IsMember({"llvm"}));
+    cmd->add_option("--opt-level", o.opt_level, "optimization level (graph passes and LLVM)")
+        ->check(CLI::Range(0, 3));
+    cmd->add_option("--passes", o.passes,
+                    "graph passes: names, +name / -name to edit the default pipeline, or none")
+        ->delimiter(',');
+    cmd->add_option("--records", o.records, "tuning database whose best records to apply");
+    cmd->add_option("-o,--output", o.output, "the package file to write (.tar)")->required();
+    cmd->add_flag("--json", o.json, "print one JSON object as the last line");
+    return cmd;
+}
+
+int run_compile(const CompileOptions& o) {
+    TS_USER_CHECK(o.records.empty() || std::filesystem::is_regular_file(o.records))
+        << "tuning database '" << o.records << "' does not exist";
+    ModelPath mp = resolve_model_path(o.model);
+    graph::Graph g = load(mp);
+    driver::BuildOptions bo;
+    bo.target = o.target;
+    bo.opt_level = o.opt_level;
+    bo.passes = o.passes;
+    bo.records = o.records;
+    std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+
+    package::ExportOptions eo;
+    eo.target = o.target;
+    eo.opt_level = o.opt_level;
+    eo.passes = passes::resolve_pipeline(o.passes, o.opt_level);
+    eo.records = o.records;
+    auto t0 = std::chrono::steady_clock::now();
+    std::string meta = package::export_package(*model, eo, o.output);
+    double export_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    auto bytes = std::filesystem::file_size(o.output);
+    std::ostringstream passes;
+    for (const auto& p : eo.passes) passes << (passes.tellp() ? "," : "") << p;
+
+    std::cout << "model:      " << mp.file << "\n"
+              << "package:    " << o.output << " (" << bytes << " bytes)\n"
+              << "kernels:    " << model->executor->calls().size() << " (from "
+              << model->graph.nodes.size() << " nodes)\n"
+              << "passes:     " << (eo.passes.empty() ? "none" : passes.str()) << "\n"
+              << "memory:     " << model->executor->peak_bytes() << " bytes peak, "
+              << model->executor->param_bytes() << " bytes of parameters\n"
+              << "compile:    " << fixed(model->compile_seconds, 3) << " s, package "
+              << fixed(export_s, 3) << " s\n";
+    if (o.json) {
+        nlohmann::json j = nlohmann::json::parse(meta);
+        j["package"] = o.output;
+        j["bytes"] = bytes;
+        j["compile_seconds"] = model->compile_seconds;
+        j["export_seconds"] = export_s;
+        j["peak_bytes"] = model->executor->peak_bytes();
+        std::cout.flush();
+        print_json_line(j);
+    }
+    return kOk;
+}
+
+const CommandRegistrar kRegistered{
+    make_command<CompileOptions>("compile", add_compile_command, run_compile)};
+
+}  // namespace
+
+}  // namespace tessera::cli

@@ -1,0 +1,195 @@
+// `tessera tune MODEL|--gemm MxNxK --trials N --records DB`: autotunes the
+// fused kernels of a model, appending every measurement to the database
+// (resumable); a progress bar on a terminal, JSON lines with --json; Ctrl-C
+// stops within a second keeping what was recorded.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "app/cli/cli_common.h"
+#include "engine/autotune/tuner.h"
+#include "engine/core/error.h"
+#include "engine/driver/driver.h"
+
+namespace tessera::cli {
+
+namespace {
+
+struct TuneCmdOptions {
+    std::string model;
+    std::string gemm;  // "MxNxK"
+    std::string records;
+    int trials = 64;
+    int workers = 1;
+    int threads = 1;
+    int batch = 8;
+    double timeout = 10;
+    uint64_t seed = 1;
+    bool json = false;
+    int opt_level = 2;
+    std::vector<std::string> passes;
+    bool print_after_all = false;
+};
+
+autotune::CancelToken* g_cancel = nullptr;
+extern "C" void on_sigint(int) {
+    if (g_cancel) g_cancel->cancel();
+}
+
+CLI::App* add_tune_command(CLI::App& app, TuneCmdOptions& o) {
+    CLI::App* cmd = app.add_subcommand(
+        "tune", "Autotune the kernels of a model, recording measurements in a database");
+    auto* model = cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder");
+    auto* gemm = cmd->add_option("--gemm", o.gemm, "tune one fp32 GEMM instead: MxNxK (A: MxK, B: KxN)");
+    model->excludes(gemm);
+    cmd->add_option("--records", o.records, "tuning database (JSON lines; appended, resumed)")
+        ->required();
+    cmd->add_option("--trials", o.trials, "measured candidates in all (recorded ones count)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--workers", o.workers, "parallel compile threads")->check(CLI::PositiveNumber);
+    cmd->add_option("--timeout", o.timeout, "seconds one candidate may run")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--threads", o.threads, "threads the kernels run on (1 = no parallel loops)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--batch", o.batch, "candidates measured per round of a task")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--seed", o.seed, "search seed");
+    cmd->add_flag("--json", o.json, "one JSON line per trial, a summary object last");
+    add_pass_options(cmd, o.passes, o.opt_level, o.print_after_all);
+    return cmd;
+}
+
+graph::Graph gemm_from(const std::string& spec) {
+    long long m = 0, n = 0, k = 0;
+    char tail = 0;
+    TS_USER_CHECK(std::sscanf(spec.c_str(), "%lldx%lldx%lld%c", &m, &n, &k, &tail) == 3 && m > 0 &&
+                  n > 0 && k > 0)
+        << "--gemm must be MxNxK with positive sizes, got '" << spec << "'";
+    return autotune::gemm_graph(m, n, k);
+}
+
+nlohmann::json task_json(const autotune::TaskProgress& t) {
+    return {{"name", t.name},
+            {"key", t.key},
+            {"kind", t.kind},
+            {"weight", t.weight},
+            {"trials", t.trials},
+            {"errors", t.errors},
+            {"default_ms", t.default_ms},
+            {"best_ms", t.best_ms},
+            {"default_gflops", t.default_gflops()},
+            {"best_gflops", t.best_gflops()}};
+}
+
+void draw_bar(const autotune::Progress& p) {
+    const int width = 30;
+    const int filled = p.total > 0 ? int(double(p.trials) / p.total * width) : width;
+    std::string bar(size_t(std::min(filled, width)), '#');
+    bar.resize(size_t(width), '-');
+    std::string task;
+    if (p.task >= 0 && p.task < int(p.tasks.size())) {
+        const auto& t = p.tasks[size_t(p.task)];
+        task = t.name.substr(0, 24) + " " + fixed(t.best_gflops(), 1) + " GFLOP/s";
+    }
+    std::fprintf(stderr, "\r[%s] %d/%d  %s  est %s ms (default %s)   ", bar.c_str(), p.trials,
+                 p.total, task.c_str(), fixed(p.latency_ms, 3).c_str(),
+                 fixed(p.default_latency_ms, 3).c_str());
+    std::fflush(stderr);
+}
+
+int run_tune(const TuneCmdOptions& o) {
+    TS_USER_CHECK(!o.model.empty() || !o.gemm.empty()) << "tune: give a MODEL or --gemm MxNxK";
+    graph::Graph g = o.gemm.empty() ? load(resolve_model_path(o.model)) : gemm_from(o.gemm);
+    driver::BuildOptions bo;
+    bo.opt_level = o.opt_level;
+    bo.passes = o.passes;
+    bo.threads = o.threads;
+    graph::Graph og = driver::optimize(g, bo);
+    std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "llvm", o.threads);
+
+    autotune::TuneOptions to;
+    to.trials = o.trials;
+    to.threads = o.threads;
+    to.batch = o.batch;
+    to.seed = o.seed;
+    to.measure.timeout_s = o.timeout;
+    to.measure.workers = o.workers;
+    autotune::Database db(o.records);
+
+    autotune::CancelToken cancel;
+    g_cancel = &cancel;
+    auto old = std::signal(SIGINT, on_sigint);
+    const bool tty = !o.json && isatty(2);
+    if (!o.json)
+        std::cerr << "tuning " << tasks.size() << " task(s) of '" << g.name << "', " << o.trials
+                  << " trials, records " << o.records << " (" << db.records().size()
+                  << " already)\n";
+    auto progress = [&](const autotune::Progress& p) {
+        if (o.json) {
+            nlohmann::json j = {{"event", "trial"},
+                                {"trials", p.trials},
+                                {"total", p.total},
+                                {"latency_ms", p.latency_ms},
+                                {"default_latency_ms", p.default_latency_ms},
+                                {"rank_correlation", p.rank_correlation},
+                                {"elapsed_s", p.elapsed_s}};
+            if (p.task >= 0) j["task"] = task_json(p.tasks[size_t(p.task)]);
+            if (!p.last_error.empty()) j["error"] = p.last_error;
+            std::cout << j.dump() << "\n" << std::flush;
+        } else if (tty) {
+            draw_bar(p);
+        }
+    };
+    autotune::TuneResult r;
+    try {
+        r = autotune::tune(tasks, db, to, progress, &cancel);
+    } catch (...) {
+        std::signal(SIGINT, old);
+        g_cancel = nullptr;
+        throw;
+    }
+    std::signal(SIGINT, old);
+    g_cancel = nullptr;
+    if (tty) std::cerr << "\n";
+
+    nlohmann::json summary = {{"event", "done"},
+                              {"model", o.gemm.empty() ? o.model : "gemm " + o.gemm},
+                              {"records", o.records},
+                              {"trials", r.final.trials},
+                              {"resumed", r.final.resumed},
+                              {"measured", r.measured},
+                              {"cancelled", r.cancelled},
+                              {"trials_per_minute", r.trials_per_minute},
+                              {"latency_ms", r.final.latency_ms},
+                              {"default_latency_ms", r.final.default_latency_ms},
+                              {"rank_correlation", r.final.rank_correlation},
+                              {"rank_samples", r.final.rank_samples},
+                              {"threads", o.threads}};
+    nlohmann::json tj = nlohmann::json::array();
+    for (const auto& t : r.final.tasks) tj.push_back(task_json(t));
+    summary["tasks"] = tj;
+    if (o.json) {
+        print_json_line(summary);
+    } else {
+        for (const auto& t : r.final.tasks)
+            std::cout << t.name << " (" << t.kind << ", x" << t.weight << "): " << t.trials
+                      << " trials, " << t.errors << " errors, default " << fixed(t.default_ms, 3)
+                      << " ms (" << fixed(t.default_gflops(), 1) << " GFLOP/s), best "
+                      << fixed(t.best_ms, 3) << " ms (" << fixed(t.best_gflops(), 1)
+                      << " GFLOP/s)\n";
+        std::cout << "estimated latency " << fixed(r.final.latency_ms, 3) << " ms (default "
+                  << fixed(r.final.default_latency_ms, 3) << " ms); " << r.measured
+                  << " trials measured at " << fixed(r.trials_per_minute, 1)
+                  << "/min; cost-model rank correlation " << fixed(r.final.rank_correlation, 2)
+                  << (r.cancelled ? "; cancelled" : "") << "\n";
+    }
+    return kOk;
+}
+
+const CommandRegistrar kRegistered{make_command<TuneCmdOptions>("tune", add_tune_command, run_tune)};
+
+}  // namespace
+
+}  // namespace tessera::cli

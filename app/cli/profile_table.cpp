@@ -1,0 +1,72 @@
+// Formatting of the per-kernel profile table.
+#include "app/cli/profile_table.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace tessera::cli {
+
+std::vector<ProfileRow> profile_rows(const std::vector<runtime::KernelProfile>& prof,
+                                     const std::vector<std::string>& node_names) {
+    std::vector<ProfileRow> rows;
+    for (const auto& p : prof) {
+        ProfileRow r{p.kernel, {}, p.calls, p.seconds, p.flops, p.bytes};
+        for (int n : p.nodes)
+            r.nodes.push_back(n >= 0 && size_t(n) < node_names.size() ? node_names[size_t(n)]
+                                                                       : "#" + std::to_string(n));
+        rows.push_back(std::move(r));
+    }
+    return rows;
+}
+
+namespace {
+std::string clip(const std::string& s, size_t width) {
+    return s.size() > width ? s.substr(0, width - 3) + "..." : s;
+}
+}  // namespace
+
+nlohmann::json print_profile(std::vector<ProfileRow> rows, std::ostream& os) {
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& a, const auto& b) { return a.seconds > b.seconds; });
+    double total = 0, flops = 0, bytes = 0;
+    int calls = 0;
+    for (const auto& r : rows) {
+        total += r.seconds;
+        flops += r.flops;
+        bytes += r.bytes;
+        calls += r.calls;
+    }
+    char line[512];
+    std::snprintf(line, sizeof line, "%-32s %-24s %5s %10s %6s %9s %8s", "kernel", "nodes",
+                  "calls", "time ms", "%", "GFLOP/s", "GB/s");
+    os << "\n" << line << "\n";
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& r : rows) {
+        std::string nodes;
+        for (const auto& n : r.nodes) nodes += (nodes.empty() ? "" : ",") + n;
+        double pct = total > 0 ? 100.0 * r.seconds / total : 0;
+        double gf = r.seconds > 0 ? r.flops / r.seconds / 1e9 : 0;
+        double gb = r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0;
+        std::snprintf(line, sizeof line, "%-32s %-24s %5d %10.4f %6.1f %9.2f %8.2f",
+                      clip(r.kernel, 32).c_str(), clip(nodes, 24).c_str(), r.calls,
+                      r.seconds * 1e3, pct, gf, gb);
+        os << line << "\n";
+        arr.push_back({{"kernel", r.kernel},
+                       {"nodes", r.nodes},
+                       {"calls", r.calls},
+                       {"time_ms", r.seconds * 1e3},
+                       {"percent", pct},
+                       {"gflops", gf},
+                       {"gbps", gb},
+                       {"flops", r.flops},
+                       {"bytes", r.bytes}});
+    }
+    std::snprintf(line, sizeof line, "%-32s %-24s %5d %10.4f %6.1f %9.2f %8.2f", "total",
+                  (std::to_string(rows.size()) + " kernels").c_str(), calls, total * 1e3,
+                  total > 0 ? 100.0 : 0.0, total > 0 ? flops / total / 1e9 : 0.0,
+                  total > 0 ? bytes / total / 1e9 : 0.0);
+    os << line << "\n";
+    return arr;
+}
+
+}  // namespace tessera::cli

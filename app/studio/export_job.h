@@ -1,0 +1,27 @@
+// The studio's Export job: build the (edited) graph with the chosen pass
+// pipeline and write a compiled package (engine/package) — plain C++, runs on
+// a worker thread through JobRunner.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include "app/studio/job_runner.h"
+#include "engine/graph/graph.h"
+
+namespace tessera::studio {
+
+struct ExportResult {
+    QString path;
+    QString metaJson;  // the package's meta.json
+    qint64 bytes = 0;  // size of the .tar
+    int kernels = 0;
+};
+
+/// Builds `graph` for `target` with `pipeline` (empty: no graph passes) and
+/// writes the package to `path`. UserError on a failed build or link.
+ExportResult exportPackage(const graph::Graph& graph, const QString& target,
+                           const QStringList& pipeline, const QString& path,
+                           const JobContext& context);
+
+}  // namespace tessera::studio

@@ -1,0 +1,288 @@
+// MainWindow, second half: graph edits with undo/redo, saving and exporting,
+// search, code compilation for the code panes, recent files, About.
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFile>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QTabWidget>
+#include <QTreeWidget>
+#include <QUndoStack>
+#include <qcustomplot.h>
+
+#include "app/studio/edit_command.h"
+#include "app/studio/main_window.h"
+#include "app/studio/pass_pipeline_panel.h"
+#include "app/studio/schedule_editor.h"
+#include "app/studio/versions.h"
+#include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/frontend/onnx/onnx_importer.h"
+#include "engine/graph/op_registry.h"
+#include "widgets/code_panes.h"
+#include "widgets/graph_view.h"
+#include "widgets/perf_plot.h"
+#include "widgets/roofline_plot.h"
+#include "widgets/series_plot.h"
+
+namespace tessera::studio {
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+bool parseShape(const QString& text, std::vector<int64_t>* shape) {
+    shape->clear();
+    for (const QString& part : QString(text).replace('x', ' ').replace(',', ' ').split(' ', Qt::SkipEmptyParts)) {
+        bool ok = false;
+        shape->push_back(part.toLongLong(&ok));
+        if (!ok) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void MainWindow::createEditActions(QMenu* editMenu) {
+    QAction* undo = m_undo->createUndoAction(this, "&Undo");
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_undo->createRedoAction(this, "&Redo");
+    redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    editMenu->addAction(undo);
+    editMenu->addAction(redo);
+    editMenu->addSeparator();
+    editMenu->addAction("&Delete node", this, &MainWindow::deleteCurrentNode)
+        ->setShortcut(QKeySequence::Delete);
+    editMenu->addAction("Re&name node...", this, &MainWindow::renameCurrentNode)
+        ->setShortcut(Qt::Key_F2);
+    editMenu->addAction("Replace &op type...", this, &MainWindow::replaceCurrentOp);
+}
+
+bool MainWindow::applyGraphEdit(const graph::GraphEdit& edit) {
+    if (!m_document) return false;
+    std::shared_ptr<const graph::Graph> before = m_document->snapshot(), after;
+    try {
+        after = GraphEditCommand::applied(*before, edit);
+    } catch (const std::exception& e) {
+        const QString message = oneLine(QString::fromStdString(e.what()));
+        reportError("Edit refused", message);
+        emit editRefused(message);
+        return false;
+    }
+    m_undo->push(new GraphEditCommand(
+        edit, before, after, m_document->edits(),
+        [this](std::shared_ptr<const graph::Graph> g, const std::vector<graph::GraphEdit>& edits) {
+            installGraph(std::move(g), edits);
+        }));
+    log("Edit: " + QString::fromStdString(graph::describe(edit)));
+    return true;
+}
+
+void MainWindow::installGraph(std::shared_ptr<const graph::Graph> graph,
+                              const std::vector<graph::GraphEdit>& edits) {
+    if (!m_document) return;
+    const int current = m_graphView->currentNode();
+    QString keep = current >= 0 && current < m_document->nodeCount()
+                       ? QString::fromStdString(m_document->graph().nodes[current].name)
+                       : QString("");
+    // A rename keeps the selection on the renamed node.
+    if (!edits.empty() && edits.back().kind == graph::GraphEdit::Kind::Rename &&
+        QString::fromStdString(edits.back().target) == keep)
+        keep = QString::fromStdString(edits.back().key);
+    m_runJobs->cancel();  // a result for the old graph would be stale
+    m_document->setGraph(std::move(graph));
+    m_document->edits() = edits;
+    m_lastRun.reset();
+    m_perfPlot->clearBars();
+    m_selectAfterLayout = keep;
+    m_graphView->setGraph(m_document->graphViewData());
+    m_passPanel->setGraph(m_document->snapshot());
+}
+
+void MainWindow::onPropertyEdited(QTreeWidgetItem* item, int column) {
+    if (m_fillingProperties || column != 1 || !m_document) return;
+    const int node = m_graphView->currentNode();
+    if (node < 0 || node >= m_document->nodeCount()) return;
+    const graph::Node& n = m_document->graph().nodes[node];
+    const QString role = item->data(0, Qt::UserRole).toString();
+    graph::GraphEdit edit;
+    edit.target = n.name;
+    if (role == "name") {
+        edit.kind = graph::GraphEdit::Kind::Rename;
+        edit.key = item->text(1).trimmed().toStdString();
+    } else if (role == "attr") {
+        const std::string key = item->text(0).toStdString();
+        auto it = n.attrs.find(key);
+        if (it == n.attrs.end()) return;
+        edit.kind = graph::GraphEdit::Kind::SetAttribute;
+        edit.key = key;
+        if (!attrFromString(item->text(1), it->second, &edit.value)) {
+            const QString message = QString("node '%1': '%2' is not a valid value for %3 (was %4)")
+                                        .arg(QString::fromStdString(n.name), item->text(1),
+                                             QString::fromStdString(key), attrToString(it->second));
+            reportError("Edit refused", message);
+            emit editRefused(message);
+            QMetaObject::invokeMethod(this, [this, node]() { showNode(node); }, Qt::QueuedConnection);
+            return;
+        }
+    } else {
+        return;
+    }
+    if (!applyGraphEdit(edit))  // restore the shown value
+        QMetaObject::invokeMethod(this, [this, node]() { showNode(node); }, Qt::QueuedConnection);
+}
+
+void MainWindow::deleteCurrentNode() {
+    const int node = m_graphView->currentNode();
+    if (!m_document || node < 0 || node >= m_document->nodeCount()) return;
+    applyGraphEdit(makeEdit(graph::GraphEdit::Kind::DeleteNode, m_document->graph().nodes[node].name));
+}
+
+void MainWindow::renameCurrentNode() {
+    const int node = m_graphView->currentNode();
+    if (!m_document || node < 0 || node >= m_document->nodeCount()) return;
+    const QString old = QString::fromStdString(m_document->graph().nodes[node].name);
+    bool ok = false;
+    const QString name = QInputDialog::getText(this, "Rename node", "New name:", QLineEdit::Normal, old, &ok);
+    if (ok && name != old)
+        applyGraphEdit(makeEdit(graph::GraphEdit::Kind::Rename, old.toStdString(), name.toStdString()));
+}
+
+void MainWindow::replaceCurrentOp() {
+    const int node = m_graphView->currentNode();
+    if (!m_document || node < 0 || node >= m_document->nodeCount()) return;
+    QStringList ops;
+    for (const graph::OpDef* def : graph::all_ops()) ops << QString::fromStdString(def->name);
+    ops.sort();
+    bool ok = false;
+    const QString op = QInputDialog::getItem(this, "Replace op type", "New op:", ops, 0, false, &ok);
+    if (ok)
+        applyGraphEdit(makeEdit(graph::GraphEdit::Kind::ReplaceOp, m_document->graph().nodes[node].name,
+                        op.toStdString()));
+}
+
+void MainWindow::setInputShapeDialog() {
+    if (!m_document || m_document->graph().inputs.empty()) return;
+    const graph::Graph& g = m_document->graph();
+    const graph::Value& input = g.values[g.inputs[0]];
+    bool ok = false;
+    const QString text = QInputDialog::getText(
+        this, "Set input shape", QString("Shape of %1:").arg(QString::fromStdString(input.name)),
+        QLineEdit::Normal, shapeText(input.type.shape).replace(QChar(0x00d7), 'x'), &ok);
+    std::vector<int64_t> shape;
+    if (!ok) return;
+    if (!parseShape(text, &shape)) {
+        reportError("Edit refused", "'" + text + "' is not a shape like 1x3x224x224");
+        return;
+    }
+    applyGraphEdit(makeEdit(graph::GraphEdit::Kind::SetInputShape, input.name, {}, {}, shape));
+}
+
+bool MainWindow::saveOnnx(const QString& path) {
+    if (!m_document) return false;
+    try {
+        frontend::export_onnx_file(m_document->graph(), path.toStdString());
+    } catch (const std::exception& e) {
+        reportError("Cannot save model", oneLine(QString::fromStdString(e.what())));
+        return false;
+    }
+    log("Saved " + path);
+    return true;
+}
+
+void MainWindow::saveOnnxDialog() {
+    if (!m_document) return;
+    const QString path = QFileDialog::getSaveFileName(this, "Save model as ONNX", m_document->path(),
+                                                      "ONNX models (*.onnx)");
+    if (!path.isEmpty()) saveOnnx(path);
+}
+
+void MainWindow::exportGraphDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, "Export graph", "graph.svg",
+                                                      "SVG (*.svg);;PNG (*.png)");
+    if (path.isEmpty()) return;
+    if (m_graphView->exportImage(path))
+        log("Exported graph to " + path);
+    else
+        reportError("Cannot export graph", path);
+}
+
+void MainWindow::exportPlotDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, "Export plot", "plot.png",
+                                                      "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)");
+    if (path.isEmpty()) return;
+    QCustomPlot* plot = m_plotTabs->currentWidget() == m_perfPlot   ? m_perfPlot->plot()
+                        : m_plotTabs->currentWidget() == m_roofline ? m_roofline->plot()
+                                                                    : m_scheduleEditor->measurePlot()->plot();
+    if (widgets::exportPlot(plot, path))
+        log("Exported plot to " + path);
+    else
+        reportError("Cannot export plot", path);
+}
+
+int MainWindow::searchGraph(const QString& text) {
+    const int found = m_graphView->search(text);
+    m_statusLabel->setText(text.isEmpty() ? QString() : QString("%1 nodes match '%2'").arg(found).arg(text));
+    return found;
+}
+
+void MainWindow::compileShownKernel() {
+    const tir::PrimFunc func = m_scheduleEditor->scheduled();
+    if (!func.defined()) return;
+    struct Texts {
+        QString llvm, assembly;
+    };
+    m_codeJobs->start(
+        "Compiling kernel",
+        [func](const JobContext&) -> std::any {
+            return Texts{QString::fromStdString(codegen::emit_llvm_ir({func})),
+                         QString::fromStdString(codegen::emit_assembly({func}))};
+        },
+        [this](const std::any& value) {
+            const auto& t = std::any_cast<const Texts&>(value);
+            m_codePanes->setText("LLVM IR", t.llvm);
+            m_codePanes->setText("Assembly", t.assembly);
+        });
+}
+
+QStringList MainWindow::recentFiles() const {
+    return QSettings().value("recentFiles").toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+    QStringList files = recentFiles();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    files.removeAll(absolute);
+    files.prepend(absolute);
+    while (files.size() > kMaxRecent) files.removeLast();
+    QSettings().setValue("recentFiles", files);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    if (!m_recentMenu) return;
+    m_recentMenu->clear();
+    for (const QString& file : recentFiles())
+        m_recentMenu->addAction(QFileInfo(file).fileName(), this, [this, file]() { openModel(file); })
+            ->setToolTip(file);
+    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings().setValue("window/state", saveState());
+    QFile::remove(autosavePath());  // a normal exit: nothing to recover
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(this, "About Tessera Studio", aboutText());
+}
+
+}  // namespace tessera::studio

@@ -1,0 +1,413 @@
+// ScheduleEditor: UI, trace replay, drag-to-reorder/compute_at, Measure job.
+#include "app/studio/schedule_editor.h"
+
+#include <QComboBox>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "app/studio/measure_kernel.h"
+#include "engine/schedule/schedule.h"
+#include "engine/tir/printer.h"
+#include "widgets/series_plot.h"
+
+namespace tessera::studio {
+namespace {
+
+// Clears the legal-target highlight when a drag ends, dropped or not.
+class LoopTreeView : public QTreeView {
+public:
+    using QTreeView::QTreeView;
+
+protected:
+    void startDrag(Qt::DropActions actions) override {
+        QTreeView::startDrag(actions);
+        if (auto* m = qobject_cast<LoopTreeModel*>(model())) m->setLegalTargets({});
+    }
+};
+
+QString joinNames(const std::vector<std::string>& names) {
+    QStringList parts;
+    for (const std::string& n : names) parts << QString::fromStdString(n);
+    return parts.join(", ");
+}
+
+// "-1, 32" or "4 8" -> {-1, 32}; false on anything else.
+bool parseFactors(const QString& text, std::vector<int64_t>* out) {
+    out->clear();
+    for (const QString& part : QString(text).replace(',', ' ').split(' ', Qt::SkipEmptyParts)) {
+        bool ok = false;
+        out->push_back(part.toLongLong(&ok));
+        if (!ok) return false;
+    }
+    return !out->empty();
+}
+
+}  // namespace
+
+ScheduleEditor::ScheduleEditor(QWidget* parent)
+    : QWidget(parent), m_loopModel(new LoopTreeModel(this)), m_jobs(new JobRunner(this)) {
+    buildUi();
+    connect(m_loopModel, &LoopTreeModel::loopDropped, this, &ScheduleEditor::onLoopDropped);
+    // While a block is dragged, the loops it may be computed at are highlighted.
+    connect(m_loopModel, &LoopTreeModel::dragStarted, this, [this](const QString& source, bool isBlock) {
+        m_loopModel->setLegalTargets(isBlock ? legalComputeAtTargets(source) : QSet<QString>());
+    });
+    setFunction({}, {}, 0);
+}
+
+void ScheduleEditor::buildUi() {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_title = new QLabel(this);
+    m_title->setWordWrap(true);
+    layout->addWidget(m_title);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    m_loopView = new LoopTreeView(splitter);
+    m_loopView->setModel(m_loopModel);
+    m_loopView->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_loopView->setDragDropMode(QAbstractItemView::DragDrop);
+    m_loopView->setDragEnabled(true);
+    m_loopView->setAcceptDrops(true);
+    m_loopView->setDropIndicatorShown(true);
+    m_loopView->setAlternatingRowColors(true);
+    m_loopView->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+
+    auto* controls = new QWidget(splitter);
+    auto* grid = new QGridLayout(controls);
+    grid->setContentsMargins(0, 0, 0, 0);
+    m_factors = new QLineEdit(controls);
+    m_factors->setPlaceholderText("factors, e.g. -1, 8");
+    auto* split = new QPushButton("Split", controls);
+    split->setToolTip("Split the selected loop by the factors (-1 = inferred)");
+    auto* fuse = new QPushButton("Fuse", controls);
+    fuse->setToolTip("Fuse the selected adjacent loops");
+    auto* parallel = new QPushButton("Parallel", controls);
+    auto* vectorize = new QPushButton("Vectorize", controls);
+    auto* unroll = new QPushButton("Unroll", controls);
+    m_bindAxis = new QComboBox(controls);
+    m_bindAxis->addItems({"blockIdx.x", "blockIdx.y", "threadIdx.x", "threadIdx.y"});
+    auto* bind = new QPushButton("Bind", controls);
+    grid->addWidget(m_factors, 0, 0, 1, 2);
+    grid->addWidget(split, 0, 2);
+    grid->addWidget(fuse, 0, 3);
+    grid->addWidget(parallel, 1, 0);
+    grid->addWidget(vectorize, 1, 1);
+    grid->addWidget(unroll, 1, 2);
+    grid->addWidget(m_bindAxis, 2, 0, 1, 2);
+    grid->addWidget(bind, 2, 2);
+
+    m_traceList = new QListWidget(controls);
+    m_traceList->setDragDropMode(QAbstractItemView::InternalMove);
+    m_traceList->setToolTip("The trace: uncheck to disable a step, drag to reorder, "
+                            "double-click a split to edit its factors, Delete to remove");
+    auto* remove = new QPushButton("Remove step", controls);
+    m_measureButton = new QPushButton("Measure", controls);
+    m_measureButton->setToolTip("Compile and time the scheduled kernel in the background");
+    grid->addWidget(new QLabel("Trace", controls), 3, 0, 1, 4);
+    grid->addWidget(m_traceList, 4, 0, 1, 4);
+    grid->addWidget(remove, 5, 0, 1, 2);
+    grid->addWidget(m_measureButton, 5, 2, 1, 2);
+    m_errorLabel = new QLabel(controls);
+    m_errorLabel->setWordWrap(true);
+    m_errorLabel->setStyleSheet("color: #b00020;");
+    grid->addWidget(m_errorLabel, 6, 0, 1, 4);
+
+    m_plot = new widgets::SeriesPlot("GFLOP/s", splitter);
+    splitter->addWidget(m_loopView);
+    splitter->addWidget(controls);
+    splitter->addWidget(m_plot);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setStretchFactor(2, 2);
+    layout->addWidget(splitter, 1);
+
+    connect(split, &QPushButton::clicked, this, [this]() {
+        const QStringList loops = selectedLoops();
+        std::vector<int64_t> factors;
+        if (loops.size() != 1 || !parseFactors(m_factors->text(), &factors)) {
+            m_errorLabel->setText("Split: select one loop and enter factors such as \"-1, 8\".");
+            return;
+        }
+        addStep(makeStep("split", {loops[0].toStdString()}, factors));
+    });
+    connect(fuse, &QPushButton::clicked, this, [this]() {
+        schedule::Step step = makeStep("fuse", {});
+        for (const QString& l : selectedLoops()) step.loops.push_back(l.toStdString());
+        addStep(step);
+    });
+    connect(parallel, &QPushButton::clicked, this, [this]() { annotateSelected("parallel"); });
+    connect(vectorize, &QPushButton::clicked, this, [this]() { annotateSelected("vectorize"); });
+    connect(unroll, &QPushButton::clicked, this, [this]() { annotateSelected("unroll"); });
+    connect(bind, &QPushButton::clicked, this, [this]() {
+        const QStringList loops = selectedLoops();
+        if (loops.size() != 1) return;
+        schedule::Step step = makeStep("bind", {loops[0].toStdString()});
+        step.key = m_bindAxis->currentText().toStdString();
+        addStep(step);
+    });
+    connect(remove, &QPushButton::clicked, this, [this]() {
+        if (m_traceList->currentRow() >= 0) removeStep(m_traceList->currentRow());
+    });
+    connect(m_measureButton, &QPushButton::clicked, this, &ScheduleEditor::measure);
+    connect(m_traceList, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+        if (m_refreshing) return;
+        setStepEnabled(m_traceList->row(item), item->checkState() == Qt::Checked);
+    });
+    connect(m_traceList->model(), &QAbstractItemModel::rowsMoved, this, [this]() {
+        if (m_refreshing) return;
+        // Rebuild the step order from the items' original indices.
+        std::vector<schedule::Step> steps;
+        for (int i = 0; i < m_traceList->count(); ++i)
+            steps.push_back(m_steps[size_t(m_traceList->item(i)->data(Qt::UserRole).toInt())]);
+        setSteps(steps);
+    });
+    connect(m_traceList, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem* item) {
+        const int i = m_traceList->row(item);
+        schedule::Step& step = m_steps[size_t(i)];
+        if (step.op != "split") return;
+        QStringList current;
+        for (int64_t f : step.ints) current << QString::number(f);
+        bool ok = false;
+        const QString text = QInputDialog::getText(this, "Split factors", "Factors:", QLineEdit::Normal,
+                                                   current.join(", "), &ok);
+        std::vector<int64_t> factors;
+        if (ok && parseFactors(text, &factors)) {
+            std::vector<schedule::Step> steps = m_steps;
+            steps[size_t(i)].ints = factors;
+            setSteps(steps);
+        }
+    });
+    connect(m_jobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
+        m_errorLabel->setText("Measure failed: " + message);
+        emit measureFailed(message);
+    });
+}
+
+void ScheduleEditor::setFunction(const QString& title, const tir::PrimFunc& func, double flops,
+                                 const std::vector<schedule::Step>& steps) {
+    m_jobs->cancel();
+    m_base = func;
+    m_flops = flops;
+    m_steps = steps;
+    m_plot->clear();
+    m_title->setText(func.defined() ? "<b>" + title.toHtmlEscaped() + "</b>"
+                                    : "Select an operator to schedule it.");
+    replay();
+}
+
+bool ScheduleEditor::addStep(const schedule::Step& step) {
+    if (!m_base.defined()) return false;
+    try {
+        schedule::Schedule s(m_scheduled.defined() ? m_scheduled : m_base);
+        s.apply(step);
+        // Keep the recorded form (it names the loops the step created).
+        schedule::Step recorded = s.trace().steps.empty() ? step : s.trace().steps.back();
+        recorded.enabled = true;
+        m_steps.push_back(recorded);
+    } catch (const std::exception& e) {
+        m_error = oneLine(QString::fromStdString(e.what()));
+        m_errorLabel->setText("Not applied: " + m_error);
+        return false;
+    }
+    replay();
+    return m_errorStep < 0;
+}
+
+void ScheduleEditor::setSteps(const std::vector<schedule::Step>& steps) {
+    m_steps = steps;
+    replay();
+}
+
+void ScheduleEditor::setStepEnabled(int index, bool enabled) {
+    if (index < 0 || size_t(index) >= m_steps.size()) return;
+    m_steps[size_t(index)].enabled = enabled;
+    replay();
+}
+
+void ScheduleEditor::removeStep(int index) {
+    if (index < 0 || size_t(index) >= m_steps.size()) return;
+    m_steps.erase(m_steps.begin() + index);
+    replay();
+}
+
+void ScheduleEditor::moveStep(int from, int to) {
+    const int n = int(m_steps.size());
+    if (from < 0 || from >= n || to < 0 || to >= n || from == to) return;
+    schedule::Step step = m_steps[size_t(from)];
+    m_steps.erase(m_steps.begin() + from);
+    m_steps.insert(m_steps.begin() + to, step);
+    replay();
+}
+
+void ScheduleEditor::replay() {
+    m_error.clear();
+    m_errorStep = -1;
+    QString previous;
+    if (!m_base.defined()) {
+        m_scheduled = {};
+        m_loopIr.clear();
+    } else {
+        schedule::Schedule s(m_base);
+        tir::PrimFunc before = s.func();
+        for (size_t i = 0; i < m_steps.size(); ++i) {
+            if (!m_steps[i].enabled) continue;
+            const tir::PrimFunc current = s.func();
+            try {
+                s.apply(m_steps[i]);
+                before = current;
+            } catch (const std::exception& e) {
+                m_errorStep = int(i);
+                m_error = QString("step %1 (%2): %3")
+                              .arg(i + 1)
+                              .arg(QString::fromStdString(m_steps[i].op))
+                              .arg(oneLine(QString::fromStdString(e.what())));
+                break;  // the later steps stay in the trace, not applied
+            }
+        }
+        m_scheduled = s.func();
+        m_loopIr = QString::fromStdString(tir::print(m_scheduled));
+        previous = QString::fromStdString(tir::print(before));
+    }
+    m_loopModel->setFunction(m_scheduled);
+    m_loopView->expandAll();
+    m_errorLabel->setText(m_error);
+    refreshTrace();
+    m_measureButton->setEnabled(m_scheduled.defined());
+    emit loopIrChanged(m_loopIr, previous);
+    emit stepsChanged();
+}
+
+void ScheduleEditor::refreshTrace() {
+    m_refreshing = true;
+    m_traceList->clear();
+    for (size_t i = 0; i < m_steps.size(); ++i) {
+        auto* item = new QListWidgetItem(QString("%1. %2").arg(i + 1).arg(describeStep(m_steps[i])));
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsDragEnabled);
+        item->setCheckState(m_steps[i].enabled ? Qt::Checked : Qt::Unchecked);
+        item->setData(Qt::UserRole, int(i));
+        if (int(i) == m_errorStep) {
+            item->setForeground(QColor(0xb0, 0x00, 0x20));
+            item->setToolTip(m_error);
+        } else if (m_errorStep >= 0 && int(i) > m_errorStep) {
+            item->setForeground(Qt::gray);
+            item->setToolTip("Not applied: an earlier step failed");
+        }
+        m_traceList->addItem(item);
+    }
+    m_refreshing = false;
+}
+
+QString ScheduleEditor::describeStep(const schedule::Step& step) {
+    QString text = QString::fromStdString(step.op);
+    if (!step.block.empty()) text += " " + QString::fromStdString(step.block);
+    if (!step.loops.empty()) text += " " + joinNames(step.loops);
+    if (!step.ints.empty()) {
+        QStringList ints;
+        for (int64_t v : step.ints) ints << QString::number(v);
+        text += " [" + ints.join(", ") + "]";
+    }
+    if (!step.key.empty()) text += " " + QString::fromStdString(step.key);
+    if (!step.value.empty()) text += "=" + QString::fromStdString(step.value);
+    if (!step.outputs.empty()) text += QString(" \u2192 ") + joinNames(step.outputs);
+    return text;
+}
+
+QStringList ScheduleEditor::selectedLoops() const {
+    QStringList loops;
+    const QModelIndexList rows = m_loopView->selectionModel()->selectedRows(0);
+    QVector<int> order;
+    for (const QModelIndex& index : rows) {
+        const int r = m_loopModel->rowOf(index);
+        if (r >= 0 && !m_loopModel->rows()[r].isBlock) order.append(r);
+    }
+    std::sort(order.begin(), order.end());  // pre-order = outermost first
+    for (int r : order) loops << m_loopModel->rows()[r].name;
+    return loops;
+}
+
+void ScheduleEditor::annotateSelected(const QString& op) {
+    const QStringList loops = selectedLoops();
+    if (loops.size() != 1) {
+        m_errorLabel->setText(op + ": select one loop.");
+        return;
+    }
+    addStep(makeStep(op.toStdString(), {loops[0].toStdString()}));
+}
+
+QSet<QString> ScheduleEditor::legalComputeAtTargets(const QString& block) const {
+    QSet<QString> legal;
+    if (!m_scheduled.defined()) return legal;
+    for (const LoopRow& row : m_loopModel->rows()) {
+        if (row.isBlock) continue;
+        try {
+            schedule::Schedule s(m_scheduled);
+            s.compute_at(block.toStdString(), row.name.toStdString());
+            legal.insert(row.name);
+        } catch (const std::exception&) {
+            // not a legal target
+        }
+    }
+    return legal;
+}
+
+void ScheduleEditor::onLoopDropped(const QString& source, bool isBlock, const QString& target) {
+    m_loopModel->setLegalTargets({});
+    if (isBlock) {
+        addStep(makeStep("compute_at", {target.toStdString()}, {}, source.toStdString()));
+        return;
+    }
+    // Reorder within the nest that holds both loops: move `source` to `target`'s place.
+    try {
+        schedule::Schedule s(m_scheduled);
+        for (const std::string& block : s.blocks()) {
+            std::vector<std::string> loops = s.get_loops(block);
+            auto a = std::find(loops.begin(), loops.end(), source.toStdString());
+            auto b = std::find(loops.begin(), loops.end(), target.toStdString());
+            if (a == loops.end() || b == loops.end()) continue;
+            const size_t i = size_t(a - loops.begin()), j = size_t(b - loops.begin());
+            std::vector<std::string> sub(loops.begin() + std::min(i, j), loops.begin() + std::max(i, j) + 1);
+            if (i < j)
+                std::rotate(sub.begin(), sub.begin() + 1, sub.end());
+            else
+                std::rotate(sub.rbegin(), sub.rbegin() + 1, sub.rend());
+            addStep(makeStep("reorder", sub));
+            return;
+        }
+        m_errorLabel->setText("Reorder: " + source + " and " + target + " are not in one loop nest.");
+    } catch (const std::exception& e) {
+        m_errorLabel->setText(oneLine(QString::fromStdString(e.what())));
+    }
+}
+
+void ScheduleEditor::measure() {
+    if (!m_scheduled.defined()) return;
+    const tir::PrimFunc func = m_scheduled;
+    const double flops = m_flops;
+    const QString label = QString("%1 steps").arg(m_steps.size());
+    m_jobs->start(
+        "Measuring kernel",
+        [func, flops](const JobContext& context) -> std::any {
+            return measureKernel(func, flops, context);
+        },
+        [this, label](const std::any& value) {
+            const auto& m = std::any_cast<const KernelMeasurement&>(value);
+            m_plot->addPoint(m.gflops, label);
+            m_errorLabel->setText(QString("Measured %1 ms, %2 GFLOP/s (median of %3)")
+                                      .arg(m.medianMs, 0, 'f', 4)
+                                      .arg(m.gflops, 0, 'f', 2)
+                                      .arg(m.repeat));
+            emit measured(m.gflops, m.medianMs);
+        });
+}
+
+}  // namespace tessera::studio

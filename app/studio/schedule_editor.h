@@ -1,0 +1,122 @@
+// ScheduleEditor: the schedule of the selected operator. Shows its loop nest
+// (LoopTreeModel), applies primitives from buttons and drags (split, fuse,
+// reorder, parallel, vectorize, unroll, bind, compute_at), keeps the trace as
+// an editable list (enable/disable, reorder, delete, edit factors), replays it
+// live and reports the loop IR; an illegal step shows its ScheduleError inline
+// and the trace is kept. "Measure" times the scheduled kernel in a job.
+#pragma once
+
+#include <QSet>
+#include <QWidget>
+#include <vector>
+
+#include "app/studio/job_runner.h"
+#include "app/studio/loop_tree_model.h"
+#include "engine/schedule/trace.h"
+#include "engine/tir/stmt.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QPushButton;
+class QTreeView;
+
+namespace tessera::widgets {
+class SeriesPlot;
+}
+
+namespace tessera::studio {
+
+/// A schedule step with the given fields (the rest empty).
+inline schedule::Step makeStep(std::string op, std::vector<std::string> loops,
+                               std::vector<int64_t> ints = {}, std::string block = {},
+                               std::string key = {}) {
+    schedule::Step s;
+    s.op = std::move(op);
+    s.loops = std::move(loops);
+    s.ints = std::move(ints);
+    s.block = std::move(block);
+    s.key = std::move(key);
+    return s;
+}
+
+class ScheduleEditor : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScheduleEditor(QWidget* parent = nullptr);
+
+    /// Starts editing `func` (the op's default loop IR) with `steps` replayed
+    /// on it; `flops` is used for GFLOP/s. An undefined func clears the editor.
+    void setFunction(const QString& title, const tir::PrimFunc& func, double flops,
+                     const std::vector<schedule::Step>& steps = {});
+
+    /// Applies one new step (as if from a button); false with errorText() set
+    /// if it is illegal (the step is then not added).
+    bool addStep(const schedule::Step& step);
+    /// Replaces the whole trace and replays it.
+    void setSteps(const std::vector<schedule::Step>& steps);
+    const std::vector<schedule::Step>& steps() const { return m_steps; }
+    void setStepEnabled(int index, bool enabled);
+    void removeStep(int index);
+    void moveStep(int from, int to);
+
+    /// The scheduled function after the last step that applied.
+    const tir::PrimFunc& scheduled() const { return m_scheduled; }
+    QString loopIr() const { return m_loopIr; }
+    /// Empty when every enabled step applied; else the ScheduleError text.
+    QString errorText() const { return m_error; }
+    /// Index of the failing step, or -1.
+    int errorStep() const { return m_errorStep; }
+
+    LoopTreeModel* loopModel() const { return m_loopModel; }
+    QTreeView* loopTree() const { return m_loopView; }
+    QListWidget* traceList() const { return m_traceList; }
+    widgets::SeriesPlot* measurePlot() const { return m_plot; }
+    JobRunner* jobs() const { return m_jobs; }
+
+    /// Loops where compute_at(block, loop) is legal on the current function.
+    QSet<QString> legalComputeAtTargets(const QString& block) const;
+
+    /// "split i [-1, 32] -> i_0, i_1" for the trace list.
+    static QString describeStep(const schedule::Step& step);
+
+public slots:
+    /// Times the scheduled kernel in the background; adds a point to the plot.
+    void measure();
+
+signals:
+    /// After every replay: the new loop IR and the one before the last step.
+    void loopIrChanged(const QString& loopIr, const QString& previousLoopIr);
+    void stepsChanged();
+    void measured(double gflops, double ms);
+    void measureFailed(const QString& message);
+
+private:
+    void buildUi();
+    void replay();
+    void refreshTrace();
+    QStringList selectedLoops() const;
+    void onLoopDropped(const QString& source, bool isBlock, const QString& target);
+    void annotateSelected(const QString& op);
+
+    tir::PrimFunc m_base, m_scheduled;
+    double m_flops = 0;
+    std::vector<schedule::Step> m_steps;
+    QString m_loopIr, m_error;
+    int m_errorStep = -1;
+    bool m_refreshing = false;
+
+    LoopTreeModel* m_loopModel;
+    QTreeView* m_loopView;
+    QListWidget* m_traceList;
+    QLabel* m_title;
+    QLabel* m_errorLabel;
+    QLineEdit* m_factors;
+    QComboBox* m_bindAxis;
+    widgets::SeriesPlot* m_plot;
+    QPushButton* m_measureButton;
+    JobRunner* m_jobs;
+};
+
+}  // namespace tessera::studio

@@ -1,0 +1,134 @@
+// The JSON-lines tuning database (see database.h).
+#include "engine/autotune/database.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/core/error.h"
+
+namespace tessera::autotune {
+
+double TuningRecord::median_ms() const {
+    if (!ok()) return std::numeric_limits<double>::infinity();
+    std::vector<double> t = times_ms;
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+std::string TuningRecord::to_json_line() const {
+    nlohmann::json j;
+    j["workload"] = workload;
+    j["target"] = target;
+    j["task"] = task;
+    j["trace"] = nlohmann::json::parse(trace.to_json());
+    j["decisions"] = decisions.empty() ? nlohmann::json::array() : nlohmann::json::parse(decisions);
+    j["times_ms"] = times_ms;
+    j["error"] = error;
+    j["flops"] = flops;
+    j["timestamp"] = timestamp;
+    j["machine"] = machine;
+    if (baseline) j["baseline"] = true;
+    return j.dump();
+}
+
+TuningRecord TuningRecord::from_json_line(const std::string& line, const std::string& origin) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    TS_USER_CHECK(j.is_object() && j.contains("workload") && j.contains("trace"))
+        << origin << ": not a tuning record";
+    TuningRecord r;
+    try {
+        r.workload = j.at("workload").get<std::string>();
+        r.target = j.value("target", "llvm");
+        r.task = j.value("task", "");
+        r.trace = schedule::Trace::from_json(j.at("trace").dump(), origin);
+        if (j.contains("decisions")) r.decisions = j["decisions"].dump();
+        if (j.contains("times_ms")) r.times_ms = j["times_ms"].get<std::vector<double>>();
+        r.error = j.value("error", "");
+        r.flops = j.value("flops", 0.0);
+        r.timestamp = j.value("timestamp", 0.0);
+        r.machine = j.value("machine", "");
+        r.baseline = j.value("baseline", false);
+    } catch (const nlohmann::json::exception& e) {
+        throw UserError(origin + ": bad tuning record: " + e.what());
+    }
+    return r;
+}
+
+Database::Database(const std::string& path, bool read_only) : m_path(path) {
+    if (path.empty()) return;
+    TS_USER_CHECK(!read_only || std::ifstream(path).good())
+        << "tuning records '" << path << "' not found";
+    {
+        std::ifstream in(path);
+        std::string line;
+        int n = 0;
+        while (std::getline(in, line)) {
+            ++n;
+            if (line.empty()) continue;
+            try {
+                m_records.push_back(
+                    TuningRecord::from_json_line(line, path + ":" + std::to_string(n)));
+                index(m_records.size() - 1);
+            } catch (const UserError&) {
+                ++m_skipped;  // a torn write; the rest of the file is still good
+            }
+        }
+    }
+    if (read_only) return;
+    m_file = std::fopen(path.c_str(), "a");
+    TS_USER_CHECK(m_file != nullptr) << "cannot open tuning database '" << path << "' for writing";
+    // A torn last line without its newline must not glue onto the next record.
+    std::fseek(m_file, 0, SEEK_END);
+    if (std::ftell(m_file) > 0) {
+        std::ifstream in(path, std::ios::binary);
+        in.seekg(-1, std::ios::end);
+        char c = 0;
+        in.get(c);
+        if (c != '\n') std::fputc('\n', m_file);
+    }
+}
+
+Database::~Database() {
+    if (m_file) std::fclose(m_file);
+}
+
+void Database::index(size_t i) {
+    const TuningRecord& r = m_records[i];
+    if (!r.baseline) m_count[r.workload]++;
+    if (!r.ok()) return;
+    const std::string key = r.workload + "|" + r.target;
+    auto it = m_best.find(key);
+    if (it == m_best.end() || r.median_ms() < m_records[it->second].median_ms()) m_best[key] = i;
+}
+
+void Database::append(const TuningRecord& r) {
+    m_records.push_back(r);
+    index(m_records.size() - 1);
+    if (!m_file) return;
+    std::string line = r.to_json_line() + "\n";
+    std::fwrite(line.data(), 1, line.size(), m_file);
+    std::fflush(m_file);
+}
+
+const TuningRecord* Database::best(const std::string& workload, const std::string& target) const {
+    auto it = m_best.find(workload + "|" + target);
+    return it == m_best.end() ? nullptr : &m_records[it->second];
+}
+
+int Database::count(const std::string& workload) const {
+    auto it = m_count.find(workload);
+    return it == m_count.end() ? 0 : it->second;
+}
+
+std::string machine_fingerprint() {
+    return codegen::host_target_description() + "; " +
+           std::to_string(std::thread::hardware_concurrency()) + " cores";
+}
+
+}  // namespace tessera::autotune

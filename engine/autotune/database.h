@@ -1,0 +1,73 @@
+// The tuning database: append-only JSON lines, one measured candidate per
+// line, flushed per record so that a killed session loses at most the record
+// in flight. A truncated last line (kill -9 mid-write) is skipped on load.
+//   {"workload": "llvm:3f..", "target": "llvm", "task": "T_matmul", "trace": {...},
+//    "decisions": [...], "times_ms": [1.2, 1.3], "error": "", "flops": 2e9,
+//    "timestamp": 1763712000.5, "machine": "x86_64, ..."}
+#pragma once
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/schedule/trace.h"
+
+namespace tessera::autotune {
+
+struct TuningRecord {
+    std::string workload;
+    std::string target = "llvm";
+    std::string task;        // kernel name (for people reading the file)
+    schedule::Trace trace;   // replays on the task's unscheduled function
+    std::string decisions;   // the candidate's decisions (space.h), JSON
+    std::vector<double> times_ms;
+    std::string error;       // empty when the run succeeded and was verified
+    double flops = 0;
+    double timestamp = 0;    // seconds since the epoch
+    std::string machine;
+    bool baseline = false;   // the default schedule's measurement (not a tuning trial)
+
+    bool ok() const { return error.empty() && !times_ms.empty(); }
+    /// Median of times_ms (infinity for an error).
+    double median_ms() const;
+    std::string to_json_line() const;
+    /// Throws UserError naming `origin` on malformed JSON.
+    static TuningRecord from_json_line(const std::string& line, const std::string& origin);
+};
+
+class Database {
+public:
+    /// Opens (creating if absent) the file and loads its records. An empty
+    /// path gives an in-memory database. `read_only`: the file must exist
+    /// (UserError naming it otherwise) and append() keeps records in memory.
+    explicit Database(const std::string& path = "", bool read_only = false);
+    ~Database();
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    /// Appends and flushes one record.
+    void append(const TuningRecord& r);
+    const std::vector<TuningRecord>& records() const { return m_records; }
+    /// The fastest successful record of a workload, or null.
+    const TuningRecord* best(const std::string& workload, const std::string& target = "llvm") const;
+    /// Tuning trials (successes and errors, baselines excluded) of a workload.
+    int count(const std::string& workload) const;
+    /// Lines of the file that could not be parsed (a torn last write).
+    int skipped_lines() const { return m_skipped; }
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
+    std::FILE* m_file = nullptr;
+    std::vector<TuningRecord> m_records;
+    std::map<std::string, size_t> m_best;  // workload|target -> record index
+    std::map<std::string, int> m_count;
+    int m_skipped = 0;
+    void index(size_t i);
+};
+
+/// "x86_64, <cpu>, <features>; <n> cores": what records are valid for.
+std::string machine_fingerprint();
+
+}  // namespace tessera::autotune

@@ -1,0 +1,90 @@
+// Measurement of candidates: JIT-compiled in the tuning process (in parallel
+// threads), then each run in a forked worker process with a time limit,
+// warm-up and repeated timing, its output verified against the task's
+// default schedule. A crash, hang or wrong result becomes an error string.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/autotune/task.h"
+#include "engine/runtime/graph_executor.h"
+
+namespace tessera::autotune {
+
+/// Set from any thread; tuning stops within a second.
+struct CancelToken {
+    std::atomic<bool> flag{false};
+    void cancel() { flag = true; }
+    bool cancelled() const { return flag.load(); }
+};
+
+struct MeasureOptions {
+    double timeout_s = 10;      // per candidate (compile excluded)
+    int warmup = 1;
+    int min_repeat = 3;
+    int max_repeat = 20;
+    double min_seconds = 0.05;  // keep repeating until this much time ran
+    double slow_seconds = 0.5;  // one run longer than this ends the repeats
+    int threads = 1;            // OpenMP team of parallel loops
+    /// With threads == 1, time runs by the thread's CPU time (robust on a
+    /// shared machine); otherwise, and when false, by wall-clock time.
+    bool cpu_clock = true;
+    int opt_level = 3;
+    int workers = 1;            // compile threads
+    double rtol = 1e-3, atol = 1e-4;
+};
+
+struct MeasureResult {
+    std::vector<double> times_ms;
+    std::string error;  // "" = ran and verified
+    double compile_s = 0;
+    bool ok() const { return error.empty() && !times_ms.empty(); }
+    double median_ms() const;
+};
+
+/// A compiled candidate (or its compile error).
+struct Built {
+    std::shared_ptr<void> keep;  // the JIT module
+    runtime::KernelFn fn = nullptr;
+    std::string error;
+    double compile_s = 0;
+};
+
+class TaskMeasurer {
+public:
+    /// Allocates the task's buffers (shared with workers), fills the inputs
+    /// with seeded random data, and runs the default schedule once for the
+    /// reference output.
+    TaskMeasurer(const TuneTask& task, const MeasureOptions& o);
+    ~TaskMeasurer();
+    TaskMeasurer(const TaskMeasurer&) = delete;
+    TaskMeasurer& operator=(const TaskMeasurer&) = delete;
+
+    /// The default schedule's timing (measured in the constructor).
+    const MeasureResult& baseline() const { return m_baseline; }
+
+    /// Compiles the functions on up to o.workers threads.
+    std::vector<Built> build(const std::vector<tir::PrimFunc>& funcs,
+                             const CancelToken* cancel = nullptr) const;
+    /// Runs one compiled candidate in a worker; `fn` may be any kernel with
+    /// the task's signature (tests pass deliberately broken ones).
+    MeasureResult run(runtime::KernelFn fn, const CancelToken* cancel = nullptr) const;
+    /// build + run of one function.
+    MeasureResult measure(const tir::PrimFunc& f, const CancelToken* cancel = nullptr) const;
+
+private:
+    const TuneTask& m_task;
+    MeasureOptions m_o;
+    std::vector<void*> m_args;
+    std::vector<size_t> m_bytes;
+    std::vector<bool> m_is_output;
+    std::vector<std::vector<float>> m_reference;  // per output param (float32 only)
+    MeasureResult m_baseline;
+    std::shared_ptr<void> m_default_module;
+    std::string verify() const;
+};
+
+}  // namespace tessera::autotune

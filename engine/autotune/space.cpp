@@ -1,0 +1,430 @@
+// Design-space rules, sampling and mutation of candidates (see space.h).
+#include "engine/autotune/space.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/core/error.h"
+#include "engine/tir/functor.h"
+#include "engine/tir/op.h"
+
+namespace tessera::autotune {
+
+using schedule::Schedule;
+using Names = std::vector<std::string>;
+
+namespace {
+
+constexpr int64_t kMaxVector = 64;       // lanes of a vectorized loop
+constexpr int64_t kMaxRegisterTile = 256;  // product of the innermost spatial tiles
+constexpr int64_t kMaxInnerReduce = 64;
+constexpr int64_t kMinParallelWork = 1 << 15;
+
+const tir::BlockRealize* find_realize(const tir::PrimFunc& f, const std::string& name) {
+    const tir::BlockRealize* found = nullptr;
+    tir::post_order_visit(f->body, [&](const tir::Object* o) {
+        if (o->node_type == tir::NodeType::BlockRealize) {
+            auto* r = static_cast<const tir::BlockRealize*>(o);
+            if (r->block_node()->name == name) found = r;
+        }
+    });
+    return found;
+}
+
+int64_t loop_extent(const tir::PrimFunc& f, const std::string& name) {
+    int64_t ext = -1;
+    tir::post_order_visit(f->body, [&](const tir::Object* o) {
+        if (o->node_type == tir::NodeType::For) {
+            auto* l = static_cast<const tir::For*>(o);
+            if (l->loop_var.name() == name) {
+                const int64_t* c = tir::as_const_int(l->extent);
+                ext = c ? *c : -1;
+            }
+        }
+    });
+    return ext;
+}
+
+struct VarNames : tir::IRVisitor {
+    std::set<std::string> names;
+    using tir::IRVisitor::visit;
+    void visit(const tir::Variable* v) override { names.insert(v->name); }
+};
+
+bool is_reduction_block(const tir::PrimFunc& f, const std::string& block) {
+    const tir::BlockRealize* r = find_realize(f, block);
+    if (!r) return false;
+    for (const tir::IterVar& iv : r->block_node()->iter_vars)
+        if (iv.kind == tir::IterKind::Reduce) return true;
+    return false;
+}
+
+/// For each loop around `block`: whether it drives a reduction iter var.
+std::vector<bool> reduction_loops(const Schedule& s, const std::string& block) {
+    Names loops = s.get_loops(block);
+    const tir::BlockRealize* r = find_realize(s.func(), block);
+    VarNames red;
+    if (r) {
+        const auto& ivs = r->block_node()->iter_vars;
+        for (size_t i = 0; i < ivs.size() && i < r->iter_values.size(); ++i)
+            if (ivs[i].kind == tir::IterKind::Reduce) red.visit_expr(r->iter_values[i]);
+    }
+    std::vector<bool> out;
+    for (const std::string& l : loops) out.push_back(red.names.count(l) > 0);
+    return out;
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+    int64_t p = 1;
+    for (int64_t x : v) p *= x;
+    return p;
+}
+
+std::vector<int64_t> divisors(int64_t n) {
+    std::vector<int64_t> d;
+    for (int64_t i = 1; i <= n; ++i)
+        if (n % i == 0) d.push_back(i);
+    return d;
+}
+
+// ---------------------------------------------------------------- generation
+
+struct TileLoops {
+    std::string s0_last, s1_last;
+};
+
+void apply_tile(Schedule& s, const BlockDecision& d, const SpaceOptions& o,
+                std::map<std::string, TileLoops>& tiled) {
+    Names loops = s.get_loops(d.block);
+    if (loops.size() != d.tiles.size())
+        throw schedule::ScheduleError(-1, "tile", "block '" + d.block + "' has another loop count");
+    Names lv[6];  // S0 S1 R0 S2 R1 S3 in output order: 0=S0 1=S1 2=R0 3=S2 4=R1 5=S3
+    int64_t work = 1;
+    for (size_t i = 0; i < loops.size(); ++i) {
+        const auto& f = d.tiles[i];
+        work *= product(f);
+        Names parts = s.split(loops[i], f);
+        if (f.size() == 4) {
+            lv[0].push_back(parts[0]);
+            lv[1].push_back(parts[1]);
+            lv[3].push_back(parts[2]);
+            lv[5].push_back(parts[3]);
+        } else {
+            lv[2].push_back(parts[0]);
+            lv[4].push_back(parts[1]);
+        }
+    }
+    Names order;
+    for (auto& l : lv) order.insert(order.end(), l.begin(), l.end());
+    s.reorder(order);
+    TileLoops t;
+    if (o.threads != 1 && d.par_depth > 0 && work >= kMinParallelWork && !lv[0].empty()) {
+        int depth = std::min<int>(d.par_depth, int(lv[0].size()));
+        Names outer(lv[0].begin(), lv[0].begin() + depth);
+        std::string fused = outer.size() > 1 ? s.fuse(outer) : outer[0];
+        s.parallel(fused);
+        lv[0].erase(lv[0].begin(), lv[0].begin() + depth);
+        lv[0].insert(lv[0].begin(), fused);
+    }
+    t.s0_last = lv[0].empty() ? "" : lv[0].back();
+    t.s1_last = lv[1].empty() ? t.s0_last : lv[1].back();
+    tiled[d.block] = t;
+    if (!lv[2].empty()) {
+        std::string init = s.decompose_reduction(d.block, lv[2][0]);
+        Names il = s.get_loops(init);
+        if (d.vectorize && !il.empty()) {
+            int64_t e = loop_extent(s.func(), il.back());
+            if (e >= 2 && e <= kMaxVector && !lv[5].empty()) s.vectorize(il.back());
+        }
+    }
+    if (!lv[5].empty()) {
+        const std::string& vec = lv[5].back();
+        int64_t e = loop_extent(s.func(), vec);
+        if (d.vectorize && e >= 2 && e <= kMaxVector) s.vectorize(vec);
+        if (d.unroll_s)
+            for (size_t i = 0; i + 1 < lv[5].size(); ++i)
+                if (loop_extent(s.func(), lv[5][i]) > 1) s.unroll(lv[5][i]);
+    }
+    if (d.unroll_r)
+        for (const std::string& l : lv[4]) {
+            int64_t e = loop_extent(s.func(), l);
+            if (e > 1 && e <= 16) s.unroll(l);
+        }
+}
+
+void apply_injective(Schedule& s, const BlockDecision& d, const SpaceOptions& o) {
+    Names loops = s.get_loops(d.block);
+    if (loops.empty()) return;
+    int64_t w = 1;
+    for (const auto& l : loops) w *= std::max<int64_t>(loop_extent(s.func(), l), 1);
+    std::string fused = loops.size() > 1 ? s.fuse(loops) : loops[0];
+    int64_t v = d.tiles.empty() || d.tiles[0].empty() ? 1 : d.tiles[0][0];
+    if (v > 1 && v < w && w % v == 0) {
+        Names parts = s.split(fused, {-1, v});
+        if (d.vectorize) s.vectorize(parts[1]);
+        if (o.threads != 1 && w >= kMinParallelWork) s.parallel(parts[0]);
+    } else if (v >= w && w >= 2 && w <= kMaxVector && d.vectorize) {
+        s.vectorize(fused);
+    } else if (o.threads != 1 && w >= kMinParallelWork) {
+        s.parallel(fused);
+    }
+}
+
+void apply_compute_at(Schedule& s, const BlockDecision& d,
+                      const std::map<std::string, TileLoops>& tiled) {
+    auto it = tiled.find(d.target);
+    if (it == tiled.end())
+        throw schedule::ScheduleError(-1, "compute_at", "block '" + d.target + "' is not tiled");
+    const std::string& loop = d.at_level == 0 ? it->second.s0_last : it->second.s1_last;
+    if (loop.empty()) throw schedule::ScheduleError(-1, "compute_at", "no tile loop");
+    s.reverse_compute_at(d.block, loop);
+    if (d.vectorize) {
+        Names l = s.get_loops(d.block);
+        if (!l.empty()) {
+            int64_t e = loop_extent(s.func(), l.back());
+            if (e >= 2 && e <= kMaxVector) s.vectorize(l.back());
+        }
+    }
+}
+
+// ---------------------------------------------------------------- sampling
+
+std::vector<int64_t> sample_tile(int64_t n, int parts, bool innermost_vector,
+                                 std::mt19937_64& rng) {
+    for (int attempt = 0; attempt < 32; ++attempt) {
+        std::vector<int64_t> f = random_factorization(n, parts, rng);
+        if (innermost_vector && f.back() > kMaxVector) continue;
+        if (parts == 2 && f.back() > kMaxInnerReduce) continue;
+        return f;
+    }
+    std::vector<int64_t> f(size_t(parts), 1);
+    f[0] = n;
+    return f;
+}
+
+BlockDecision sample_tile_decision(const Schedule& s, const std::string& block,
+                                   const SpaceOptions& o, std::mt19937_64& rng) {
+    BlockDecision d;
+    d.block = block;
+    d.rule = BlockDecision::Tile;
+    Names loops = s.get_loops(block);
+    std::vector<bool> red = reduction_loops(s, block);
+    int last_spatial = -1;
+    for (size_t i = 0; i < loops.size(); ++i)
+        if (!red[i]) last_spatial = int(i);
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        d.tiles.clear();
+        int64_t reg = 1;
+        for (size_t i = 0; i < loops.size(); ++i) {
+            int64_t e = std::max<int64_t>(loop_extent(s.func(), loops[i]), 1);
+            d.tiles.push_back(sample_tile(e, red[i] ? 2 : 4, int(i) == last_spatial, rng));
+            if (!red[i]) reg *= d.tiles.back().back();
+        }
+        if (reg <= kMaxRegisterTile) break;
+    }
+    int nspatial = int(std::count(red.begin(), red.end(), false));
+    d.par_depth = o.threads == 1 || nspatial == 0
+                      ? 0
+                      : int(std::uniform_int_distribution<int>(1, nspatial)(rng));
+    d.vectorize = std::bernoulli_distribution(0.9)(rng);
+    d.unroll_s = std::bernoulli_distribution(0.7)(rng);
+    d.unroll_r = std::bernoulli_distribution(0.3)(rng);
+    return d;
+}
+
+BlockDecision sample_injective(const Schedule& s, const std::string& block, const SpaceOptions& o,
+                               std::mt19937_64& rng) {
+    BlockDecision d;
+    d.block = block;
+    d.rule = BlockDecision::Injective;
+    int64_t w = 1;
+    for (const auto& l : s.get_loops(block)) w *= std::max<int64_t>(loop_extent(s.func(), l), 1);
+    std::vector<int64_t> choices;
+    for (int64_t v : divisors(std::min<int64_t>(w, kMaxVector)))
+        if (w % v == 0 && v >= std::min<int64_t>(w, 4)) choices.push_back(v);
+    if (choices.empty()) choices.push_back(1);
+    d.tiles = {{choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)]}};
+    d.vectorize = std::bernoulli_distribution(0.9)(rng);
+    (void)o;
+    return d;
+}
+
+Candidate sample_once(const tir::PrimFunc& func, const SpaceOptions& o, std::mt19937_64& rng,
+                      bool simple) {
+    Schedule s(func);
+    Candidate c;
+    std::set<std::string> tiled;
+    Names blocks = s.blocks();
+    std::set<std::string> reductions;
+    for (const auto& b : blocks)
+        if (is_reduction_block(func, b) && !s.get_loops(b).empty()) reductions.insert(b);
+    for (const std::string& b : blocks) {
+        if (s.get_loops(b).empty()) continue;
+        if (reductions.count(b)) {
+            c.blocks.push_back(sample_tile_decision(s, b, o, rng));
+            tiled.insert(b);
+            continue;
+        }
+        bool feeds_reduction = false;
+        for (const auto& cons : s.get_consumers(b))
+            if (reductions.count(cons)) feeds_reduction = true;
+        std::string after;
+        for (const auto& p : s.get_producers(b))
+            if (tiled.count(p)) after = p;
+        if (!simple && feeds_reduction && std::bernoulli_distribution(0.7)(rng)) {
+            BlockDecision d;
+            d.block = b;
+            d.rule = BlockDecision::Inline;
+            c.blocks.push_back(d);
+        } else if (!simple && !after.empty() && std::bernoulli_distribution(0.8)(rng)) {
+            BlockDecision d;
+            d.block = b;
+            d.rule = BlockDecision::ComputeAt;
+            d.target = after;
+            d.at_level = std::uniform_int_distribution<int>(0, 1)(rng);
+            d.vectorize = std::bernoulli_distribution(0.8)(rng);
+            c.blocks.push_back(d);
+        } else {
+            c.blocks.push_back(sample_injective(s, b, o, rng));
+        }
+    }
+    return c;
+}
+
+bool generates(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o) {
+    try {
+        generate(func, c, o);
+        return true;
+    } catch (const UserError&) {
+        return false;
+    }
+}
+
+}  // namespace
+
+std::vector<int64_t> prime_factors(int64_t n) {
+    std::vector<int64_t> f;
+    for (int64_t p = 2; p * p <= n; ++p)
+        while (n % p == 0) f.push_back(p), n /= p;
+    if (n > 1) f.push_back(n);
+    return f;
+}
+
+std::vector<int64_t> random_factorization(int64_t n, int parts, std::mt19937_64& rng) {
+    std::vector<int64_t> f(size_t(parts), 1);
+    std::uniform_int_distribution<int> pick(0, parts - 1);
+    for (int64_t p : prime_factors(n)) f[size_t(pick(rng))] *= p;
+    return f;
+}
+
+Schedule generate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o) {
+    Schedule s(func);
+    std::map<std::string, TileLoops> tiled;
+    for (const BlockDecision& d : c.blocks) {
+        switch (d.rule) {
+            case BlockDecision::Tile: apply_tile(s, d, o, tiled); break;
+            case BlockDecision::Injective: apply_injective(s, d, o); break;
+            case BlockDecision::Inline: s.compute_inline(d.block); break;
+            case BlockDecision::ComputeAt: apply_compute_at(s, d, tiled); break;
+            default: break;
+        }
+    }
+    return s;
+}
+
+Candidate sample(const tir::PrimFunc& func, const SpaceOptions& o, std::mt19937_64& rng) {
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        Candidate c = sample_once(func, o, rng, attempt >= 4);
+        if (generates(func, c, o)) return c;
+    }
+    return Candidate{};
+}
+
+Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o,
+                 std::mt19937_64& rng) {
+    if (c.blocks.empty()) return c;
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        Candidate m = c;
+        BlockDecision& d =
+            m.blocks[std::uniform_int_distribution<size_t>(0, m.blocks.size() - 1)(rng)];
+        const int kind = std::uniform_int_distribution<int>(0, 9)(rng);
+        if (d.rule == BlockDecision::Tile && kind < 7 && !d.tiles.empty()) {
+            auto& f = d.tiles[std::uniform_int_distribution<size_t>(0, d.tiles.size() - 1)(rng)];
+            std::uniform_int_distribution<size_t> part(0, f.size() - 1);
+            size_t a = part(rng), b = part(rng);
+            std::vector<int64_t> primes = prime_factors(f[a]);
+            if (a == b || primes.empty()) continue;
+            int64_t p = primes[std::uniform_int_distribution<size_t>(0, primes.size() - 1)(rng)];
+            f[a] /= p;
+            f[b] *= p;
+            if (f.size() == 4 && f.back() > kMaxVector) continue;
+        } else if (d.rule == BlockDecision::Tile) {
+            switch (kind % 4) {
+                case 0: d.unroll_s = !d.unroll_s; break;
+                case 1: d.unroll_r = !d.unroll_r; break;
+                case 2: d.vectorize = !d.vectorize; break;
+                default:
+                    if (o.threads == 1) continue;
+                    d.par_depth = std::max(1, d.par_depth + (kind % 2 ? 1 : -1));
+            }
+        } else if (d.rule == BlockDecision::ComputeAt) {
+            if (kind % 2) d.at_level = 1 - d.at_level;
+            else d.vectorize = !d.vectorize;
+        } else if (d.rule == BlockDecision::Injective && !d.tiles.empty()) {
+            int64_t v = d.tiles[0][0];
+            d.tiles[0][0] = kind % 2 ? v * 2 : std::max<int64_t>(1, v / 2);
+        } else {
+            continue;
+        }
+        if (m == c) continue;
+        if (generates(func, m, o)) return m;
+    }
+    return c;
+}
+
+// ---------------------------------------------------------------- JSON
+
+std::string Candidate::to_json() const {
+    nlohmann::json j = nlohmann::json::array();
+    for (const BlockDecision& d : blocks) {
+        nlohmann::json b = {{"block", d.block}, {"rule", d.rule}};
+        if (!d.tiles.empty()) b["tiles"] = d.tiles;
+        if (d.rule == BlockDecision::Tile) {
+            b["par"] = d.par_depth;
+            b["unroll_s"] = d.unroll_s;
+            b["unroll_r"] = d.unroll_r;
+        }
+        if (d.rule == BlockDecision::ComputeAt) {
+            b["target"] = d.target;
+            b["level"] = d.at_level;
+        }
+        b["vec"] = d.vectorize;
+        j.push_back(b);
+    }
+    return j.dump();
+}
+
+Candidate Candidate::from_json(const std::string& text) {
+    Candidate c;
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    TS_USER_CHECK(j.is_array()) << "candidate decisions: expected a JSON array";
+    for (const auto& b : j) {
+        BlockDecision d;
+        d.block = b.value("block", "");
+        d.rule = b.value("rule", 0);
+        if (b.contains("tiles")) d.tiles = b["tiles"].get<std::vector<std::vector<int64_t>>>();
+        d.par_depth = b.value("par", 0);
+        d.unroll_s = b.value("unroll_s", true);
+        d.unroll_r = b.value("unroll_r", false);
+        d.target = b.value("target", "");
+        d.at_level = b.value("level", 1);
+        d.vectorize = b.value("vec", true);
+        c.blocks.push_back(d);
+    }
+    return c;
+}
+
+}  // namespace tessera::autotune

@@ -1,0 +1,72 @@
+// The design space: rules applied to each block of a kernel (Ansor sketches
+// for CPU) with their random decisions. A Candidate holds the decisions; it
+// generates a Schedule whose Trace is what gets stored and replayed.
+//   - reduction blocks: multi-level tiling "SSRSRS" (4 spatial, 2 reduction
+//     levels; tile sizes by perfect factorization), init decomposed,
+//     innermost spatial loop vectorized, inner tiles unrolled, outer tiles
+//     fused and parallel (threads != 1);
+//   - elementwise producers of a reduction inlined, consumers (epilogues)
+//     computed at a tile loop of the reduction;
+//   - other elementwise blocks: fused, split for a vector, parallel outer.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/schedule/schedule.h"
+
+namespace tessera::autotune {
+
+struct SpaceOptions {
+    int threads = 1;       // 1 = no parallel loops
+    int vector_lanes = 8;  // fp32 lanes of one native vector
+};
+
+/// The decisions for one block.
+struct BlockDecision {
+    enum Rule { Keep = 0, Tile = 1, Injective = 2, Inline = 3, ComputeAt = 4 };
+    std::string block;
+    int rule = Keep;
+    /// Tile: factors per loop of the block (get_loops order; 4 for spatial
+    /// loops, 2 for reduction ones). Injective: {vector factor}.
+    std::vector<std::vector<int64_t>> tiles;
+    int par_depth = 0;      // Tile: number of outer S0 loops fused and made parallel
+    bool vectorize = true;  // innermost spatial loop vectorized
+    bool unroll_s = true;   // Tile: inner spatial tile loops (but the vector one) unrolled
+    bool unroll_r = false;  // Tile: inner reduction tile loops unrolled
+    int at_level = 1;       // ComputeAt: 0 = under the S0 tiles, 1 = under the S1 tiles
+    std::string target;     // ComputeAt: the tiled block
+
+    bool operator==(const BlockDecision& o) const = default;
+};
+
+struct Candidate {
+    std::vector<BlockDecision> blocks;
+    std::string to_json() const;
+    static Candidate from_json(const std::string& text);
+    bool operator==(const Candidate& o) const = default;
+};
+
+/// Builds the schedule a candidate describes on `func` (throws ScheduleError
+/// when a decision does not apply).
+schedule::Schedule generate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o);
+
+/// A random candidate that generates without errors (falls back to simpler
+/// decisions, in the end to the unscheduled loops).
+Candidate sample(const tir::PrimFunc& func, const SpaceOptions& o, std::mt19937_64& rng);
+
+/// A neighbour of `c`: one tile size factor moved between levels, or an
+/// unroll / vectorize / parallel / compute-at decision changed. Returns a
+/// candidate that generates (or `c` itself when no mutation applied).
+Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o,
+                 std::mt19937_64& rng);
+
+/// Prime factors of n, ascending (for perfect tile factorization).
+std::vector<int64_t> prime_factors(int64_t n);
+
+/// `n` split into `parts` factors whose product is n, drawn at random.
+std::vector<int64_t> random_factorization(int64_t n, int parts, std::mt19937_64& rng);
+
+}  // namespace tessera::autotune

@@ -1,0 +1,122 @@
+// Task extraction: fused groups lowered, keyed structurally, deduplicated.
+#include "engine/autotune/task.h"
+
+#include <cstdio>
+#include <map>
+#include <regex>
+
+#include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/passes/fuse_ops.h"
+#include "engine/tir/printer.h"
+#include "engine/topi/lower_group.h"
+#include "engine/topi/schedule_cpu.h"
+
+namespace tessera::autotune {
+
+namespace {
+
+uint64_t fnv1a(const std::string& s) {
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+}  // namespace
+
+const char* task_kind_name(TaskKind k) {
+    switch (k) {
+        case TaskKind::Matmul: return "matmul";
+        case TaskKind::Conv2d: return "conv2d";
+        case TaskKind::Injective: return "injective";
+        case TaskKind::Reduction: return "reduction";
+    }
+    return "?";
+}
+
+std::string workload_key(const tir::PrimFunc& func, const std::string& target) {
+    std::string text = tir::print(func);
+    // The function's own name and its parameter names do not change what it computes.
+    auto canon = [&](const std::string& name, const std::string& repl) {
+        if (name.empty()) return;
+        std::string pat;
+        for (char c : name) {
+            if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) pat += '\\';
+            pat += c;
+        }
+        text = std::regex_replace(text, std::regex("\\b" + pat + "\\b"), repl);
+    };
+    canon(func->name, "__f");
+    for (size_t i = 0; i < func->params.size(); ++i)
+        canon(func->params[i]->name, "__p" + std::to_string(i));
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)fnv1a(text));
+    return target + ":" + buf;
+}
+
+std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& target,
+                                    int threads) {
+    std::vector<TuneTask> tasks;
+    std::map<std::string, size_t> index;
+    for (const std::vector<int>& group : passes::fused_groups(g)) {
+        topi::LoweredGroup lg = topi::lower_group(g, group);
+        std::string key = workload_key(lg.func, target);
+        double flops = 0;
+        TaskKind kind = TaskKind::Injective;
+        int anchor = group.back();
+        for (int nd : group) {
+            const graph::Node& n = g.nodes[size_t(nd)];
+            flops += graph::node_flops(g, n);
+            topi::CpuOpClass c = topi::cpu_op_class(n);
+            if (c == topi::CpuOpClass::Matmul) kind = TaskKind::Matmul, anchor = nd;
+            if (c == topi::CpuOpClass::Conv2d && kind != TaskKind::Matmul)
+                kind = TaskKind::Conv2d, anchor = nd;
+        }
+        auto it = index.find(key);
+        if (it != index.end()) {
+            tasks[it->second].weight++;
+            continue;
+        }
+        TuneTask t;
+        t.key = key;
+        t.name = lg.func->name;
+        t.func = lg.func;
+        t.num_outputs = int(lg.outputs.size());
+        topi::CpuScheduleOptions cpu;
+        cpu.threads = threads;
+        cpu.vector_lanes = codegen::host_vector_lanes();
+        t.default_func = topi::schedule_cpu_default(lg.func, g.nodes[size_t(anchor)], cpu);
+        t.default_trace = topi::cpu_default_trace(lg.func, g.nodes[size_t(anchor)], cpu);
+        t.default_trace.workload = key;
+        t.kind = kind;
+        t.flops = flops;
+        index[key] = tasks.size();
+        tasks.push_back(std::move(t));
+    }
+    return tasks;
+}
+
+graph::Graph gemm_graph(int64_t m, int64_t n, int64_t k) {
+    graph::Graph g;
+    g.name = "gemm";
+    auto add = [&](const std::string& name, std::vector<int64_t> shape) {
+        graph::Value v;
+        v.name = name;
+        v.type = {graph::DType::Float32, std::move(shape)};
+        return g.add_value(v);
+    };
+    int a = add("A", {m, k}), b = add("B", {k, n}), c = add("C", {m, n});
+    g.inputs = {a, b};
+    g.outputs = {c};
+    graph::Node node;
+    node.op = "nn.matmul";
+    node.name = "gemm";
+    node.inputs = {a, b};
+    node.outputs = {c};
+    g.add_node(node);
+    return g;
+}
+
+}  // namespace tessera::autotune

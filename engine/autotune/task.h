@@ -1,0 +1,45 @@
+// Tuning tasks: the unique fused kernels of a model, keyed by a structural
+// hash of their loop IR and the target, weighted by how often they occur.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/graph/graph.h"
+#include "engine/schedule/trace.h"
+#include "engine/tir/stmt.h"
+
+namespace tessera::autotune {
+
+/// What the design-space rules need to know about the kernel's anchor op.
+enum class TaskKind { Matmul, Conv2d, Injective, Reduction };
+
+struct TuneTask {
+    std::string key;     // workload_key(func, target)
+    std::string name;    // kernel name of the first occurrence
+    tir::PrimFunc func;  // unscheduled loop nests (what traces replay on)
+    tir::PrimFunc default_func;  // with the default CPU schedule (the baseline, the reference)
+    schedule::Trace default_trace;  // the default schedule as a trace on `func`
+    TaskKind kind = TaskKind::Injective;
+    int num_outputs = 1; // the last params of func are outputs
+    int weight = 1;      // occurrences in the model
+    double flops = 0;    // per call
+};
+
+/// Structural key of a kernel for `target`: a hash of its printed loop IR with
+/// the function name and parameter buffer names canonicalized, so identical
+/// kernels of differently named nodes share one key. Format "llvm:<hex>".
+std::string workload_key(const tir::PrimFunc& func, const std::string& target = "llvm");
+
+/// The tasks of an optimized graph (driver::optimize's result): one per
+/// unique fused group, in first-occurrence order. `threads` as in
+/// BuildOptions (1 = the default schedules use no parallel loops).
+std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& target = "llvm",
+                                    int threads = 1);
+
+/// A one-node graph C = A B (fp32, A: m x k, B: k x n), for `tessera tune --gemm`.
+graph::Graph gemm_graph(int64_t m, int64_t n, int64_t k);
+
+const char* task_kind_name(TaskKind k);
+
+}  // namespace tessera::autotune

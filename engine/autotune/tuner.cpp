@@ -1,0 +1,361 @@
+// Task scheduler and evolutionary search (see tuner.h).
+#include "engine/autotune/tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "engine/autotune/cost_model.h"
+#include "engine/autotune/features.h"
+#include "engine/autotune/space.h"
+#include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/core/error.h"
+#include "engine/schedule/schedule.h"
+
+namespace tessera::autotune {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double now_epoch() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+struct Scored {
+    Candidate c;
+    std::string key;  // decisions JSON
+    tir::PrimFunc func;
+    schedule::Trace trace;
+    std::vector<float> features;
+    double score = 0;
+};
+
+struct TaskState {
+    const TuneTask* task = nullptr;
+    std::unique_ptr<TaskMeasurer> measurer;
+    std::set<std::string> seen;  // decisions already measured
+    std::vector<std::pair<double, Candidate>> good;  // measured, (ms, candidate), best first
+    double best_before_round = 0;
+    double gain = 1;  // relative improvement of the last round
+    TaskProgress p;
+};
+
+class Tuner {
+public:
+    Tuner(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& o,
+          const std::function<void(const Progress&)>& cb, const CancelToken* cancel)
+        : m_db(db), m_o(o), m_cb(cb), m_cancel(cancel), m_rng(o.seed) {
+        m_space.threads = o.threads;
+        m_space.vector_lanes = codegen::host_vector_lanes();
+        m_o.measure.threads = o.threads;
+        for (const TuneTask& t : tasks) {
+            TaskState s;
+            s.task = &t;
+            s.p.name = t.name;
+            s.p.key = t.key;
+            s.p.kind = task_kind_name(t.kind);
+            s.p.weight = t.weight;
+            s.p.flops = t.flops;
+            m_tasks.push_back(std::move(s));
+        }
+    }
+
+    TuneResult run() {
+        auto t0 = Clock::now();
+        resume();
+        m_progress.total = m_o.trials;
+        m_progress.resumed = m_progress.trials;
+        report(-1, "");
+        int measured = 0;
+        while (m_progress.trials < m_o.trials && !cancelled()) {
+            TaskState& t = m_tasks[size_t(pick_task())];
+            ensure_measurer(t);
+            if (cancelled()) break;
+            const int n = std::min(m_o.batch, m_o.trials - m_progress.trials);
+            std::vector<Scored> batch = propose(t, n);
+            if (batch.empty()) {  // the space is exhausted: give its budget to others
+                t.gain = -1;
+                if (std::all_of(m_tasks.begin(), m_tasks.end(),
+                                [](const TaskState& s) { return s.gain < 0; }))
+                    break;
+                continue;
+            }
+            measured += measure(t, batch);
+        }
+        TuneResult r;
+        r.final = m_progress;
+        r.measured = measured;
+        r.cancelled = cancelled();
+        double minutes = std::chrono::duration<double>(Clock::now() - t0).count() / 60.0;
+        r.trials_per_minute = minutes > 0 ? measured / minutes : 0;
+        return r;
+    }
+
+private:
+    Database& m_db;
+    TuneOptions m_o;
+    std::function<void(const Progress&)> m_cb;
+    const CancelToken* m_cancel;
+    std::mt19937_64 m_rng;
+    SpaceOptions m_space;
+    std::vector<TaskState> m_tasks;
+    CostModel m_model;
+    std::vector<double> m_batch_corr;  // per batch: Spearman of predictions made before it ran
+    int m_rank_samples = 0;
+    Progress m_progress;
+    Clock::time_point m_start = Clock::now();
+
+    bool cancelled() const { return m_cancel && m_cancel->cancelled(); }
+
+    // Trials recorded earlier count toward the budget and train the model.
+    void resume() {
+        for (TaskState& t : m_tasks) {
+            for (const TuningRecord& r : m_db.records()) {
+                if (r.workload != t.task->key) continue;
+                if (r.baseline) continue;  // re-measured: the default schedules change
+                t.p.trials++;
+                m_progress.trials++;
+                if (!r.ok()) t.p.errors++;
+                if (r.ok() && (t.p.best_ms == 0 || r.median_ms() < t.p.best_ms))
+                    t.p.best_ms = r.median_ms();
+                if (r.decisions.empty()) continue;
+                try {
+                    Candidate c = Candidate::from_json(r.decisions);
+                    t.seen.insert(c.to_json());
+                    if (r.ok()) t.good.push_back({r.median_ms(), c});
+                    if (m_model.size() < 4000) {
+                        tir::PrimFunc f = r.trace.apply(t.task->func).func();
+                        m_model.add(extract_features(f), t.task->key, r.ok() ? r.median_ms() : -1);
+                    }
+                } catch (const UserError&) {
+                }
+            }
+            std::sort(t.good.begin(), t.good.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+        }
+        if (m_model.size() > 0) m_model.train();
+    }
+
+    void ensure_measurer(TaskState& t) {
+        if (t.measurer) return;
+        t.measurer = std::make_unique<TaskMeasurer>(*t.task, m_o.measure);
+        {
+            t.p.default_ms = t.measurer->baseline().median_ms();
+            TuningRecord r;
+            r.workload = t.task->key;
+            r.task = t.task->name;
+            r.trace = t.task->default_trace;
+            r.times_ms = t.measurer->baseline().times_ms;
+            r.flops = t.task->flops;
+            r.timestamp = now_epoch();
+            r.machine = machine_fingerprint();
+            r.baseline = true;
+            m_db.append(r);
+        }
+    }
+
+    // Ansor-style: every task gets a first round, then weight x latency x recent gain.
+    int pick_task() {
+        int best = -1;
+        double best_score = -1e300;
+        for (size_t i = 0; i < m_tasks.size(); ++i) {
+            const TaskState& t = m_tasks[i];
+            if (t.gain < 0) continue;
+            if (t.p.trials == 0) return int(i);
+            double lat = t.p.best_ms > 0 ? t.p.best_ms : std::max(t.p.default_ms, 1e-3);
+            double score = t.p.weight * lat * (t.gain + 0.05) / std::sqrt(1.0 + t.p.trials);
+            if (score > best_score) best_score = score, best = int(i);
+        }
+        return best < 0 ? 0 : best;
+    }
+
+    bool score(const TaskState& t, Candidate c, Scored& out) {
+        out.key = c.to_json();
+        try {
+            schedule::Schedule s = generate(t.task->func, c, m_space);
+            out.func = s.func();
+            out.trace = s.trace();
+            out.features = extract_features(out.func);
+        } catch (const UserError&) {
+            return false;
+        }
+        out.c = std::move(c);
+        return true;
+    }
+
+    // Evolutionary search under the cost model; returns unmeasured candidates.
+    std::vector<Scored> propose(TaskState& t, int n) {
+        std::vector<Scored> pop;
+        std::set<std::string> in_pop;
+        auto add = [&](Candidate c) {
+            Scored s;
+            if (in_pop.count(c.to_json())) return;
+            if (!score(t, std::move(c), s)) return;
+            in_pop.insert(s.key);
+            pop.push_back(std::move(s));
+        };
+        for (size_t i = 0; i < t.good.size() && i < 8; ++i) add(t.good[i].second);
+        for (int tries = 0; int(pop.size()) < m_o.population && tries < 2 * m_o.population; ++tries)
+            add(sample(t.task->func, m_space, m_rng));
+        if (m_model.trained()) {
+            for (int g = 0; g < m_o.generations && !cancelled(); ++g) {
+                predict(pop);
+                std::sort(pop.begin(), pop.end(),
+                          [](const Scored& a, const Scored& b) { return a.score > b.score; });
+                const size_t parents = std::max<size_t>(1, pop.size() / 2);
+                const size_t before = pop.size();
+                for (size_t i = 0; i < before; ++i) {
+                    const Candidate& p = pop[std::uniform_int_distribution<size_t>(0, parents - 1)(m_rng)].c;
+                    add(mutate(t.task->func, p, m_space, m_rng));
+                }
+            }
+            predict(pop);
+        } else {
+            std::shuffle(pop.begin(), pop.end(), m_rng);
+        }
+        std::stable_sort(pop.begin(), pop.end(),
+                         [](const Scored& a, const Scored& b) { return a.score > b.score; });
+        std::vector<Scored> out;
+        const int greedy = m_model.trained() ? int(std::ceil(n * (1.0 - m_o.epsilon))) : 0;
+        for (Scored& s : pop) {
+            if (int(out.size()) >= greedy) break;
+            if (t.seen.count(s.key)) continue;
+            t.seen.insert(s.key);
+            out.push_back(std::move(s));
+        }
+        for (int tries = 0; int(out.size()) < n && tries < 8 * n; ++tries) {  // epsilon: random
+            Scored s;
+            if (!score(t, sample(t.task->func, m_space, m_rng), s) || t.seen.count(s.key)) continue;
+            t.seen.insert(s.key);
+            out.push_back(std::move(s));
+        }
+        if (m_model.trained()) predict(out);
+        return out;
+    }
+
+    void predict(std::vector<Scored>& v) {
+        std::vector<std::vector<float>> x;
+        for (const Scored& s : v) x.push_back(s.features);
+        std::vector<double> p = m_model.predict(x);
+        for (size_t i = 0; i < v.size(); ++i) v[i].score = p[i];
+    }
+
+    int measure(TaskState& t, std::vector<Scored>& batch) {
+        t.best_before_round = t.p.best_ms;
+        std::vector<tir::PrimFunc> funcs;
+        for (const Scored& s : batch) funcs.push_back(s.func);
+        std::vector<Built> built;
+        if (m_o.measure.workers > 1) built = t.measurer->build(funcs, m_cancel);
+        int done = 0;
+        const bool held_out = m_model.trained();
+        std::vector<double> pred, truth;
+        for (size_t i = 0; i < batch.size() && !cancelled(); ++i) {
+            Built b = m_o.measure.workers > 1 ? built[i] : t.measurer->build({funcs[i]}, m_cancel)[0];
+            if (cancelled()) break;
+            MeasureResult r;
+            if (!b.error.empty()) r.error = b.error;
+            else r = t.measurer->run(b.fn, m_cancel);
+            if (r.ok() && (t.p.best_ms == 0 || r.median_ms() < t.p.best_ms)) {
+                // A new best is measured twice: one lucky run must not become the record.
+                MeasureResult again = t.measurer->run(b.fn, m_cancel);
+                if (again.ok())
+                    r.times_ms.insert(r.times_ms.end(), again.times_ms.begin(), again.times_ms.end());
+                else
+                    r = again;
+            }
+            if (r.error == "cancelled") break;
+            TuningRecord rec;
+            rec.workload = t.task->key;
+            rec.task = t.task->name;
+            rec.trace = batch[i].trace;
+            rec.trace.workload = t.task->key;
+            rec.decisions = batch[i].key;
+            rec.times_ms = r.times_ms;
+            rec.error = r.error;
+            rec.flops = t.task->flops;
+            rec.timestamp = now_epoch();
+            rec.machine = machine_fingerprint();
+            m_db.append(rec);
+            ++done;
+            t.p.trials++;
+            m_progress.trials++;
+            const double ms = r.ok() ? r.median_ms() : -1;
+            if (!r.ok()) t.p.errors++;
+            if (r.ok()) {
+                if (t.p.best_ms == 0 || ms < t.p.best_ms) t.p.best_ms = ms;
+                t.good.push_back({ms, batch[i].c});
+            }
+            if (held_out) {
+                pred.push_back(batch[i].score);
+                truth.push_back(r.ok() ? 1.0 / ms : 0.0);
+            }
+            m_model.add(batch[i].features, t.task->key, ms);
+            report(int(&t - m_tasks.data()), r.error);
+        }
+        std::sort(t.good.begin(), t.good.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        if (t.good.size() > 32) t.good.resize(32);
+        if (t.best_before_round > 0 && t.p.best_ms > 0)
+            t.gain = std::max(0.0, (t.best_before_round - t.p.best_ms) / t.best_before_round);
+        else
+            t.gain = 1;
+        if (pred.size() >= 3) {
+            m_batch_corr.push_back(spearman(pred, truth));
+            m_rank_samples += int(pred.size());
+            m_progress.rank_correlation = 0;
+            const size_t from = m_batch_corr.size() > 16 ? m_batch_corr.size() - 16 : 0;
+            for (size_t i = from; i < m_batch_corr.size(); ++i)
+                m_progress.rank_correlation += m_batch_corr[i] / double(m_batch_corr.size() - from);
+            m_progress.rank_samples = m_rank_samples;
+        }
+        if (!cancelled()) m_model.train();
+        return done;
+    }
+
+    void report(int task, const std::string& error) {
+        m_progress.task = task;
+        m_progress.last_error = error;
+        m_progress.tasks.clear();
+        m_progress.latency_ms = m_progress.default_latency_ms = 0;
+        for (const TaskState& t : m_tasks) {
+            m_progress.tasks.push_back(t.p);
+            double def = t.p.default_ms;
+            double best = t.p.best_ms > 0 && (def == 0 || t.p.best_ms < def) ? t.p.best_ms : def;
+            m_progress.latency_ms += t.p.weight * best;
+            m_progress.default_latency_ms += t.p.weight * def;
+        }
+        m_progress.elapsed_s = std::chrono::duration<double>(Clock::now() - m_start).count();
+        if (m_cb) m_cb(m_progress);
+    }
+};
+
+}  // namespace
+
+TuneResult tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& options,
+                const std::function<void(const Progress&)>& progress, const CancelToken* cancel) {
+    TS_USER_CHECK(options.trials >= 0) << "tune: --trials must be >= 0";
+    TS_USER_CHECK(options.batch >= 1) << "tune: batch must be >= 1";
+    Tuner t(tasks, db, options, progress, cancel);
+    return t.run();
+}
+
+tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db, const std::string& target,
+                         bool* applied) {
+    if (applied) *applied = false;
+    const TuningRecord* r = db.best(workload_key(func, target), target);
+    if (!r) return func;
+    try {
+        tir::PrimFunc out = r->trace.apply(func).func();
+        if (applied) *applied = true;
+        return out;
+    } catch (const UserError&) {
+        return func;
+    }
+}
+
+}  // namespace tessera::autotune

@@ -1,0 +1,78 @@
+// The tuning loop: a task scheduler spreading the trial budget over tasks by
+// weight and recent gains, and per task an evolutionary search over the
+// design space guided by the XGBoost cost model, measuring the most
+// promising candidates (plus an epsilon of random ones) and appending every
+// measurement to the database. Resumes from the database: trials already
+// recorded for a task count toward the budget and seed the search.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/autotune/database.h"
+#include "engine/autotune/measure.h"
+#include "engine/autotune/task.h"
+
+namespace tessera::autotune {
+
+struct TuneOptions {
+    int trials = 64;       // total measured candidates over all tasks (recorded ones included)
+    int threads = 1;       // threads the kernels run on (1 = no parallel loops)
+    int batch = 8;         // candidates measured per round of one task
+    int population = 48;   // evolutionary search population
+    int generations = 3;
+    double epsilon = 0.2;  // share of random candidates per batch
+    uint64_t seed = 1;
+    MeasureOptions measure;
+};
+
+struct TaskProgress {
+    std::string name, key, kind;
+    int weight = 1;
+    int trials = 0;        // recorded for this task (resumed ones included)
+    int errors = 0;
+    double flops = 0;
+    double default_ms = 0;  // the default schedule
+    double best_ms = 0;     // the best tuned candidate (0 = none yet)
+    double best_gflops() const { return best_ms > 0 ? flops / (best_ms * 1e6) : 0; }
+    double default_gflops() const { return default_ms > 0 ? flops / (default_ms * 1e6) : 0; }
+};
+
+struct Progress {
+    int trials = 0;          // recorded trials, all tasks
+    int total = 0;           // the budget
+    int resumed = 0;         // trials found in the database at the start
+    int task = -1;           // the task just measured
+    std::vector<TaskProgress> tasks;
+    double latency_ms = 0;          // estimated end to end: sum weight * min(best, default)
+    double default_latency_ms = 0;  // the same with default schedules
+    /// Cost-model ranking quality: Spearman correlation of the predictions made
+    /// before a batch was measured with its measured throughputs, mean of the
+    /// last 16 batches.
+    double rank_correlation = 0;
+    int rank_samples = 0;
+    double elapsed_s = 0;
+    std::string last_error;  // error of the trial just measured, if any
+};
+
+struct TuneResult {
+    Progress final;
+    int measured = 0;  // trials run in this session
+    bool cancelled = false;
+    double trials_per_minute = 0;
+};
+
+/// Tunes `tasks`, appending to `db`. `progress` (may be null) is called after
+/// each trial and once at the start. `cancel` (may be null) stops within a
+/// second; the records written so far stay valid.
+TuneResult tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& options,
+                const std::function<void(const Progress&)>& progress = nullptr,
+                const CancelToken* cancel = nullptr);
+
+/// `func` with the best record of its workload applied; `func` itself when
+/// the database has none or the trace no longer replays.
+tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db,
+                         const std::string& target = "llvm", bool* applied = nullptr);
+
+}  // namespace tessera::autotune

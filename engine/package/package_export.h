@@ -1,0 +1,30 @@
+// Writing a compiled model as a package (package_format.h): kernels as LLVM
+// object code linked into lib.so with the system C compiler, the kernel-call
+// graph, the parameters and the metadata. Compile-time only (needs LLVM).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/driver/driver.h"
+#include "engine/package/package_format.h"
+
+namespace tessera::package {
+
+struct ExportOptions {
+    std::string target = "llvm";
+    int opt_level = 2;
+    std::vector<std::string> passes;  // the graph passes that were applied
+    std::string schedules_json = "[]";  // schedules / traces used, as JSON
+    std::string records;                // tuning database used ("" = none)
+    std::string linker = "cc";          // C compiler driver that links lib.so
+    int format_version = kFormatVersion;  // tests write newer ones to check refusal
+};
+
+/// Emits, links and writes `model` to `path` (a .tar). UserError when the
+/// linker is missing or fails, or the file cannot be written. Returns the
+/// meta.json text.
+std::string export_package(const driver::CompiledModel& model, const ExportOptions& options,
+                           const std::string& path);
+
+}  // namespace tessera::package

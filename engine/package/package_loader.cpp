@@ -1,0 +1,226 @@
+// Package loading: tar members → checks → graph.json and params.bin →
+// lib.so opened from memory (memfd) → GraphExecutor.
+#include "engine/package/package_loader.h"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "engine/core/error.h"
+#include "engine/package/package_format.h"
+#include "engine/package/sha256.h"
+#include "engine/package/tar.h"
+
+namespace tessera::package {
+
+namespace {
+
+using nlohmann::json;
+
+json parse_json(const std::string& text, const std::string& what, const char* member) {
+    try {
+        return json::parse(text);
+    } catch (const json::exception& e) {
+        TS_USER_FAIL() << what << ": member '" << member << "' is not valid JSON (" << e.what()
+                       << "); the package is corrupt";
+    }
+}
+
+graph::DType parse_dtype(const std::string& s, const std::string& what) {
+    for (int i = 0; i <= int(graph::DType::Bool); ++i)
+        if (s == graph::dtype_name(graph::DType(i))) return graph::DType(i);
+    TS_USER_FAIL() << what << ": graph.json names an unknown dtype '" << s << "'";
+}
+
+// An opened lib.so; closed when the last executor using it goes.
+struct Library {
+    void* handle = nullptr;
+    ~Library() {
+        if (handle) dlclose(handle);
+    }
+};
+
+std::shared_ptr<Library> open_library(const std::string& bytes, const std::string& what) {
+    // dlopen needs a path: an anonymous in-memory file avoids temp files.
+    int fd = memfd_create("tessera-package-lib.so", MFD_CLOEXEC);
+    std::string path;
+    std::string tmp_path;
+    if (fd >= 0) {
+        path = "/proc/self/fd/" + std::to_string(fd);
+    } else {
+        const char* dir = std::getenv("TMPDIR");
+        tmp_path = std::string(dir && *dir ? dir : "/tmp") + "/tessera-lib-XXXXXX";
+        fd = mkstemp(tmp_path.data());
+        TS_USER_CHECK(fd >= 0) << what << ": cannot create a temporary file for lib.so";
+        path = tmp_path;
+    }
+    size_t done = 0;
+    while (done < bytes.size()) {
+        ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+        if (n <= 0) break;
+        done += size_t(n);
+    }
+    auto lib = std::make_shared<Library>();
+    if (done == bytes.size()) lib->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string err = lib->handle ? "" : (done == bytes.size() ? dlerror() : "short write");
+    close(fd);
+    if (!tmp_path.empty()) unlink(tmp_path.c_str());
+    TS_USER_CHECK(lib->handle != nullptr)
+        << what << ": cannot load lib.so (" << err
+        << "); the package was built for another system or is corrupt";
+    return lib;
+}
+
+void check_meta(const json& meta, const std::map<std::string, const TarMember*>& members,
+                const std::string& what) {
+    TS_USER_CHECK(meta.is_object() && meta.contains("format_version") &&
+                  meta["format_version"].is_number_integer())
+        << what << ": meta.json has no integer format_version; the package is corrupt";
+    int version = meta["format_version"].get<int>();
+    TS_USER_CHECK(version <= kFormatVersion)
+        << what << ": package format version " << version << " is newer than this runtime reads ("
+        << kFormatVersion << "); load it with a newer Tessera or recompile the model with this one";
+    TS_USER_CHECK(version >= 1) << what << ": bad package format version " << version;
+
+    TS_USER_CHECK(meta.contains("members") && meta["members"].is_object())
+        << what << ": meta.json lists no member checksums; the package is corrupt";
+    for (const char* name : {kLibMember, kGraphMember, kParamsMember}) {
+        TS_USER_CHECK(meta["members"].contains(name) && meta["members"][name].is_string())
+            << what << ": meta.json has no sha256 for member '" << name
+            << "'; the package is corrupt";
+        std::string expected = meta["members"][name].get<std::string>();
+        std::string actual = sha256_hex(members.at(name)->data);
+        TS_USER_CHECK(actual == expected)
+            << what << ": checksum mismatch in member '" << name << "' (sha256 " << actual
+            << ", meta.json says " << expected
+            << "); the package is corrupt: copy it again or recompile it";
+    }
+
+    std::string target = meta.value("target", std::string());
+    TS_USER_CHECK(target == "llvm")
+        << what << ": package target '" << target << "' cannot run here; this runtime runs llvm";
+    TS_USER_CHECK(meta.contains("cpu_features") && meta["cpu_features"].is_array())
+        << what << ": meta.json has no cpu_features list; the package is corrupt";
+    std::string missing;
+    for (const json& f : meta["cpu_features"]) {
+        TS_USER_CHECK(f.is_string()) << what << ": meta.json cpu_features holds a non-string";
+        std::string name = f.get<std::string>();
+        if (!host_has_cpu_feature(name)) missing += (missing.empty() ? "" : ", ") + name;
+    }
+    TS_USER_CHECK(missing.empty())
+        << what << ": compiled for a CPU with features this CPU lacks (" << missing
+        << "; package CPU '" << meta.value("cpu", std::string("?"))
+        << "'); recompile the model on this machine";
+}
+
+}  // namespace
+
+bool looks_like_package(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char h[512] = {};
+    if (!in.read(h, sizeof h)) return false;
+    return std::memcmp(h + 257, "ustar", 5) == 0;
+}
+
+std::shared_ptr<LoadedPackage> load_package(const std::string& path) {
+    return load_package_bytes(read_file_bytes(path), path);
+}
+
+std::shared_ptr<LoadedPackage> load_package_bytes(const std::string& bytes,
+                                                  const std::string& what) {
+    std::vector<TarMember> all = read_tar(bytes, what);
+    std::map<std::string, const TarMember*> members;
+    for (const TarMember& m : all) members[m.name] = &m;
+    for (const char* name : {kMetaMember, kLibMember, kGraphMember, kParamsMember}) {
+        TS_USER_CHECK(members.count(name))
+            << what << ": the package has no member '" << name
+            << "' (a package holds lib.so, graph.json, params.bin and meta.json); recompile it";
+    }
+    const std::string& meta_text = members[kMetaMember]->data;
+    json meta = parse_json(meta_text, what, kMetaMember);
+    check_meta(meta, members, what);
+    json g = parse_json(members[kGraphMember]->data, what, kGraphMember);
+    const std::string& params = members[kParamsMember]->data;
+
+    auto pkg = std::make_shared<LoadedPackage>();
+    pkg->path = what;
+    pkg->meta_json = meta_text;
+    pkg->graph_json = members[kGraphMember]->data;
+    std::vector<graph::TensorType> types;
+    std::vector<runtime::NDArray> constants;
+    std::vector<int> inputs, outputs;
+    std::vector<std::string> input_names, output_names;
+    std::vector<runtime::KernelCall> calls;
+    std::shared_ptr<Library> lib;
+    try {
+        pkg->name = g.value("name", std::string());
+        for (const json& v : g.at("values")) {
+            graph::TensorType t{parse_dtype(v.at("dtype").get<std::string>(), what),
+                                v.at("shape").get<std::vector<int64_t>>()};
+            for (int64_t d : t.shape)
+                TS_USER_CHECK(d >= 0) << what << ": graph.json has a negative dimension";
+            types.push_back(t);
+            runtime::NDArray c;
+            if (v.contains("param_offset")) {
+                int64_t off = v["param_offset"].get<int64_t>();
+                TS_USER_CHECK(off >= 0 && uint64_t(off) + uint64_t(t.num_bytes()) <= params.size())
+                    << what << ": constant '" << v.value("name", std::string()) << "' lies outside "
+                    << "params.bin; the package is corrupt";
+                c = runtime::NDArray::from_bytes(t, params.data() + off, size_t(t.num_bytes()));
+            }
+            constants.push_back(c);
+        }
+        const int n = int(types.size());
+        auto index = [&](const json& j) {
+            int v = j.get<int>();
+            TS_USER_CHECK(v >= 0 && v < n) << what << ": graph.json refers to value " << v
+                                           << " of " << n << "; the package is corrupt";
+            return v;
+        };
+        for (const json& j : g.at("inputs")) inputs.push_back(index(j));
+        for (const json& j : g.at("outputs")) outputs.push_back(index(j));
+        for (int v : inputs) input_names.push_back(g["values"][size_t(v)].value("name", ""));
+        for (int v : outputs) output_names.push_back(g["values"][size_t(v)].value("name", ""));
+        for (const json& nd : g.at("nodes")) {
+            pkg->node_names.push_back(nd.value("name", std::string()));
+            pkg->node_ops.push_back(nd.value("op", std::string()));
+        }
+        lib = open_library(members[kLibMember]->data, what);
+        for (const json& cj : g.at("calls")) {
+            runtime::KernelCall c;
+            c.kernel = cj.at("kernel").get<std::string>();
+            for (const json& a : cj.at("args")) c.args.push_back(index(a));
+            for (const json& nd : cj.at("nodes")) {
+                int k = nd.get<int>();
+                TS_USER_CHECK(k >= 0 && k < int(pkg->node_names.size()))
+                    << what << ": graph.json call refers to node " << k;
+                c.nodes.push_back(k);
+            }
+            c.flops = cj.value("flops", 0.0);
+            c.fn = reinterpret_cast<runtime::KernelFn>(dlsym(lib->handle, c.kernel.c_str()));
+            TS_USER_CHECK(c.fn != nullptr)
+                << what << ": lib.so has no kernel '" << c.kernel << "'; the package is corrupt";
+            pkg->total_flops += c.flops;
+            calls.push_back(std::move(c));
+        }
+    } catch (const json::exception& e) {
+        TS_USER_FAIL() << what << ": graph.json is malformed (" << e.what()
+                       << "); the package is corrupt";
+    }
+    pkg->executor = std::make_shared<runtime::GraphExecutor>(
+        std::move(types), std::move(constants), std::move(inputs), std::move(outputs),
+        std::move(calls), lib);
+    pkg->executor->set_io_names(std::move(input_names), std::move(output_names));
+    // The OpenMP runtime lib.so links (dlsym on a handle searches its dependencies).
+    if (auto setter = reinterpret_cast<runtime::ThreadSetter>(
+            dlsym(lib->handle, "omp_set_num_threads")))
+        pkg->executor->set_thread_setter(setter);
+    return pkg;
+}
+
+}  // namespace tessera::package

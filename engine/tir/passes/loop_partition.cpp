@@ -1,0 +1,168 @@
+// loop_partition: split loops at the point where a guard stops being provable.
+#include "engine/tir/passes/loop_partition.h"
+
+#include "engine/arith/analyzer.h"
+#include "engine/arith/stmt_simplify.h"
+#include "engine/tir/functor.h"
+#include "engine/tir/op.h"
+#include "engine/tir/passes/remove_no_op.h"
+#include "engine/tir/simplify.h"
+
+namespace tessera::tir {
+namespace {
+
+bool uses_var(const Expr& e, const Variable* v) {
+    bool found = false;
+    struct Finder : IRVisitor {
+        const Variable* v;
+        bool* f;
+        void visit(const Variable* op) override { *f |= op == v; }
+    } finder;
+    finder.v = v;
+    finder.f = &found;
+    finder.visit_expr(e);
+    return found;
+}
+
+// Conjunctions of integer comparisons of expressions without modulo: the
+// set of iterations where they hold is an interval, so a prefix is all true.
+bool monotone(const Expr& c) {
+    if (const And* a = c.as<And>()) return monotone(a->a) && monotone(a->b);
+    const Expr* sides[2] = {nullptr, nullptr};
+    if (const LT* x = c.as<LT>()) sides[0] = &x->a, sides[1] = &x->b;
+    if (const LE* x = c.as<LE>()) sides[0] = &x->a, sides[1] = &x->b;
+    if (const GT* x = c.as<GT>()) sides[0] = &x->a, sides[1] = &x->b;
+    if (const GE* x = c.as<GE>()) sides[0] = &x->a, sides[1] = &x->b;
+    if (!sides[0] || !sides[0]->dtype().is_integer() || !sides[0]->dtype().is_scalar())
+        return false;
+    bool ok = true;
+    for (const Expr* e : sides)
+        post_order_visit(Evaluate::make(*e), [&](const Object* n) {
+            if (n->node_type == NodeType::FloorMod || n->node_type == NodeType::Mod ||
+                n->node_type == NodeType::BufferLoad || n->node_type == NodeType::Call)
+                ok = false;
+        });
+    return ok;
+}
+
+/// A guard inside a loop body with the loops between the loop and the guard.
+struct Guard {
+    Expr condition;
+    std::vector<const For*> inner;
+};
+
+// Collects IfThenElse conditions that use `v`, with the loops around them.
+class GuardCollector : public IRVisitor {
+public:
+    explicit GuardCollector(const Variable* v) : m_v(v) {}
+    std::vector<Guard> guards;
+
+protected:
+    using IRVisitor::visit;
+    void visit(const For* op) override {
+        m_loops.push_back(op);
+        IRVisitor::visit(op);
+        m_loops.pop_back();
+    }
+    void visit(const IfThenElse* op) override {
+        add(op->condition);
+        IRVisitor::visit(op);
+    }
+    void visit(const LetStmt* op) override {}  // let-bound guards: not analysed
+    void visit(const Block* op) override {}    // blocks are lowered first
+
+private:
+    // Each conjunct is a guard of its own: a prefix may satisfy one of them.
+    void add(const Expr& c) {
+        if (const And* a = c.as<And>()) {
+            add(a->a);
+            add(a->b);
+        } else if (uses_var(c, m_v) && monotone(c)) {
+            guards.push_back({c, m_loops});
+        }
+    }
+    const Variable* m_v;
+    std::vector<const For*> m_loops;
+};
+
+class Partitioner : public IRMutator {
+public:
+    arith::Analyzer ana;
+
+protected:
+    using IRMutator::visit;
+
+    Stmt visit(const For* op) override {
+        const int64_t* mn = as_const_int(op->min);
+        const int64_t* ext = as_const_int(op->extent);
+        if (op->kind != ForKind::ThreadBinding && mn && ext && *ext > 1) {
+            if (Stmt s = partition(op, *mn, *ext); s.defined()) return s;
+        }
+        arith::ScopedBind bind(ana, op->loop_var, Range{op->min, op->extent});
+        return IRMutator::visit(op);
+    }
+
+private:
+    // True if `g` holds for every iteration with the loop var in [mn, p).
+    bool provable(const For* op, const Guard& g, int64_t mn, int64_t p) {
+        arith::ScopedBind bind(ana, op->loop_var, arith::ConstIntBound{mn, p - 1});
+        std::vector<std::unique_ptr<arith::ScopedBind>> inner;
+        for (const For* f : g.inner)
+            inner.push_back(
+                std::make_unique<arith::ScopedBind>(ana, f->loop_var, Range{f->min, f->extent}));
+        return ana.can_prove(g.condition);
+    }
+
+    Stmt partition(const For* op, int64_t mn, int64_t ext) {
+        GuardCollector gc(op->loop_var.get());
+        gc.visit_stmt(op->body);
+        for (const Guard& g : gc.guards) {
+            if (!provable(op, g, mn, mn + 1)) continue;
+            int64_t lo = mn + 1, hi = mn + ext;  // largest p in [lo, hi] that is provable
+            if (provable(op, g, mn, hi)) lo = hi;
+            while (lo < hi) {
+                int64_t mid = lo + (hi - lo + 1) / 2;
+                if (provable(op, g, mn, mid))
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            int64_t p = lo;
+            Stmt main = make_loop(op, mn, p - mn, false);
+            if (p == mn + ext) return main;
+            Stmt tail = remove_no_op(make_loop(op, p, mn + ext - p, true));
+            if (is_no_op(tail)) return main;
+            return SeqStmt::make({main, tail});
+        }
+        return Stmt();
+    }
+
+    // The loop over [start, start + extent), simplified with its bounds, then
+    // partitioned further inside; a tail (`again`) may be partitioned itself
+    // (it is shorter than the loop, so this ends).
+    Stmt make_loop(const For* op, int64_t start, int64_t extent, bool again) {
+        Stmt loop = For::make(op->loop_var, IntImm::make(op->min.dtype(), start),
+                              IntImm::make(op->extent.dtype(), extent), op->kind, op->body,
+                              op->thread_tag, op->annotations);
+        loop = arith::simplify_stmt(loop, ana, true);
+        if (const For* f = loop.as<For>(); f && f->loop_var.same_as(op->loop_var)) {
+            if (again) return mutate(loop);
+            arith::ScopedBind bind(ana, f->loop_var, Range{f->min, f->extent});
+            Stmt body = mutate(f->body);
+            if (body.same_as(f->body)) return loop;
+            return For::make(f->loop_var, f->min, f->extent, f->kind, body, f->thread_tag,
+                             f->annotations);
+        }
+        return mutate(loop);
+    }
+};
+
+}  // namespace
+
+PrimFunc loop_partition(const PrimFunc& f) {
+    Partitioner p;
+    Stmt body = p.mutate(f->body);
+    return body.same_as(f->body) ? f : f.with_body(body);
+}
+
+}  // namespace tessera::tir

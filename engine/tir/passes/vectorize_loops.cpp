@@ -1,0 +1,213 @@
+// vectorize_loops: Vectorized loops -> Ramp/Broadcast vector IR, or Serial.
+#include "engine/tir/passes/vectorize_loops.h"
+
+#include <set>
+
+#include "engine/arith/analyzer.h"
+#include "engine/tir/functor.h"
+#include "engine/tir/op.h"
+#include "engine/tir/simplify.h"
+
+namespace tessera::tir {
+namespace {
+
+constexpr int kMaxLanes = 64;
+
+bool uses_var(const Expr& e, const Variable* v) {
+    bool found = false;
+    struct Finder : IRVisitor {
+        const Variable* v;
+        bool* f;
+        void visit(const Variable* op) override { *f |= op == v; }
+    } finder;
+    finder.v = v;
+    finder.f = &found;
+    finder.visit_expr(e);
+    return found;
+}
+
+bool has_load(const Expr& e) {
+    bool found = false;
+    post_order_visit(Evaluate::make(e),
+                     [&](const Object* n) { found |= n->node_type == NodeType::BufferLoad; });
+    return found;
+}
+
+/// Vectorizes expressions over one loop variable; ok == false when it cannot.
+class ExprVectorizer {
+public:
+    ExprVectorizer(const Var& v, Expr min, int lanes)
+        : m_var(v), m_min(std::move(min)), m_lanes(lanes) {}
+    bool ok = true;
+
+    /// A vector of m_lanes lanes, or an undefined Expr if impossible.
+    Expr vec(const Expr& e) {
+        if (!ok) return Expr();
+        if (!uses_var(e, m_var.get())) {
+            if (e.dtype().is_vector()) return fail();
+            return Broadcast::make(e, m_lanes);
+        }
+        if (e.dtype().is_vector()) return fail();
+        switch (e.node_type()) {
+            case NodeType::Variable:
+                return Ramp::make(cast_like(m_min, e.dtype()), make_const(e.dtype(), 1), m_lanes);
+#define TS_X(N)                              \
+    case NodeType::N: {                      \
+        const N* op = e.as<N>();             \
+        Expr a = vec(op->a), b = vec(op->b); \
+        if (!ok) return Expr();              \
+        return simplify(N::make(a, b));      \
+    }
+                TS_TIR_BINARY_NODES(TS_X)
+#undef TS_X
+            case NodeType::Not: {
+                Expr a = vec(e.as<Not>()->a);
+                return ok ? Not::make(a) : Expr();
+            }
+            case NodeType::Select: {
+                const Select* op = e.as<Select>();
+                // Guarded loads (padding) may be out of bounds in the lanes
+                // not taken; a vector select would evaluate them all.
+                if (has_load(op->true_value) || has_load(op->false_value)) return fail();
+                Expr c = vec(op->condition), t = vec(op->true_value), f = vec(op->false_value);
+                return ok ? Select::make(c, t, f) : Expr();
+            }
+            case NodeType::Cast: {
+                const Cast* op = e.as<Cast>();
+                Expr v = vec(op->value);
+                return ok ? Cast::make(op->dtype.with_lanes(m_lanes), v) : Expr();
+            }
+            case NodeType::Call: {
+                const Call* op = e.as<Call>();
+                std::vector<Expr> args;
+                for (const Expr& a : op->args) args.push_back(vec(a));
+                return ok ? Call::make(op->dtype.with_lanes(m_lanes), op->op, args) : Expr();
+            }
+            case NodeType::BufferLoad: {
+                const BufferLoad* op = e.as<BufferLoad>();
+                std::vector<Expr> idx = index(op->indices);
+                return ok ? BufferLoad::make(op->buffer, idx) : Expr();
+            }
+            default:
+                return fail();
+        }
+    }
+
+    /// Indices of a vector access: the last one a Ramp with stride 1, the
+    /// others invariant.
+    std::vector<Expr> index(const std::vector<Expr>& indices) {
+        std::vector<Expr> out;
+        for (size_t d = 0; d < indices.size(); ++d) {
+            bool last = d + 1 == indices.size();
+            if (!uses_var(indices[d], m_var.get())) {
+                out.push_back(indices[d]);
+                continue;
+            }
+            Expr v = last ? vec(indices[d]) : Expr();
+            const Ramp* r = v.defined() ? v.as<Ramp>() : nullptr;
+            if (!r || !is_const_int(r->stride, 1)) {
+                fail();
+                return {};
+            }
+            out.push_back(v);
+        }
+        if (!out.empty() && !out.back().as<Ramp>()) {  // invariant access
+            // A load of one invariant element is broadcast by the caller.
+        }
+        return out;
+    }
+
+    Expr fail() {
+        ok = false;
+        return Expr();
+    }
+
+private:
+    static Expr cast_like(const Expr& e, DataType t) {
+        return e.dtype() == t ? e : simplify(Cast::make(t, e));
+    }
+    Var m_var;
+    Expr m_min;
+    int m_lanes;
+};
+
+// Stores of the loop body, or empty if the body is anything else.
+std::vector<const BufferStore*> stores_of(const Stmt& body) {
+    std::vector<const BufferStore*> out;
+    if (const BufferStore* s = body.as<BufferStore>()) return {s};
+    const SeqStmt* seq = body.as<SeqStmt>();
+    if (!seq) return {};
+    for (const Stmt& s : seq->seq) {
+        const BufferStore* st = s.as<BufferStore>();
+        if (!st) return {};
+        out.push_back(st);
+    }
+    return out;
+}
+
+// A buffer written in the body may only be read at the very index it is
+// written at: otherwise the vector order (all lanes of a statement first)
+// could differ from the serial order.
+bool independent(const std::vector<const BufferStore*>& stores) {
+    for (const BufferStore* st : stores) {
+        bool bad = false;
+        for (const BufferStore* other : stores) {
+            auto check = [&](const Object* n) {
+                if (n->node_type != NodeType::BufferLoad) return;
+                const BufferLoad* l = static_cast<const BufferLoad*>(n);
+                if (!l->buffer.same_as(st->buffer)) return;
+                if (l->indices.size() != st->indices.size()) {
+                    bad = true;
+                    return;
+                }
+                for (size_t i = 0; i < l->indices.size(); ++i)
+                    if (!structural_equal(l->indices[i], st->indices[i])) bad = true;
+            };
+            post_order_visit(Evaluate::make(other->value), check);
+            for (const Expr& i : other->indices) post_order_visit(Evaluate::make(i), check);
+        }
+        if (bad) return false;
+    }
+    return true;
+}
+
+Stmt try_vectorize(const For* op) {
+    const int64_t* ext = as_const_int(op->extent);
+    if (!ext || *ext < 2 || *ext > kMaxLanes) return Stmt();
+    std::vector<const BufferStore*> stores = stores_of(op->body);
+    if (stores.empty() || !independent(stores)) return Stmt();
+    int lanes = int(*ext);
+    ExprVectorizer vz(op->loop_var, op->min, lanes);
+    std::vector<Stmt> out;
+    for (const BufferStore* st : stores) {
+        std::vector<Expr> idx = vz.index(st->indices);
+        if (!vz.ok || idx.empty() || !idx.back().as<Ramp>()) return Stmt();  // store must vary
+        Expr value = vz.vec(st->value);
+        if (!vz.ok) return Stmt();
+        out.push_back(BufferStore::make(st->buffer, value, idx));
+    }
+    return SeqStmt::make(std::move(out));
+}
+
+class Vectorizer : public IRMutator {
+protected:
+    using IRMutator::visit;
+
+    Stmt visit(const For* op) override {
+        Stmt s = IRMutator::visit(op);
+        const For* loop = s.as<For>();
+        if (!loop || loop->kind != ForKind::Vectorized) return s;
+        if (Stmt v = try_vectorize(loop); v.defined()) return v;
+        return For::make(loop->loop_var, loop->min, loop->extent, ForKind::Serial, loop->body, "",
+                         loop->annotations);
+    }
+};
+
+}  // namespace
+
+PrimFunc vectorize_loops(const PrimFunc& f) {
+    Stmt body = Vectorizer().mutate(f->body);
+    return body.same_as(f->body) ? f : f.with_body(body);
+}
+
+}  // namespace tessera::tir

@@ -1,0 +1,193 @@
+// Fused-group lowering: chain the computes of the group's nodes, inline the
+// node-boundary injective stages (te-level compute_inline: the producer's
+// body is substituted into every read), and create one PrimFunc.
+#include "engine/topi/lower_group.h"
+
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "engine/core/error.h"
+#include "engine/te/tensor.h"
+#include "engine/tir/functor.h"
+#include "engine/topi/topi.h"
+
+namespace tessera::topi {
+
+namespace {
+
+std::string sanitize(const std::string& s) {
+    std::string r = !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) ? "k_" : "";
+    for (char c : s) r += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+    if (r.empty()) r.push_back('_');
+    return r;
+}
+
+void topo_collect(const te::Tensor& t, std::vector<te::Tensor>& order,
+                  std::set<const te::TensorNode*>& seen) {
+    if (!seen.insert(t.get()).second) return;
+    for (const te::Tensor& in : t->inputs) topo_collect(in, order, seen);
+    order.push_back(t);
+}
+
+// Rewrites reads of old stages: loads of an inlined stage become its body at
+// the read's indices; loads of a rebuilt stage read the new buffer.
+class StageRewriter : public tir::IRMutator {
+public:
+    std::map<const tir::BufferNode*, te::Tensor> rebuilt;    // old buffer -> new tensor
+    std::map<const tir::BufferNode*, te::Tensor> inlined;    // old buffer -> old tensor
+    std::map<const tir::BufferNode*, tir::Expr> inline_body;  // old buffer -> rewritten body
+
+    tir::Expr rewrite(const tir::Expr& e) { return mutate(e); }
+
+protected:
+    using tir::IRMutator::visit;
+    tir::Expr visit(const tir::BufferLoad* op) override {
+        bool changed = false;
+        std::vector<tir::Expr> idx = mutate_exprs(op->indices, &changed);
+        if (auto it = inlined.find(op->buffer.get()); it != inlined.end()) {
+            const te::Tensor& t = it->second;
+            std::map<const tir::Variable*, tir::Expr> vmap;
+            for (size_t i = 0; i < t->axis.size(); ++i) vmap[t->axis[i].var.get()] = idx[i];
+            return tir::substitute(inline_body.at(op->buffer.get()), vmap);
+        }
+        if (auto it = rebuilt.find(op->buffer.get()); it != rebuilt.end())
+            return tir::BufferLoad::make(it->second->buffer, std::move(idx));
+        if (!changed) return tir::Expr(op);
+        return tir::BufferLoad::make(op->buffer, std::move(idx));
+    }
+};
+
+// The tensors whose buffers `body` loads, in order of first appearance.
+std::vector<te::Tensor> loaded_tensors(const tir::Expr& body,
+                                       const std::map<const tir::BufferNode*, te::Tensor>& by_buf) {
+    std::vector<te::Tensor> out;
+    std::set<const tir::BufferNode*> seen;
+    tir::post_order_visit(tir::Evaluate::make(body), [&](const tir::Object* n) {
+        if (n->node_type != tir::NodeType::BufferLoad) return;
+        const auto* load = static_cast<const tir::BufferLoad*>(n);
+        if (!seen.insert(load->buffer.get()).second) return;
+        auto it = by_buf.find(load->buffer.get());
+        TS_CHECK(it != by_buf.end()) << "lower_group: a stage reads buffer '"
+                                     << load->buffer->name << "' that no tensor owns";
+        out.push_back(it->second);
+    });
+    return out;
+}
+
+}  // namespace
+
+std::string group_kernel_name(const graph::Graph& g, const std::vector<int>& nodes) {
+    TS_CHECK(!nodes.empty()) << "group_kernel_name: empty group";
+    if (nodes.size() == 1) return kernel_name(g, nodes[0]);
+    std::string name = "fused";
+    for (size_t i = 0; i < nodes.size() && i < 3; ++i)
+        name += "_" + sanitize(g.nodes[size_t(nodes[i])].name.empty()
+                                   ? g.nodes[size_t(nodes[i])].op
+                                   : g.nodes[size_t(nodes[i])].name);
+    if (nodes.size() > 3) name += "_and_" + std::to_string(nodes.size() - 3);
+    return name;
+}
+
+LoweredGroup lower_group(const graph::Graph& g, const std::vector<int>& nodes) {
+    TS_CHECK(!nodes.empty()) << "lower_group: empty group";
+    if (nodes.size() == 1) {
+        const graph::Node& n = g.nodes[size_t(nodes[0])];
+        LoweredGroup r;
+        r.func = lower_node(g, nodes[0]);
+        r.inputs = n.inputs;
+        r.outputs = n.outputs;
+        r.args = n.inputs;
+        r.args.insert(r.args.end(), n.outputs.begin(), n.outputs.end());
+        return r;
+    }
+    std::set<int> in_group(nodes.begin(), nodes.end());
+    std::set<int> produced;
+    for (int i : nodes) {
+        TS_CHECK(i >= 0 && i < int(g.nodes.size())) << "lower_group: node index " << i;
+        for (int v : g.nodes[size_t(i)].outputs) produced.insert(v);
+    }
+    LoweredGroup r;
+    std::set<int> seen_inputs;
+    for (int i : nodes)
+        for (int v : g.nodes[size_t(i)].inputs)
+            if (!produced.count(v) && seen_inputs.insert(v).second) r.inputs.push_back(v);
+    std::set<int> graph_outputs(g.outputs.begin(), g.outputs.end());
+    std::set<int> read_outside;
+    for (int j = 0; j < int(g.nodes.size()); ++j)
+        if (!in_group.count(j))
+            for (int v : g.nodes[size_t(j)].inputs) read_outside.insert(v);
+    for (int i : nodes)
+        for (int v : g.nodes[size_t(i)].outputs)
+            if (graph_outputs.count(v) || read_outside.count(v)) r.outputs.push_back(v);
+    TS_CHECK(!r.outputs.empty()) << "lower_group: the group of node '"
+                                 << g.nodes[size_t(nodes.back())].name << "' has no output";
+
+    // 1. Chain the computes: placeholders for the inputs, node by node.
+    std::map<int, te::Tensor> tensor_of;
+    std::map<std::string, int> used;
+    std::vector<te::Tensor> placeholders;
+    for (int v : r.inputs) {
+        const graph::Value& val = g.values[size_t(v)];
+        std::string name = sanitize(val.name);
+        if (int k = used[name]++; k > 0) name.append("_").append(std::to_string(k));
+        te::Tensor t = te::placeholder(val.type.shape, to_tir(val.type.dtype), name);
+        tensor_of[v] = t;
+        placeholders.push_back(t);
+    }
+    std::set<const te::TensorNode*> boundary;  // node outputs
+    for (int i : nodes) {
+        const graph::Node& n = g.nodes[size_t(i)];
+        std::vector<te::Tensor> ins;
+        for (int v : n.inputs) ins.push_back(tensor_of.at(v));
+        std::vector<graph::TensorType> types;
+        for (int v : n.outputs) types.push_back(g.values[size_t(v)].type);
+        std::vector<te::Tensor> outs = compute_node(n, ins, types);
+        for (size_t k = 0; k < outs.size(); ++k) {
+            tensor_of[n.outputs[k]] = outs[k];
+            boundary.insert(outs[k].get());
+        }
+    }
+    std::set<const te::TensorNode*> is_output;
+    for (int v : r.outputs) is_output.insert(tensor_of.at(v).get());
+
+    // 2. Rebuild every compute stage in producer-first order.
+    std::vector<te::Tensor> order;
+    std::set<const te::TensorNode*> seen;
+    for (int v : r.outputs) topo_collect(tensor_of.at(v), order, seen);
+    StageRewriter rw;
+    std::map<const tir::BufferNode*, te::Tensor> by_buf;
+    for (const te::Tensor& p : placeholders) by_buf[p->buffer.get()] = p;
+    std::set<std::string> stage_names;
+    for (const te::Tensor& p : placeholders) stage_names.insert(p.name());
+    for (const te::Tensor& t : order) {
+        if (t->is_placeholder) continue;
+        bool reduce = t->body.as<tir::Reduce>() != nullptr;
+        tir::Expr body = rw.rewrite(t->body);
+        if (boundary.count(t.get()) && !reduce && !is_output.count(t.get())) {
+            rw.inlined[t->buffer.get()] = t;
+            rw.inline_body[t->buffer.get()] = body;
+            continue;
+        }
+        auto node = std::make_shared<te::TensorNode>(*t.get());
+        std::string name = t.name();
+        for (int k = 1; stage_names.count(name); ++k) name = t.name() + "_" + std::to_string(k);
+        stage_names.insert(name);
+        node->name = name;
+        node->buffer = tir::Buffer(name, t->dtype, t->buffer->shape);
+        node->body = body;
+        node->inputs = loaded_tensors(body, by_buf);
+        te::Tensor nt(std::move(node));
+        rw.rebuilt[t->buffer.get()] = nt;
+        by_buf[nt->buffer.get()] = nt;
+    }
+
+    std::vector<te::Tensor> args = placeholders;
+    for (int v : r.outputs) args.push_back(rw.rebuilt.at(tensor_of.at(v)->buffer.get()));
+    r.func = te::create_prim_func(args, group_kernel_name(g, nodes));
+    r.args = r.inputs;
+    r.args.insert(r.args.end(), r.outputs.begin(), r.outputs.end());
+    return r;
+}
+
+}  // namespace tessera::topi

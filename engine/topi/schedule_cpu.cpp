@@ -1,0 +1,142 @@
+// Default CPU schedules per op class (see schedule_cpu.h). Every rule works
+// on block and loop names through the Schedule API, so the result is a Trace.
+#include "engine/topi/schedule_cpu.h"
+
+#include <algorithm>
+
+#include "engine/schedule/schedule.h"
+#include "engine/tir/functor.h"
+#include "engine/tir/op.h"
+#include "engine/topi/schedule_cpu_conv.h"
+#include "engine/topi/schedule_cpu_matmul.h"
+
+namespace tessera::topi {
+
+using schedule::Schedule;
+using Names = std::vector<std::string>;
+
+namespace {
+
+// Kernels with less work than this stay on one thread (fork/join costs a few
+// microseconds).
+constexpr int64_t kMinParallelWork = 1 << 15;
+
+const tir::Block* find_block(const tir::PrimFunc& f, const std::string& name) {
+    const tir::Block* found = nullptr;
+    tir::post_order_visit(f->body, [&](const tir::Object* o) {
+        if (o->node_type == tir::NodeType::Block) {
+            auto* b = static_cast<const tir::Block*>(o);
+            if (b->name == name) found = b;
+        }
+    });
+    return found;
+}
+
+int64_t loop_extent(const tir::PrimFunc& f, const std::string& name) {
+    int64_t ext = -1;
+    tir::post_order_visit(f->body, [&](const tir::Object* o) {
+        if (o->node_type == tir::NodeType::For) {
+            auto* l = static_cast<const tir::For*>(o);
+            if (l->loop_var.name() == name) {
+                const int64_t* c = tir::as_const_int(l->extent);
+                ext = c ? *c : -1;
+            }
+        }
+    });
+    return ext;
+}
+
+bool is_reduction(const tir::Block* b) {
+    for (const tir::IterVar& iv : b->iter_vars)
+        if (iv.kind == tir::IterKind::Reduce) return true;
+    return false;
+}
+
+int64_t work(const Schedule& s, const Names& loops) {
+    int64_t w = 1;
+    for (const std::string& l : loops) w *= std::max<int64_t>(loop_extent(s.func(), l), 1);
+    return w;
+}
+
+
+struct Rules {
+    Schedule& s;
+    const CpuScheduleOptions& o;
+    bool parallel_ok(int64_t w) const { return o.threads != 1 && w >= kMinParallelWork; }
+
+    // All loops fused; a vector-wide inner loop, a parallel outer one.
+    void injective(const std::string& block) {
+        Names loops = s.get_loops(block);
+        if (loops.empty()) return;
+        const int64_t w = work(s, loops);
+        std::string fused = loops.size() > 1 ? s.fuse(loops) : loops[0];
+        const int64_t v = std::min<int64_t>(w, 2 * o.vector_lanes);
+        if (w < 2) return;
+        Names parts = s.split(fused, {-1, v});
+        s.vectorize(parts[1]);
+        if (parallel_ok(w)) s.parallel(parts[0]);
+    }
+
+    // Parallel over the outermost spatial loop (softmax rows, pooled planes).
+    void reduction(const std::string& block) {
+        Names loops = s.get_loops(block);
+        const tir::Block* b = find_block(s.func(), block);
+        if (loops.empty() || !b) return;
+        if (parallel_ok(work(s, loops)) && b->iter_vars.front().kind == tir::IterKind::Spatial &&
+            loop_extent(s.func(), loops[0]) > 1)
+            s.parallel(loops[0]);
+    }
+};
+
+Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOptions& o,
+               std::vector<PackSpec>* packs = nullptr) {
+    Schedule s(f);
+    const CpuOpClass cls = cpu_op_class(n);
+    std::vector<std::string> done;  // epilogues already placed by the matmul rule
+    for (const std::string& block : s.blocks()) {
+        const tir::Block* b = find_block(s.func(), block);
+        if (!b || b->iter_vars.empty()) continue;
+        if (std::find(done.begin(), done.end(), block) != done.end()) continue;
+        Schedule before = s;
+        const size_t npacks = packs ? packs->size() : 0;
+        try {
+            Rules r{s, o};
+            if (cls == CpuOpClass::Conv2d && schedule_conv2d_block(s, block, n, o)) continue;
+            if (!is_reduction(b))
+                r.injective(block);
+            else if (cls == CpuOpClass::Matmul)
+                schedule_matmul_block(s, block, o, packs, &done);
+            else
+                r.reduction(block);
+        } catch (const schedule::ScheduleError&) {
+            s = before;  // this block keeps its default loops
+            if (packs) packs->resize(npacks);
+        }
+    }
+    return s;
+}
+
+}  // namespace
+
+CpuOpClass cpu_op_class(const graph::Node& n) {
+    if (n.op == "nn.matmul" || n.op == "nn.gemm" || n.op == "nn.dense" || n.op == "nn.batch_matmul")
+        return CpuOpClass::Matmul;
+    if (n.op == "nn.conv2d" && n.attr_int("groups", 1) == 1) return CpuOpClass::Conv2d;
+    if (n.op == "nn.conv2d_NCHWc") return CpuOpClass::Conv2d;
+    return CpuOpClass::Injective;  // per block: reductions are detected from the loop nest
+}
+
+tir::PrimFunc schedule_cpu_default(const tir::PrimFunc& f, const graph::Node& n,
+                                   const CpuScheduleOptions& options) {
+    // Operand packing (a layout transform, not a schedule step) follows the schedule.
+    std::vector<PackSpec> packs;
+    Schedule s = build(f, n, options, &packs);
+    return apply_packs(s.func(), packs);
+}
+
+schedule::Trace cpu_default_trace(const tir::PrimFunc& f, const graph::Node& n,
+                                  const CpuScheduleOptions& options) {
+    return build(f, n, options).trace();
+}
+
+}  // namespace tessera::topi

@@ -1,0 +1,41 @@
+// Default CPU schedules: rule-based, untuned, one rule per op class (like
+// TVM's x86 schedules / DLight), written with the Schedule API so each is a
+// Trace that the studio can show and a user can edit.
+#pragma once
+
+#include "engine/graph/graph.h"
+#include "engine/schedule/trace.h"
+#include "engine/tir/stmt.h"
+
+namespace tessera::topi {
+
+struct CpuScheduleOptions {
+    /// Threads the kernel will run on: 1 = no parallel loops; 0 = the
+    /// runtime's default (parallel loops).
+    int threads = 0;
+    /// fp32 lanes of one native vector register (16 AVX-512, 8 AVX2).
+    int vector_lanes = 8;
+};
+
+/// The op class a node's kernel is scheduled as.
+enum class CpuOpClass { Matmul, Conv2d, Injective, Reduction };
+CpuOpClass cpu_op_class(const graph::Node& n);
+
+/// `f` (the default loop nests of `n`, from topi::lower_node) with the
+/// default CPU schedule of its op class:
+///  - matmul/gemm: MR x NR register blocking (NR = 2 vectors, vectorized; MR
+///    rows unrolled), the k loop outside the micro-kernel with the init
+///    decomposed, the outer tile loops fused and parallel;
+///  - conv2d: output-channel blocking (unrolled) times an output-row vector,
+///    reduction loops outside the micro-kernel, parallel outer loops;
+///  - injective: all loops fused, parallel outer, vectorized inner;
+///  - reductions (softmax, pools): parallel outermost spatial loop.
+/// A rule that does not apply (a ScheduleError) leaves that block as it was.
+tir::PrimFunc schedule_cpu_default(const tir::PrimFunc& f, const graph::Node& n,
+                                   const CpuScheduleOptions& options = {});
+
+/// The same schedule as a Trace (for inspection and editing).
+schedule::Trace cpu_default_trace(const tir::PrimFunc& f, const graph::Node& n,
+                                  const CpuScheduleOptions& options = {});
+
+}  // namespace tessera::topi

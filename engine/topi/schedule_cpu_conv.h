@@ -1,0 +1,34 @@
+// The default CPU schedule rule of 2-D convolution (nn.conv2d in NCHW and
+// nn.conv2d_NCHWc in the blocked layout), used by schedule_cpu_default.
+#pragma once
+
+#include <string>
+
+#include "engine/graph/graph.h"
+#include "engine/schedule/schedule.h"
+#include "engine/topi/schedule_cpu.h"
+
+namespace tessera::topi {
+
+/// Schedules `block` of a conv kernel whose anchor node is `n`:
+///  - nn.conv2d_NCHWc (TVM's x86 conv2d_NCHWc): the accumulators of a
+///    register tile of reg_n output columns x one channel block (a vector)
+///    stay in registers while the reduction loops (input-channel blocks,
+///    kernel rows, columns, the unrolled channels of a block) run outside
+///    the unrolled micro-kernel: one broadcast input value times one weight
+///    vector per FMA. Parallel over (n, output-channel block, output row).
+///    The padding stage is vectorized over its channel block; epilogue
+///    blocks (bias, fused relu) are computed inside the tile loop.
+///  - nn.conv2d (NCHW): output-channel blocking (unrolled) times an
+///    output-row vector, reduction loops outside the micro-kernel.
+/// Returns false when the rule does not schedule `block` (the generic
+/// injective / reduction rules then apply). Throws schedule::ScheduleError
+/// when a step does not apply; the caller restores the schedule.
+bool schedule_conv2d_block(schedule::Schedule& s, const std::string& block, const graph::Node& n,
+                           const CpuScheduleOptions& options);
+
+/// Output columns per register tile for an output width `ow` with `lanes`
+/// fp32 lanes per vector (a divisor of ow where one exists, so no tail).
+int64_t conv_register_columns(int64_t ow, int lanes);
+
+}  // namespace tessera::topi

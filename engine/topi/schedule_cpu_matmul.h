@@ -1,0 +1,37 @@
+// The default CPU schedule rule of matmul / gemm / dense blocks, used by
+// schedule_cpu_default: a BLIS-like blocked GEMM with an MR x NR register
+// micro-kernel, and the operand packing (pack_gemm.h) it asks for.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/schedule/schedule.h"
+#include "engine/topi/pack_gemm.h"
+#include "engine/topi/schedule_cpu.h"
+
+namespace tessera::topi {
+
+/// Schedules the matmul reduction `block` (loops (batch.., i, j, k)):
+///  - large products (B does not stay in L1 and there are enough rows to
+///    reuse it): loops (i0, k0, j0, i1, k1, i2, j1) with an MC x KC block of
+///    A kept in L2, a KC x NR panel of B in L1 and the MR x NR accumulator
+///    tile in registers (i2 unrolled, j1 one NR-wide vector); parallel over
+///    i0 (or j0); B is packed into NR-wide panels (`packs` gets the spec,
+///    applied after the schedule by apply_packs);
+///  - small ones: (fused(batch.., jo, io)) k ii(unrolled) ji(vector).
+/// The init is decomposed above the reduction loops. Elementwise consumers
+/// (bias, activation: the fused group's epilogue) are computed at the tile
+/// loop (i0, or the fused tile loop) while the tile is in cache, vectorized;
+/// their names are appended to `epilogues`. Throws
+/// schedule::ScheduleError when a step does not apply (the caller restores
+/// the schedule).
+void schedule_matmul_block(schedule::Schedule& s, const std::string& block,
+                           const CpuScheduleOptions& options, std::vector<PackSpec>* packs,
+                           std::vector<std::string>* epilogues = nullptr);
+
+/// The schedule's function with the operand packings applied (in order; a
+/// spec that does not apply is skipped).
+tir::PrimFunc apply_packs(const tir::PrimFunc& f, const std::vector<PackSpec>& packs);
+
+}  // namespace tessera::topi

@@ -1,0 +1,251 @@
+// Measurement isolation (crashing, hanging and wrong candidates), the
+// tuning database (round trip, torn lines, resume), cancel, and a short
+// tuning run on a small GEMM that must beat the naive loop nest.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/autotune/space.h"
+#include "engine/autotune/tuner.h"
+#include "engine/driver/driver.h"
+#include "engine/tir/interpreter.h"
+
+namespace tessera::autotune {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Deliberately broken candidates, run by the worker in place of a compiled kernel.
+void segfaults(void**) {
+    volatile int* p = nullptr;
+    *p = 1;
+}
+void hangs(void**) {
+    for (volatile int i = 0;; i = i + 1) {
+    }
+}
+void wrong(void** args) {  // writes C = 0 (A: 8x8, B: 8x8, C: 8x8)
+    std::memset(args[2], 0, 8 * 8 * sizeof(float));
+}
+void right(void** args) {  // a correct naive GEMM written by hand
+    auto* a = static_cast<const float*>(args[0]);
+    auto* b = static_cast<const float*>(args[1]);
+    auto* c = static_cast<float*>(args[2]);
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 8; ++j) {
+            float s = 0;
+            for (int k = 0; k < 8; ++k) s += a[i * 8 + k] * b[k * 8 + j];
+            c[i * 8 + j] = s;
+        }
+}
+
+fs::path temp_db(const std::string& name) {
+    fs::path p = fs::temp_directory_path() / ("tessera_autotune_" + std::to_string(getpid()) + "_" + name);
+    fs::remove(p);
+    return p;
+}
+
+TuneOptions quick(int trials) {
+    TuneOptions o;
+    o.trials = trials;
+    o.batch = 4;
+    o.population = 16;
+    o.generations = 1;
+    o.measure.min_seconds = 0.001;
+    o.measure.min_repeat = 2;
+    o.measure.timeout_s = 5;
+    return o;
+}
+
+graph::Graph two_layers() {
+    graph::Graph g;
+    g.name = "two_layers";
+    auto value = [&](const std::string& name) {
+        graph::Value v;
+        v.name = name;
+        v.type = {graph::DType::Float32, {16, 16}};
+        return g.add_value(v);
+    };
+    int a = value("A"), b1 = value("B1"), b2 = value("B2");
+    int x = value("X"), y = value("Y"), z = value("Z"), out = value("O");
+    g.inputs = {a, b1, b2};
+    g.outputs = {out};
+    auto node = [&](const std::string& op, const std::string& name, std::vector<int> in, int o) {
+        graph::Node n;
+        n.op = op;
+        n.name = name;
+        n.inputs = std::move(in);
+        n.outputs = {o};
+        g.add_node(n);
+    };
+    node("nn.matmul", "mm1", {a, b1}, x);
+    node("nn.relu", "relu1", {x}, y);
+    node("nn.matmul", "mm2", {y, b2}, z);
+    node("nn.relu", "relu2", {z}, out);
+    return g;
+}
+
+TEST(Tasks, IdenticalFusedKernelsShareOneWeightedTask) {
+    graph::Graph og = driver::optimize(two_layers());
+    std::vector<TuneTask> tasks = extract_tasks(og);
+    ASSERT_EQ(tasks.size(), 1u) << graph::print(og);
+    EXPECT_EQ(tasks[0].weight, 2);
+    EXPECT_EQ(tasks[0].kind, TaskKind::Matmul);
+    EXPECT_GE(tasks[0].flops, 2.0 * 16 * 16 * 16);
+    EXPECT_EQ(tasks[0].key.rfind("llvm:", 0), 0u);
+    // Another shape is another workload; the same shape under other names is the same.
+    EXPECT_NE(extract_tasks(gemm_graph(16, 16, 8))[0].key, extract_tasks(gemm_graph(16, 16, 16))[0].key);
+    graph::Graph renamed = gemm_graph(16, 16, 8);
+    renamed.nodes[0].name = "other";
+    for (auto& v : renamed.values) v.name += "_x";
+    EXPECT_EQ(extract_tasks(renamed)[0].key, extract_tasks(gemm_graph(16, 16, 8))[0].key);
+}
+
+TEST(Measure, CrashHangAndWrongResultAreErrorsNotFailures) {
+    std::vector<TuneTask> tasks = extract_tasks(gemm_graph(8, 8, 8));
+    ASSERT_EQ(tasks.size(), 1u);
+    MeasureOptions o;
+    o.timeout_s = 0.5;
+    TaskMeasurer m(tasks[0], o);
+    EXPECT_TRUE(m.baseline().ok());
+
+    MeasureResult crash = m.run(&segfaults);
+    EXPECT_NE(crash.error.find("crashed"), std::string::npos) << crash.error;
+    EXPECT_TRUE(crash.times_ms.empty());
+
+    MeasureResult hang = m.run(&hangs);
+    EXPECT_NE(hang.error.find("timeout"), std::string::npos) << hang.error;
+
+    MeasureResult bad = m.run(&wrong);
+    EXPECT_NE(bad.error.find("wrong result"), std::string::npos) << bad.error;
+
+    // The session goes on: a correct kernel (hand-written and compiled) still measures.
+    MeasureResult good = m.run(&right);
+    EXPECT_TRUE(good.ok()) << good.error;
+    MeasureResult naive = m.measure(tasks[0].func);
+    EXPECT_TRUE(naive.ok()) << naive.error;
+    EXPECT_GT(naive.median_ms(), 0);
+}
+
+TEST(Database, RoundTripTornLineAndBest) {
+    fs::path p = temp_db("roundtrip.jsonl");
+    std::vector<TuneTask> tasks = extract_tasks(gemm_graph(16, 8, 4));
+    std::mt19937_64 rng(4);
+    Candidate c = sample(tasks[0].func, {}, rng);
+    TuningRecord a;
+    a.workload = tasks[0].key;
+    a.task = "mm";
+    a.trace = generate(tasks[0].func, c, {}).trace();
+    a.decisions = c.to_json();
+    a.times_ms = {2.0, 1.0, 3.0};
+    a.timestamp = 5;
+    a.machine = machine_fingerprint();
+    TuningRecord b = a;
+    b.times_ms = {0.5};
+    TuningRecord e = a;
+    e.times_ms.clear();
+    e.error = "crashed: Segmentation fault";
+    {
+        Database db(p.string());
+        db.append(a);
+        db.append(e);
+    }
+    std::ofstream(p, std::ios::app) << R"({"workload": "llvm:00", "trace": {"ste)";  // torn write
+    {
+        Database db(p.string());
+        EXPECT_EQ(db.skipped_lines(), 1);
+        ASSERT_EQ(db.records().size(), 2u);
+        EXPECT_EQ(db.records()[0].trace.steps, a.trace.steps);
+        EXPECT_EQ(db.records()[0].times_ms, a.times_ms);
+        EXPECT_EQ(db.records()[1].error, e.error);
+        EXPECT_EQ(db.count(a.workload), 2);
+        ASSERT_NE(db.best(a.workload), nullptr);
+        EXPECT_DOUBLE_EQ(db.best(a.workload)->median_ms(), 2.0);
+        db.append(b);  // goes on its own line after the torn one
+    }
+    Database db(p.string());
+    EXPECT_EQ(db.records().size(), 3u);
+    EXPECT_DOUBLE_EQ(db.best(a.workload)->median_ms(), 0.5);
+    // The best record replays onto the function: compile-time application.
+    bool applied = false;
+    tir::PrimFunc f = apply_best(tasks[0].func, db, "llvm", &applied);
+    EXPECT_TRUE(applied);
+    EXPECT_EQ(Candidate::from_json(db.best(a.workload)->decisions), c);
+    fs::remove(p);
+}
+
+TEST(Tune, ResumesAndCancels) {
+    fs::path p = temp_db("resume.jsonl");
+    graph::Graph g = gemm_graph(16, 16, 8);
+    std::vector<TuneTask> tasks = extract_tasks(g);
+    int first_measured = 0;
+    {
+        Database db(p.string());
+        CancelToken cancel;
+        TuneResult r = tune(tasks, db, quick(12), [&](const Progress& pr) {
+            if (pr.trials >= 3) cancel.cancel();  // like Ctrl-C from the callback's thread
+        }, &cancel);
+        EXPECT_TRUE(r.cancelled);
+        first_measured = r.measured;
+        EXPECT_EQ(first_measured, 3);
+    }
+    Database db(p.string());
+    EXPECT_EQ(db.count(tasks[0].key), 3);
+    TuneResult r = tune(tasks, db, quick(12));
+    EXPECT_FALSE(r.cancelled);
+    EXPECT_EQ(r.final.resumed, 3);
+    EXPECT_EQ(r.measured, 9);          // only what was left
+    EXPECT_EQ(r.final.trials, 12);
+    EXPECT_EQ(db.count(tasks[0].key), 12);
+    // Distinct candidates: the resumed session did not re-measure recorded ones.
+    std::set<std::string> decisions;
+    for (const auto& rec : db.records())
+        if (!rec.baseline) decisions.insert(rec.decisions);
+    EXPECT_EQ(decisions.size(), 12u);
+    fs::remove(p);
+}
+
+TEST(Tune, ShortRunBeatsTheNaiveLoopNestAndBuildsWithRecords) {
+    fs::path p = temp_db("gemm.jsonl");
+    graph::Graph g = gemm_graph(128, 128, 128);
+    std::vector<TuneTask> tasks = extract_tasks(g);
+    ASSERT_EQ(tasks.size(), 1u);
+    Database db(p.string());
+    TuneOptions o = quick(32);
+    o.batch = 8;
+    TuneResult r = tune(tasks, db, o);
+    ASSERT_EQ(r.final.trials, 32);
+    const TaskProgress& t = r.final.tasks[0];
+    ASSERT_GT(t.best_ms, 0);
+    // The naive loop nest measured in the same way.
+    MeasureOptions mo = o.measure;
+    TaskMeasurer m(tasks[0], mo);
+    MeasureResult naive = m.measure(tasks[0].func);
+    ASSERT_TRUE(naive.ok());
+    EXPECT_LT(t.best_ms * 2, naive.median_ms()) << "best " << t.best_ms << " ms, naive "
+                                                 << naive.median_ms() << " ms";
+    // The ranking in the database agrees with the progress report.
+    ASSERT_NE(db.best(tasks[0].key), nullptr);
+    EXPECT_LE(db.best(tasks[0].key)->median_ms(), std::min(t.best_ms, t.default_ms));
+
+    // Building with the records applies the best trace and computes the same.
+    driver::BuildOptions bo;
+    bo.threads = 1;
+    bo.records = p.string();
+    auto model = driver::build(g, bo);
+    auto inputs = driver::random_inputs(g, 7);
+    auto got = model->run(inputs);
+    auto want = driver::interpret_graph(g, inputs);
+    const float* a = static_cast<const float*>(got[0].raw());
+    const float* b = static_cast<const float*>(want[0].raw());
+    for (int64_t i = 0; i < got[0].num_elements(); ++i)
+        ASSERT_NEAR(a[i], b[i], 1e-3 + 1e-3 * std::fabs(b[i])) << i;
+    fs::remove(p);
+}
+
+}  // namespace
+}  // namespace tessera::autotune

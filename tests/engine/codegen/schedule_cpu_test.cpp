@@ -1,0 +1,122 @@
+// The default CPU schedules (topi/schedule_cpu.h): every op class compiled
+// with its schedule, serial and parallel, against the interpreter on the
+// unscheduled function, on random data with tails (sizes that do not divide
+// the register tiles, odd channel counts). Nothing is timed.
+#include "tests/engine/codegen/codegen_test_util.h"
+
+#include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/runtime/ndarray.h"
+#include "engine/topi/schedule_cpu.h"
+#include "engine/topi/topi.h"
+
+namespace tessera::test {
+namespace {
+
+struct OneNode {
+    graph::Graph g;
+};
+
+int add_value(graph::Graph& g, const std::string& name, std::vector<int64_t> shape) {
+    graph::Value v;
+    v.name = name;
+    v.type = {graph::DType::Float32, std::move(shape)};
+    return g.add_value(v);
+}
+
+graph::Graph one_node(const std::string& op, const std::vector<std::vector<int64_t>>& ins,
+                      std::vector<int64_t> out, std::map<std::string, graph::AttrValue> attrs = {}) {
+    graph::Graph g;
+    graph::Node n;
+    n.op = op;
+    n.name = "k";
+    n.attrs = std::move(attrs);
+    for (size_t i = 0; i < ins.size(); ++i) {
+        int v = add_value(g, "in" + std::to_string(i), ins[i]);
+        g.inputs.push_back(v);
+        n.inputs.push_back(v);
+    }
+    int o = add_value(g, "out", std::move(out));
+    g.outputs = {o};
+    n.outputs = {o};
+    g.add_node(n);
+    return g;
+}
+
+/// Schedules node 0 for the host, checks the schedule did something, runs it
+/// at `threads` and compares with the interpreter on the default loop nest.
+void check(const graph::Graph& g, int threads, double tol = 1e-4) {
+    tir::PrimFunc f = topi::lower_node(g, 0);
+    topi::CpuScheduleOptions o;
+    o.threads = threads;
+    o.vector_lanes = codegen::host_vector_lanes();
+    schedule::Trace trace = topi::cpu_default_trace(f, g.nodes[0], o);
+    EXPECT_FALSE(trace.steps.empty()) << g.nodes[0].op << ": no schedule step applied";
+    tir::PrimFunc s = topi::schedule_cpu_default(f, g.nodes[0], o);
+
+    std::vector<runtime::NDArray> arrays, expected;
+    std::vector<void*> args, ref_args;
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+        arrays.push_back(runtime::random_ndarray(g.values[size_t(g.inputs[i])].type, 10 + i));
+        args.push_back(arrays.back().raw());
+        ref_args.push_back(arrays.back().raw());
+    }
+    runtime::NDArray out = runtime::NDArray::empty(g.values[size_t(g.outputs[0])].type);
+    runtime::NDArray want = runtime::NDArray::empty(out.type());
+    args.push_back(out.raw());
+    ref_args.push_back(want.raw());
+    codegen::LlvmOptions lo;
+    lo.threads = threads;
+    auto module = codegen::jit_compile({s}, lo);
+    module->lookup(s->name)(args.data());
+    tir::interpret(f, ref_args);
+    const float* got = out.data<float>();
+    const float* ref = want.data<float>();
+    int bad = 0;
+    for (int64_t i = 0; i < out.num_elements() && bad < 5; ++i) {
+        if (!(std::fabs(got[i] - ref[i]) <= tol * (1 + std::fabs(ref[i])))) {
+            ADD_FAILURE() << g.nodes[0].op << " threads " << threads << " element " << i << ": got "
+                          << got[i] << ", want " << ref[i];
+            ++bad;
+        }
+    }
+}
+
+TEST(ScheduleCpu, MatmulWithTails) {
+    for (int threads : {1, 0}) {
+        check(one_node("nn.matmul", {{37, 19}, {19, 45}}, {37, 45}), threads);
+        check(one_node("nn.matmul", {{1, 70}, {70, 100}}, {1, 100}), threads);  // GEMV-like
+        check(one_node("nn.matmul", {{64, 64}, {64, 64}}, {64, 64}), threads);  // exact tiles
+    }
+}
+
+TEST(ScheduleCpu, BatchedMatmul) {
+    check(one_node("nn.matmul", {{3, 9, 11}, {3, 11, 35}}, {3, 9, 35}), 0);
+}
+
+TEST(ScheduleCpu, GemmWithBiasEpilogue) {
+    graph::Graph g = one_node("nn.gemm", {{13, 21}, {21, 33}, {33}}, {13, 33});
+    check(g, 0);
+    check(g, 1);
+}
+
+TEST(ScheduleCpu, Conv2dOddChannelsPaddingStride) {
+    std::map<std::string, graph::AttrValue> a1 = {
+        {"strides", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1, 1, 1}}};
+    check(one_node("nn.conv2d", {{1, 7, 9, 11}, {13, 7, 3, 3}}, {1, 13, 9, 11}, a1), 0);
+    check(one_node("nn.conv2d", {{2, 3, 10, 37}, {5, 3, 3, 3}}, {2, 5, 10, 37}, a1), 1);
+    std::map<std::string, graph::AttrValue> a2 = {
+        {"strides", std::vector<int64_t>{2, 2}}, {"padding", std::vector<int64_t>{3, 3, 3, 3}}};
+    check(one_node("nn.conv2d", {{1, 3, 23, 23}, {6, 3, 7, 7}, {6}}, {1, 6, 12, 12}, a2), 0);
+}
+
+TEST(ScheduleCpu, ElementwiseAndReductions) {
+    for (int threads : {1, 0}) {
+        check(one_node("add", {{3, 5, 1001}, {3, 5, 1001}}, {3, 5, 1001}), threads);
+        check(one_node("nn.relu", {{70000}}, {70000}), threads);
+        check(one_node("nn.softmax", {{300, 129}}, {300, 129}, {{"axis", int64_t(1)}}), threads, 1e-5);
+        check(one_node("nn.global_avg_pool2d", {{2, 33, 17, 19}}, {2, 33, 1, 1}), threads, 1e-5);
+    }
+}
+
+}  // namespace
+}  // namespace tessera::test

@@ -1,0 +1,451 @@
+// Studio behaviours of issue 9: graph edits with undo/redo (menu and the
+// properties panel), refused edits, search, save as ONNX, the schedule editor
+// (steps, illegal steps, disable/remove, drag-reorder, Measure), code panes.
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QTreeWidget>
+#include <QUndoStack>
+
+#include "app/studio/edit_command.h"
+#include "app/studio/loop_tree_model.h"
+#include "app/studio/main_window.h"
+#include "app/studio/schedule_editor.h"
+#include "engine/driver/driver.h"
+#include "engine/graph/graph_edit.h"
+#include "engine/passes/pass_manager.h"
+#include "engine/schedule/schedule.h"
+#include "engine/tir/printer.h"
+#include "tests/gui/gui_test_util.h"
+#include "widgets/code_panes.h"
+#include "widgets/code_view.h"
+#include "widgets/graph_view.h"
+#include "widgets/roofline_plot.h"
+#include "widgets/series_plot.h"
+
+using tessera::studio::MainWindow;
+using tessera::studio::ScheduleEditor;
+using tessera::studio::makeEdit;
+using tessera::studio::makeStep;
+using namespace tessera;
+using namespace tessera::gui_test;
+
+namespace {
+
+struct Studio {
+    MainWindow window;
+    Studio() {
+        window.setDialogsSuppressed(true);
+        window.show();
+        QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+        window.openModel(exampleModel());
+        ok = loaded.wait(60000);
+    }
+    bool ok = false;
+    const graph::Graph& graph() const { return window.document()->graph(); }
+    std::string outShape(const std::string& node) const {
+        const auto& g = graph();
+        return g.values[g.nodes[g.find_node(node)].outputs[0]].type.str();
+    }
+    /// Applies an edit and waits until the graph is shown again.
+    bool edit(const graph::GraphEdit& e) {
+        QSignalSpy changed(&window, &MainWindow::graphChanged);
+        if (!window.applyGraphEdit(e)) return false;
+        return changed.wait(30000);
+    }
+    bool waitChanged(const std::function<void()>& action) {
+        QSignalSpy changed(&window, &MainWindow::graphChanged);
+        action();
+        return changed.wait(30000);
+    }
+    void select(const std::string& node) {
+        window.graphView()->setCurrentNode(graph().find_node(node));
+    }
+};
+
+QTreeWidgetItem* findProperty(QTreeWidget* tree, const QString& key) {
+    QList<QTreeWidgetItem*> items = tree->findItems(key, Qt::MatchExactly | Qt::MatchRecursive, 0);
+    return items.isEmpty() ? nullptr : items.first();
+}
+
+}  // namespace
+
+TEST(StudioEdit, EditUndoRedoKeepTheGraphAndViewInStep) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    const std::string original = graph::print(s.graph());
+    ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::SetAttribute, "conv1", "strides",
+                        std::vector<int64_t>{2, 2})));
+    EXPECT_EQ(s.outShape("pool1"), "Tensor[(1, 8, 8, 8), float32]");
+    ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::DeleteNode, "relu1")));
+    EXPECT_EQ(s.window.graphView()->nodeItems().size(), s.window.document()->nodeCount());
+    EXPECT_EQ(s.window.document()->edits().size(), 2u);
+    EXPECT_EQ(s.window.undoStack()->count(), 2);
+
+    ASSERT_TRUE(s.waitChanged([&]() { s.window.undoStack()->undo(); }));
+    EXPECT_GE(s.graph().find_node("relu1"), 0);
+    ASSERT_TRUE(s.waitChanged([&]() { s.window.undoStack()->undo(); }));
+    EXPECT_EQ(graph::print(s.graph()), original);
+    EXPECT_TRUE(s.window.document()->edits().empty());
+    ASSERT_TRUE(s.waitChanged([&]() { s.window.undoStack()->redo(); }));
+    EXPECT_EQ(s.outShape("conv1"), "Tensor[(1, 8, 16, 16), float32]");
+    EXPECT_EQ(s.window.document()->edits().size(), 1u);
+}
+
+TEST(StudioEdit, RefusedEditChangesNothingAndSaysWhy) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    const std::string original = graph::print(s.graph());
+    QSignalSpy refused(&s.window, &MainWindow::editRefused);
+    EXPECT_FALSE(s.window.applyGraphEdit(makeEdit(graph::GraphEdit::Kind::DeleteNode, "pool1")));
+    ASSERT_EQ(refused.count(), 1);
+    EXPECT_TRUE(refused.first().first().toString().contains("pool1"));
+    EXPECT_EQ(graph::print(s.graph()), original);
+    EXPECT_EQ(s.window.undoStack()->count(), 0);
+    EXPECT_TRUE(s.window.messagesView()->toPlainText().contains("Edit refused"));
+}
+
+TEST(StudioEdit, PropertiesPanelEditsAttributesAndNames) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    s.select("conv2");
+    QTreeWidgetItem* strides = findProperty(s.window.propertiesView(), "strides");
+    ASSERT_NE(strides, nullptr);
+    EXPECT_TRUE(strides->flags() & Qt::ItemIsEditable);
+    ASSERT_TRUE(s.waitChanged([&]() { strides->setText(1, "[2, 2]"); }));
+    EXPECT_EQ(s.outShape("conv2"), "Tensor[(1, 16, 8, 8), float32]");
+    EXPECT_EQ(s.window.graphView()->currentNode(), s.graph().find_node("conv2"));
+
+    QTreeWidgetItem* name = findProperty(s.window.propertiesView(), "name");
+    ASSERT_NE(name, nullptr);
+    ASSERT_TRUE(s.waitChanged([&]() { name->setText(1, "conv_b"); }));
+    EXPECT_GE(s.graph().find_node("conv_b"), 0);
+    EXPECT_EQ(s.window.graphView()->currentNode(), s.graph().find_node("conv_b"));
+
+    // Weights show their shape and statistics.
+    QTreeWidgetItem* mean = findProperty(s.window.propertiesView(), "mean");
+    ASSERT_NE(mean, nullptr);
+    const graph::Value& w = s.graph().values[s.graph().find_value("w2")];
+    double sum = 0;
+    for (int64_t i = 0; i < w.type.num_elements(); ++i) sum += w.constant->as<float>()[i];
+    EXPECT_NEAR(mean->text(1).toDouble(), sum / double(w.type.num_elements()), 1e-4);
+
+    // A value that does not parse is refused.
+    QSignalSpy refused(&s.window, &MainWindow::editRefused);
+    QTreeWidgetItem* groups = findProperty(s.window.propertiesView(), "groups");
+    ASSERT_NE(groups, nullptr);
+    groups->setText(1, "many");
+    EXPECT_EQ(refused.count(), 1);
+}
+
+TEST(StudioEdit, SearchHighlightsAndSelects) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    EXPECT_EQ(s.window.searchGraph("relu"), 2);
+    const int current = s.window.graphView()->currentNode();
+    EXPECT_EQ(s.graph().nodes[current].op, "nn.relu");
+    EXPECT_EQ(s.window.searchGraph("fc"), 1);
+    EXPECT_EQ(s.graph().nodes[s.window.graphView()->currentNode()].name, "fc");
+}
+
+TEST(StudioEdit, SavedOnnxReloadsAsTheEditedGraph) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::DeleteNode, "relu2")));
+    QTemporaryDir dir;
+    const QString path = dir.filePath("edited.onnx");
+    ASSERT_TRUE(s.window.saveOnnx(path));
+    EXPECT_EQ(graph::print(driver::load_model(path.toStdString())), graph::print(s.graph()));
+}
+
+TEST(ScheduleEditorWidget, StepsUpdateLoopIrLiveAndIllegalStepsKeepTheTrace) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    s.select("relu1");
+    ScheduleEditor* editor = s.window.scheduleEditor();
+    QAbstractItemModelTester tester(editor->loopModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
+    const auto& rows = editor->loopModel()->rows();
+    ASSERT_GE(rows.size(), 5);  // 4 loops and the block
+    const tir::PrimFunc base = driver::lower_op(s.graph(), s.graph().find_node("relu1"));
+    schedule::Schedule reference(base);
+    const std::vector<std::string> loops = reference.get_loops(reference.blocks().back());
+    ASSERT_EQ(loops.size(), 4u);
+    const QString original = editor->loopIr();
+    EXPECT_EQ(s.window.codeView()->toPlainText(), original);
+
+    ASSERT_TRUE(editor->addStep(makeStep("split", {loops[3]}, {-1, 8}))) << editor->errorText().toStdString();
+    const std::vector<std::string> inner = editor->steps()[0].outputs;
+    ASSERT_EQ(inner.size(), 2u);
+    ASSERT_TRUE(editor->addStep(makeStep("vectorize", {inner[1]})));
+    // The same steps through the engine give the same text (the editor adds nothing).
+    reference.split(loops[3], {-1, 8});
+    reference.vectorize(inner[1]);
+    EXPECT_EQ(editor->loopIr().toStdString(), tir::print(reference.func()));
+    EXPECT_EQ(s.window.codeView()->toPlainText(), editor->loopIr());
+    EXPECT_EQ(editor->traceList()->count(), 2);
+    EXPECT_TRUE(editor->loopModel()->indexOf(QString::fromStdString(inner[1])).isValid());
+
+    // An illegal step is not added; the trace and the IR stay.
+    const QString before = editor->loopIr();
+    EXPECT_FALSE(editor->addStep(makeStep("split", {"no_such_loop"}, {2, 2})));
+    EXPECT_FALSE(editor->errorText().isEmpty());
+    EXPECT_EQ(editor->steps().size(), 2u);
+    EXPECT_EQ(editor->loopIr(), before);
+
+    // Disabling the split makes the vectorize step fail inline; the trace is kept.
+    editor->traceList()->item(0)->setCheckState(Qt::Unchecked);
+    EXPECT_EQ(editor->errorStep(), 1);
+    EXPECT_TRUE(editor->errorText().contains("step 2")) << editor->errorText().toStdString();
+    EXPECT_EQ(editor->steps().size(), 2u);
+    EXPECT_EQ(editor->loopIr(), original);
+    editor->setStepEnabled(0, true);
+    EXPECT_EQ(editor->errorStep(), -1);
+    EXPECT_EQ(editor->loopIr(), before);
+
+    // The trace is kept per node: select another node and come back.
+    s.select("relu2");
+    EXPECT_EQ(editor->steps().size(), 0u);
+    s.select("relu1");
+    EXPECT_EQ(editor->steps().size(), 2u);
+    EXPECT_EQ(editor->loopIr(), before);
+
+    editor->removeStep(1);
+    editor->removeStep(0);
+    EXPECT_EQ(editor->loopIr(), original);
+}
+
+TEST(ScheduleEditorWidget, DraggingALoopOntoAnotherReorders) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    s.select("relu1");
+    ScheduleEditor* editor = s.window.scheduleEditor();
+    tessera::studio::LoopTreeModel* model = editor->loopModel();
+    QVector<QString> loops;
+    for (const auto& row : model->rows())
+        if (!row.isBlock) loops.append(row.name);
+    ASSERT_EQ(loops.size(), 4);
+    std::unique_ptr<QMimeData> mime(model->mimeData({model->indexOf(loops[3])}));
+    ASSERT_TRUE(model->canDropMimeData(mime.get(), Qt::MoveAction, -1, -1, model->indexOf(loops[1])));
+    model->dropMimeData(mime.get(), Qt::MoveAction, -1, -1, model->indexOf(loops[1]));
+    ASSERT_EQ(editor->steps().size(), 1u);
+    EXPECT_EQ(editor->steps()[0].op, "reorder");
+    QVector<QString> after;
+    for (const auto& row : model->rows())
+        if (!row.isBlock) after.append(row.name);
+    EXPECT_EQ(after, (QVector<QString>{loops[0], loops[3], loops[1], loops[2]}));
+}
+
+TEST(ScheduleEditorWidget, MeasureAddsAPointInTheBackground) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    s.select("conv1");
+    ScheduleEditor* editor = s.window.scheduleEditor();
+    QSignalSpy measured(editor, &ScheduleEditor::measured);
+    editor->measure();
+    EXPECT_TRUE(editor->jobs()->isRunning());  // the UI thread did not wait
+    ASSERT_TRUE(measured.wait(60000));
+    EXPECT_EQ(editor->measurePlot()->pointCount(), 1);
+    EXPECT_GT(measured.first().at(0).toDouble(), 0.0);
+    EXPECT_GT(measured.first().at(1).toDouble(), 0.0);
+}
+
+TEST(StudioCode, LlvmIrAndAssemblyFollowTheSchedule) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    s.select("relu1");
+    widgets::CodePanes* panes = s.window.codePanes();
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !panes->text("Assembly").isEmpty(); }, 30000));
+    EXPECT_TRUE(panes->text("LLVM IR").contains("define"));
+    const QString scalarIr = panes->text("LLVM IR");
+    ScheduleEditor* editor = s.window.scheduleEditor();
+    const auto rows = editor->loopModel()->rows();
+    ASSERT_TRUE(editor->addStep(makeStep("split", {rows[3].name.toStdString()}, {-1, 8})));
+    ASSERT_TRUE(editor->addStep(makeStep("vectorize", {editor->steps()[0].outputs[1]})));
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return panes->text("LLVM IR") != scalarIr; }, 30000));
+    EXPECT_TRUE(panes->text("LLVM IR").contains("<8 x float>"));
+    panes->setDiffEnabled(true);
+    EXPECT_TRUE(panes->view(0)->toPlainText().contains("+ "));
+}
+
+TEST(StudioViews, EveryNamedViewCanBeRaised) {
+    MainWindow window;
+    for (const char* view : {"graph", "schedule", "code", "plots"}) EXPECT_TRUE(window.raiseView(view));
+    EXPECT_FALSE(window.raiseView("nonsense"));
+}
+
+TEST(StudioPlots, RunFillsTheRooflineWithMeasuredPeaks) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    QSignalSpy finished(&s.window, &MainWindow::runFinished);
+    s.window.runModel();
+    ASSERT_TRUE(finished.wait(120000));
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !s.window.isMeasuringPeaks(); }, 60000));
+    const auto* run = s.window.lastRun();
+    ASSERT_NE(run, nullptr);
+    int withFlops = 0;
+    for (const auto& k : run->kernels) {
+        EXPECT_GT(k.bytes, 0) << k.label.toStdString();
+        if (k.flops > 0 && k.ms > 0) ++withFlops;
+    }
+    EXPECT_EQ(s.window.rooflinePlot()->kernelCount(), withFlops);
+    EXPECT_GT(s.window.rooflinePlot()->peakGflops(), 0);
+    EXPECT_GT(s.window.rooflinePlot()->bandwidth(), 0);
+}
+
+#include "app/studio/pass_pipeline_panel.h"
+
+TEST(PassPipeline, ListsPassesAndApplyShowsBeforeAfterWithGroups) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    tessera::studio::PassPipelinePanel* panel = s.window.passPanel();
+    QAbstractItemModelTester tester(panel->passList()->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
+    ASSERT_EQ(panel->passList()->count(), int(passes::all_passes().size()));
+    for (int i = 0; i < panel->passList()->count(); ++i)
+        EXPECT_FALSE(panel->passList()->item(i)->toolTip().isEmpty());
+    panel->setPipeline({"dead_code_elimination", "fuse_ops"});
+    EXPECT_EQ(panel->pipeline(), (QStringList{"dead_code_elimination", "fuse_ops"}));
+    QSignalSpy applied(panel, &tessera::studio::PassPipelinePanel::applied);
+    panel->apply();
+    ASSERT_TRUE(applied.wait(30000));
+    ASSERT_NE(panel->result(), nullptr);
+    EXPECT_EQ(panel->timings()->topLevelItemCount(), 2);
+    // fuse_ops only tags nodes (fuse_group is not a change): none added or removed,
+    // and the fused groups (conv+relu) are boxed in the after view.
+    EXPECT_TRUE(panel->changes().removed.isEmpty());
+    EXPECT_TRUE(panel->changes().added.isEmpty());
+    EXPECT_GT(panel->afterView()->groupCount(), 0);
+    EXPECT_EQ(panel->beforeView()->groupCount(), 0);
+    EXPECT_EQ(panel->afterView()->nodeItems().size(), int(panel->result()->nodes.size()));
+}
+
+TEST(PassPipeline, CompareGraphsFindsRemovedAddedAndChangedNodes) {
+    graph::Graph before = driver::load_model(exampleModel().toStdString());
+    graph::Graph after = before;
+    graph::delete_node(after, after.find_node("relu1"));
+    graph::set_attribute(after, after.find_node("conv2"), "strides", std::vector<int64_t>{2, 2});
+    graph::rename_node(after, after.find_node("fc"), "dense");
+    const auto c = tessera::studio::compareGraphs(before, after);
+    ASSERT_EQ(c.removed.size(), 2);  // relu1 and fc (renamed away)
+    EXPECT_EQ(before.nodes[c.removed[0]].name, "relu1");
+    ASSERT_EQ(c.added.size(), 1);
+    EXPECT_EQ(after.nodes[c.added[0]].name, "dense");
+    // conv2 changed, and relu2/gap (output types follow the new strides).
+    ASSERT_GE(c.changed.size(), 1);
+    EXPECT_EQ(after.nodes[c.changed[0]].name, "conv2");
+}
+
+#include <QFile>
+
+#include "app/studio/session.h"
+
+TEST(StudioSession, SaveAndReloadRestoresEditsPipelineAndTraces) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("s.tessera-session");
+    std::string edited;
+    std::vector<schedule::Step> steps;
+    {
+        Studio s;
+        ASSERT_TRUE(s.ok);
+        ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::SetAttribute, "conv1", "strides",
+                                    std::vector<int64_t>{2, 2})));
+        ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::Rename, "relu2", "act2")));
+        s.select("relu1");
+        ScheduleEditor* editor = s.window.scheduleEditor();
+        ASSERT_TRUE(editor->addStep(makeStep("split", {editor->loopModel()->rows()[3].name.toStdString()}, {-1, 4})));
+        steps = editor->steps();
+        s.window.passPanel()->setPipeline({"fuse_ops"});
+        ASSERT_TRUE(s.window.saveSession(path));
+        edited = graph::print(s.graph());
+    }
+    MainWindow window;
+    window.setDialogsSuppressed(true);
+    QSignalSpy restored(&window, &MainWindow::sessionRestored);
+    window.openSession(path);
+    ASSERT_TRUE(restored.wait(60000));
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !window.graphView()->isLayoutPending(); }, 30000));
+    EXPECT_EQ(graph::print(window.document()->graph()), edited);
+    EXPECT_EQ(window.undoStack()->count(), 2);  // the edits can be undone
+    EXPECT_EQ(window.passPanel()->pipeline(), QStringList{"fuse_ops"});
+    EXPECT_EQ(window.traceOf("relu1"), steps);
+    window.graphView()->setCurrentNode(window.document()->graph().find_node("relu1"));
+    EXPECT_EQ(window.scheduleEditor()->steps(), steps);
+}
+
+TEST(StudioSession, BadSessionFilesAreRefusedWithTheReason) {
+    QTemporaryDir dir;
+    tessera::studio::Session s;
+    QString error;
+    EXPECT_FALSE(tessera::studio::Session::fromJson("{\"format\": \"other\"}", "x.json", &s, &error));
+    EXPECT_TRUE(error.contains("x.json"));
+    EXPECT_FALSE(tessera::studio::Session::fromJson(
+        R"({"format": "tessera-session", "edits": [{"kind": "explode", "target": "a"}]})", "y", &s, &error));
+    EXPECT_TRUE(error.contains("explode"));
+    EXPECT_FALSE(tessera::studio::Session::load(dir.filePath("missing"), &s, &error));
+}
+
+TEST(StudioSession, AutosaveWritesARecoverableSession) {
+    QFile::remove(MainWindow::autosavePath());
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::DeleteNode, "relu1")));
+    s.window.autosaveNow();
+    ASSERT_TRUE(QFileInfo::exists(MainWindow::autosavePath()));
+    tessera::studio::Session recovered;
+    QString error;
+    ASSERT_TRUE(tessera::studio::Session::load(MainWindow::autosavePath(), &recovered, &error))
+        << error.toStdString();
+    ASSERT_EQ(recovered.edits.size(), 1u);
+    EXPECT_EQ(recovered.edits[0].target, "relu1");
+    EXPECT_EQ(recovered.modelSha256, tessera::studio::fileSha256(exampleModel()));
+    s.window.close();  // a normal exit removes it
+    EXPECT_FALSE(QFileInfo::exists(MainWindow::autosavePath()));
+}
+
+TEST(StudioExport, WritesAPackageWithItsMetadataInTheBackground) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("model.tar");
+    QSignalSpy exported(&s.window, &MainWindow::packageExported);
+    QSignalSpy failed(&s.window, &MainWindow::exportFailed);
+    s.window.exportPackageTo(path);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return exported.count() + failed.count() > 0; }, 120000));
+    ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+    EXPECT_GT(QFileInfo(path).size(), 1000);
+    EXPECT_TRUE(exported.first().at(1).toString().contains("llvm"));
+}
+
+TEST(ScheduleEditorWidget, DraggingABlockHighlightsLegalComputeAtTargets) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    s.select("conv1");
+    ScheduleEditor* editor = s.window.scheduleEditor();
+    tessera::studio::LoopTreeModel* model = editor->loopModel();
+    const QSet<QString> legal = editor->legalComputeAtTargets("pad_temp");
+    ASSERT_FALSE(legal.isEmpty());
+    std::unique_ptr<QMimeData> mime(model->mimeData({model->indexOf("pad_temp")}));  // drag starts
+    EXPECT_EQ(model->legalTargets(), legal);
+    QString illegal;
+    for (const auto& row : model->rows())
+        if (!row.isBlock && !legal.contains(row.name)) illegal = row.name;
+    for (const QString& loop : legal)
+        EXPECT_TRUE(model->data(model->indexOf(loop), Qt::BackgroundRole).isValid());
+    if (!illegal.isEmpty())
+        EXPECT_FALSE(model->data(model->indexOf(illegal), Qt::BackgroundRole).isValid());
+    // Dropping on a legal target applies compute_at and clears the highlight.
+    const QString target = *legal.begin();
+    model->dropMimeData(mime.get(), Qt::MoveAction, -1, -1, model->indexOf(target));
+    ASSERT_EQ(editor->steps().size(), 1u) << editor->errorText().toStdString();
+    EXPECT_EQ(editor->steps()[0].op, "compute_at");
+    EXPECT_EQ(editor->errorStep(), -1);
+    EXPECT_TRUE(model->legalTargets().isEmpty());
+}

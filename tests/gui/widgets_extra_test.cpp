@@ -1,0 +1,186 @@
+// Widget behaviours added for issue 9: graph search, export, overview, group
+// boxes, line diff, code panes (find, diff), series plot and plot export.
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest/QTest>
+#include <qcustomplot.h>
+
+#include "tests/gui/gui_test_util.h"
+#include "widgets/code_panes.h"
+#include "widgets/code_view.h"
+#include "widgets/graph_view.h"
+#include "widgets/series_plot.h"
+#include "widgets/text_diff.h"
+
+using namespace tessera::widgets;
+
+namespace {
+
+GraphViewData chain(int n) {
+    GraphViewData data;
+    for (int i = 0; i < n; ++i)
+        data.nodes.append({i % 2 ? "nn.relu" : "nn.conv2d", QString("layer%1").arg(i), {}, "1×8×8×8"});
+    for (int i = 0; i + 1 < n; ++i) data.edges.append({i, i + 1});
+    return data;
+}
+
+bool layOut(GraphView& view, const GraphViewData& data) {
+    QSignalSpy finished(&view, &GraphView::layoutFinished);
+    view.setGraph(data);
+    return finished.wait(30000);
+}
+
+}  // namespace
+
+TEST(GraphViewSearch, FindsByNameOrOpAndSelectsMatchesInTurn) {
+    GraphView view;
+    ASSERT_TRUE(layOut(view, chain(6)));
+    EXPECT_EQ(view.findNodes("RELU"), (QVector<int>{1, 3, 5}));
+    EXPECT_EQ(view.findNodes("layer4"), (QVector<int>{4}));
+    EXPECT_TRUE(view.findNodes("nothing").isEmpty());
+    view.setCurrentNode(0);
+    EXPECT_EQ(view.search("relu"), 3);
+    EXPECT_EQ(view.currentNode(), 1);
+    EXPECT_TRUE(view.nodeItems()[3]->highlight().isValid());
+    EXPECT_FALSE(view.nodeItems()[0]->highlight().isValid());
+    view.search("relu");
+    EXPECT_EQ(view.currentNode(), 3);
+    view.search("relu");
+    view.search("relu");
+    EXPECT_EQ(view.currentNode(), 1);  // wrapped around
+}
+
+TEST(GraphViewNodes, ShowShapeAndColourByOpFamily) {
+    GraphView view;
+    ASSERT_TRUE(layOut(view, chain(2)));
+    EXPECT_EQ(view.nodeItems()[0]->shapeText(), "1×8×8×8");
+    EXPECT_NE(view.nodeItems()[0]->fillColor(), view.nodeItems()[1]->fillColor());
+    EXPECT_EQ(colorForOp("nn.conv2d"), colorForOp("nn.conv2d_transpose"));
+}
+
+TEST(GraphViewExport, WritesSvgAndPng) {
+    GraphView view;
+    ASSERT_TRUE(layOut(view, chain(5)));
+    QTemporaryDir dir;
+    const QString svg = dir.filePath("g.svg"), png = dir.filePath("g.png");
+    ASSERT_TRUE(view.exportImage(svg));
+    ASSERT_TRUE(view.exportImage(png));
+    QFile file(svg);
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll();
+    EXPECT_TRUE(text.contains("<svg"));
+    EXPECT_TRUE(text.contains("layer3"));  // labels are text, not pixels
+    const QImage image(png);
+    ASSERT_FALSE(image.isNull());
+    EXPECT_GT(tessera::gui_test::distinctColors(image), 10);
+}
+
+TEST(GraphViewOverview, ShownOnlyWhenTheGraphDoesNotFit) {
+    GraphView view;
+    view.resize(500, 400);
+    view.show();
+    ASSERT_TRUE(layOut(view, chain(3)));
+    EXPECT_FALSE(view.overview()->isVisible());
+    ASSERT_TRUE(layOut(view, chain(300)));
+    EXPECT_TRUE(view.overview()->isVisible());
+    // Clicking in the overview moves the main view there.
+    const QRectF before = view.overview()->visibleArea();
+    const QPoint bottom(view.overview()->width() / 2, view.overview()->height() - 3);
+    QTest::mouseClick(view.overview()->viewport(), Qt::LeftButton, {}, bottom);
+    EXPECT_GT(view.overview()->visibleArea().center().y(), before.center().y());
+    // Zoomed far out the view paints boxes only (level of detail) and still renders.
+    for (int i = 0; i < 20; ++i) view.zoomOut();
+    EXPECT_GT(tessera::gui_test::distinctColors(view.grab().toImage()), 2);
+}
+
+TEST(GraphViewGroups, DrawsABoxPerGroup) {
+    GraphView view;
+    GraphViewData data = chain(4);
+    data.groups.append({"fused_0", {0, 1}});
+    data.groups.append({"fused_1", {2, 3}});
+    ASSERT_TRUE(layOut(view, data));
+    EXPECT_EQ(view.groupCount(), 4);  // a box and a caption each
+}
+
+TEST(TextDiff, MarksRemovedAndAddedLines) {
+    const QString diff = lineDiff("a\nb\nc\nd", "a\nx\nc\nd\ne");
+    EXPECT_EQ(diff, "  a\n- b\n+ x\n  c\n  d\n+ e");
+    const DiffStats s = diffStats(diff);
+    EXPECT_EQ(s.removed, 1);
+    EXPECT_EQ(s.added, 2);
+    EXPECT_EQ(diffStats(lineDiff("same\ntext", "same\ntext")).added, 0);
+}
+
+TEST(CodePanes, ShowKindsSideBySideFindAndDiff) {
+    CodePanes panes;
+    panes.resize(800, 400);
+    panes.show();
+    panes.setText("Loop IR", "for i in range(8):\n    x = 1");
+    panes.setText("LLVM IR", "define void @f(ptr %0) {\n  ret void\n}");
+    EXPECT_EQ(panes.view(0)->toPlainText(), "for i in range(8):\n    x = 1");
+    EXPECT_EQ(panes.view(1)->language(), CodeLanguage::LlvmIr);
+    EXPECT_TRUE(panes.view(1)->toPlainText().contains("define void"));
+    EXPECT_EQ(panes.find("void"), 2);  // both in the right pane
+    EXPECT_EQ(panes.find("range"), 1);
+    EXPECT_EQ(panes.find("nowhere"), 0);
+    panes.setPrevious("Loop IR", "for i in range(4):\n    x = 1");
+    panes.setDiffEnabled(true);
+    EXPECT_EQ(panes.view(0)->language(), CodeLanguage::Diff);
+    EXPECT_TRUE(panes.view(0)->toPlainText().contains("- for i in range(4):"));
+    EXPECT_TRUE(panes.view(0)->toPlainText().contains("+ for i in range(8):"));
+    panes.setDiffEnabled(false);
+    EXPECT_EQ(panes.view(0)->toPlainText(), "for i in range(8):\n    x = 1");
+}
+
+TEST(SeriesPlot, KeepsPointsAndRunningBestAndExports) {
+    SeriesPlot plot;
+    plot.addPoint(3);
+    plot.addPoint(5);
+    plot.addPoint(4);
+    EXPECT_EQ(plot.pointCount(), 3);
+    EXPECT_EQ(plot.best(), 5);
+    EXPECT_EQ(plot.plot()->graph(1)->data()->at(2)->value, 5);
+    QTemporaryDir dir;
+    for (const char* name : {"p.png", "p.svg", "p.pdf"}) {
+        const QString path = dir.filePath(name);
+        ASSERT_TRUE(exportPlot(plot.plot(), path, 400, 300)) << name;
+        EXPECT_GT(QFileInfo(path).size(), 500) << name;
+    }
+    plot.clear();
+    EXPECT_EQ(plot.pointCount(), 0);
+}
+
+#include "widgets/roofline_plot.h"
+
+TEST(RooflinePlot, RoofIsTheMinimumOfPeakAndBandwidthTimesIntensity) {
+    RooflinePlot plot;
+    plot.setPeaks(100, 20);
+    EXPECT_DOUBLE_EQ(plot.attainable(1), 20);
+    EXPECT_DOUBLE_EQ(plot.attainable(5), 100);
+    EXPECT_DOUBLE_EQ(plot.attainable(50), 100);
+    plot.setKernels({"conv", "relu", "empty"}, {10, 0.25, 0}, {40, 2, 0});
+    EXPECT_EQ(plot.kernelCount(), 2);  // no point without flops
+    EXPECT_GT(plot.plot()->graph(0)->data()->size(), 10);
+    QTemporaryDir dir;
+    EXPECT_TRUE(exportPlot(plot.plot(), dir.filePath("roof.svg"), 400, 300));
+}
+
+TEST(GraphViewBig, ThousandNodesLayOutOffThreadAndRenderAtEveryZoom) {
+    GraphView view;
+    view.resize(900, 700);
+    view.show();
+    GraphViewData data = chain(1000);
+    for (int i = 0; i + 4 < 1000; i += 4) data.edges.append({i, i + 4});  // residual-style skips
+    ASSERT_TRUE(layOut(view, data));
+    ASSERT_EQ(view.nodeItems().size(), 1000);
+    EXPECT_TRUE(view.overview()->isVisible());
+    view.fitAll();
+    EXPECT_GT(tessera::gui_test::distinctColors(view.grab().toImage()), 2);
+    for (int i = 0; i < 30; ++i) view.zoomOut();  // level of detail: boxes only
+    EXPECT_GT(tessera::gui_test::distinctColors(view.grab().toImage()), 2);
+    EXPECT_EQ(view.search("layer999"), 1);
+    EXPECT_EQ(view.currentNode(), 999);
+}

@@ -1,0 +1,88 @@
+// RooflinePlot: two graphs (the roof, the kernels) and text labels.
+#include "widgets/roofline_plot.h"
+
+#include <qcustomplot.h>
+
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+namespace tessera::widgets {
+
+RooflinePlot::RooflinePlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setScaleType(QCPAxis::stLogarithmic);
+        axis->setTicker(ticker);
+    }
+    m_plot->xAxis->setLabel("arithmetic intensity (FLOP/byte)");
+    m_plot->yAxis->setLabel("GFLOP/s");
+    m_plot->addGraph()->setPen(QPen(QColor(0xd0, 0x5a, 0x1a), 2));
+    QCPGraph* points = m_plot->addGraph();
+    points->setLineStyle(QCPGraph::lsNone);
+    points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x2a, 0x5d, 0x9f), 7));
+    redraw();
+}
+
+void RooflinePlot::setPeaks(double gflops, double gbps) {
+    m_peak = gflops;
+    m_bandwidth = gbps;
+    redraw();
+}
+
+void RooflinePlot::setKernels(const QStringList& labels, const QVector<double>& intensity,
+                              const QVector<double>& gflops) {
+    m_labels = labels;
+    m_intensity = intensity;
+    m_gflops = gflops;
+    redraw();
+}
+
+double RooflinePlot::attainable(double intensity) const {
+    return std::min(m_peak, m_bandwidth * intensity);
+}
+
+void RooflinePlot::redraw() {
+    m_plot->clearItems();
+    const double xlo = 0.01, xhi = 1000;
+    QVector<double> rx, ry;
+    if (m_peak > 0 && m_bandwidth > 0) {
+        for (double x = xlo; x <= xhi * 1.0001; x *= 1.2) {
+            rx << x;
+            ry << attainable(x);
+        }
+        auto* label = new QCPItemText(m_plot);
+        label->position->setCoords(xhi / 8, m_peak * 1.35);
+        label->setText(QString("peak %1 GFLOP/s, %2 GB/s").arg(m_peak, 0, 'f', 1).arg(m_bandwidth, 0, 'f', 1));
+        label->setColor(QColor(0xa0, 0x40, 0x10));
+    }
+    m_plot->graph(0)->setData(rx, ry);
+    QVector<double> px, py;
+    m_count = 0;
+    double top = std::max(m_peak, 1.0);
+    for (int i = 0; i < std::min(m_intensity.size(), m_gflops.size()); ++i) {
+        if (!(m_intensity[i] > 0) || !(m_gflops[i] > 0)) continue;
+        px << m_intensity[i];
+        py << m_gflops[i];
+        top = std::max(top, m_gflops[i]);
+        auto* text = new QCPItemText(m_plot);
+        text->position->setCoords(m_intensity[i], m_gflops[i]);
+        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        text->setText(" " + m_labels.value(i));
+        QFont f = font();
+        f.setPointSizeF(7.5);
+        text->setFont(f);
+        ++m_count;
+    }
+    m_plot->graph(1)->setData(px, py);
+    m_plot->xAxis->setRange(xlo, xhi);
+    double bottom = 0.01;
+    for (double y : py) bottom = std::min(bottom, y / 2);
+    m_plot->yAxis->setRange(bottom, top * 3);
+    m_plot->replot();
+}
+
+}  // namespace tessera::widgets
