@@ -280,6 +280,7 @@ void ScheduleEditor::replay() {
     }
     m_loopModel->setFunction(m_scheduled);
     m_loopView->expandAll();
+    m_errorLabel->setStyleSheet("color: #b00020;");
     m_errorLabel->setText(m_error);
     refreshTrace();
     m_measureButton->setEnabled(m_scheduled.defined());
@@ -402,6 +403,7 @@ void ScheduleEditor::measure() {
         [this, label](const std::any& value) {
             const auto& m = std::any_cast<const KernelMeasurement&>(value);
             m_plot->addPoint(m.gflops, label);
+            m_errorLabel->setStyleSheet(QString());  // a result, not an error
             m_errorLabel->setText(QString("Measured %1 ms, %2 GFLOP/s (median of %3)")
                                       .arg(m.medianMs, 0, 'f', 4)
                                       .arg(m.gflops, 0, 'f', 2)

@@ -22,6 +22,7 @@ constexpr int64_t kMaxVector = 64;       // lanes of a vectorized loop
 constexpr int64_t kMaxRegisterTile = 256;  // product of the innermost spatial tiles
 constexpr int64_t kMaxInnerReduce = 64;
 constexpr int64_t kMinParallelWork = 1 << 15;
+constexpr int64_t kMaxUnrolledCopies = 64;  // product of the unrolled loop extents
 
 const tir::BlockRealize* find_realize(const tir::PrimFunc& f, const std::string& name) {
     const tir::BlockRealize* found = nullptr;
@@ -117,6 +118,8 @@ void apply_tile(Schedule& s, const BlockDecision& d, const SpaceOptions& o,
             lv[4].push_back(parts[1]);
         }
     }
+    if (d.order & 1) std::reverse(lv[1].begin(), lv[1].end());
+    if (d.order & 2) std::reverse(lv[3].begin(), lv[3].end());
     Names order;
     for (auto& l : lv) order.insert(order.end(), l.begin(), l.end());
     s.reorder(order);
@@ -140,19 +143,23 @@ void apply_tile(Schedule& s, const BlockDecision& d, const SpaceOptions& o,
             if (e >= 2 && e <= kMaxVector && !lv[5].empty()) s.vectorize(il.back());
         }
     }
+    // Unrolled copies of the body are bounded (code size and LLVM compile time).
+    int64_t copies = 1;
+    auto unroll = [&](const std::string& l) {
+        const int64_t e = loop_extent(s.func(), l);
+        if (e <= 1 || e > 16 || copies * e > kMaxUnrolledCopies) return;
+        s.unroll(l);
+        copies *= e;
+    };
     if (!lv[5].empty()) {
         const std::string& vec = lv[5].back();
         int64_t e = loop_extent(s.func(), vec);
         if (d.vectorize && e >= 2 && e <= kMaxVector) s.vectorize(vec);
         if (d.unroll_s)
-            for (size_t i = 0; i + 1 < lv[5].size(); ++i)
-                if (loop_extent(s.func(), lv[5][i]) > 1) s.unroll(lv[5][i]);
+            for (size_t i = lv[5].size() - 1; i-- > 0;) unroll(lv[5][i]);
     }
     if (d.unroll_r)
-        for (const std::string& l : lv[4]) {
-            int64_t e = loop_extent(s.func(), l);
-            if (e > 1 && e <= 16) s.unroll(l);
-        }
+        for (size_t i = lv[4].size(); i-- > 0;) unroll(lv[4][i]);
 }
 
 void apply_injective(Schedule& s, const BlockDecision& d, const SpaceOptions& o) {
@@ -232,6 +239,7 @@ BlockDecision sample_tile_decision(const Schedule& s, const std::string& block,
     d.vectorize = std::bernoulli_distribution(0.9)(rng);
     d.unroll_s = std::bernoulli_distribution(0.7)(rng);
     d.unroll_r = std::bernoulli_distribution(0.3)(rng);
+    d.order = std::uniform_int_distribution<int>(0, 3)(rng);
     return d;
 }
 
@@ -362,7 +370,9 @@ Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptio
             f[b] *= p;
             if (f.size() == 4 && f.back() > kMaxVector) continue;
         } else if (d.rule == BlockDecision::Tile) {
-            switch (kind % 4) {
+            const int which = std::uniform_int_distribution<int>(0, 4)(rng);
+            switch (which) {
+                case 4: d.order ^= 1 << (kind % 2); break;
                 case 0: d.unroll_s = !d.unroll_s; break;
                 case 1: d.unroll_r = !d.unroll_r; break;
                 case 2: d.vectorize = !d.vectorize; break;
@@ -396,6 +406,7 @@ std::string Candidate::to_json() const {
             b["par"] = d.par_depth;
             b["unroll_s"] = d.unroll_s;
             b["unroll_r"] = d.unroll_r;
+            b["order"] = d.order;
         }
         if (d.rule == BlockDecision::ComputeAt) {
             b["target"] = d.target;
@@ -419,6 +430,7 @@ Candidate Candidate::from_json(const std::string& text) {
         d.par_depth = b.value("par", 0);
         d.unroll_s = b.value("unroll_s", true);
         d.unroll_r = b.value("unroll_r", false);
+        d.order = b.value("order", 0);
         d.target = b.value("target", "");
         d.at_level = b.value("level", 1);
         d.vectorize = b.value("vec", true);

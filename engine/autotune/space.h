@@ -36,6 +36,7 @@ struct BlockDecision {
     bool vectorize = true;  // innermost spatial loop vectorized
     bool unroll_s = true;   // Tile: inner spatial tile loops (but the vector one) unrolled
     bool unroll_r = false;  // Tile: inner reduction tile loops unrolled
+    int order = 0;          // Tile: bit 0 / bit 1 reverse the spatial loops of level S1 / S2
     int at_level = 1;       // ComputeAt: 0 = under the S0 tiles, 1 = under the S1 tiles
     std::string target;     // ComputeAt: the tiled block
 

@@ -64,7 +64,9 @@ graph::Graph load_model_for_inputs(const std::string& path,
             graph::DType t = a.dtype();
             // Shape operands (ints) and scalar attributes fed as inputs (Clip's
             // bounds, Pad's value, Range's limits) become constants.
-            if (t == graph::DType::Int64 || t == graph::DType::Int32 || a.num_elements() == 1) {
+            // (and Resize's roi/scales: 1-D float operands).
+            if (t == graph::DType::Int64 || t == graph::DType::Int32 || a.num_elements() == 1 ||
+                a.shape().size() == 1) {
                 files.push_back(input_files[i]);
                 positions.push_back(int(i));
             }

@@ -20,8 +20,8 @@ int64_t parse_layout(const Node& n, const std::string& layout) {
         ok = layout[i] >= '0' && layout[i] <= '9' && block < (int64_t(1) << 20);
         block = block * 10 + (layout[i] - '0');
     }
-    TS_USER_CHECK(ok && block >= 1)
-        << where(n) << ": layout '" << layout << "' is neither NCHW nor NCHW<block>c (e.g. NCHW16c)";
+    TS_USER_CHECK(ok && block >= 1) << where(n) << ": layout '" << layout
+                                    << "' is neither NCHW nor NCHW<block>c (e.g. NCHW16c)";
     return block;
 }
 
@@ -34,7 +34,8 @@ Types infer_layout_transform(const Node& n, const Types& in) {
         << n.attr_str("src_layout") << " -> " << n.attr_str("dst_layout");
     const auto& s = in[0].shape;
     TS_USER_CHECK(int(s.size()) == (src == 0 ? 4 : 5))
-        << where(n) << ": input " << in[0].str() << " does not have layout " << n.attr_str("src_layout");
+        << where(n) << ": input " << in[0].str() << " does not have layout "
+        << n.attr_str("src_layout");
     if (src == 0) {
         const int64_t co = (s[1] + dst - 1) / dst;
         return {TensorType{in[0].dtype, {s[0], co, s[2], s[3], dst}}};
@@ -43,7 +44,8 @@ Types infer_layout_transform(const Node& n, const Types& in) {
                                << ", not " << src;
     const int64_t channels = n.attr_int("channels", s[1] * src);
     TS_USER_CHECK(channels > (s[1] - 1) * src && channels <= s[1] * src)
-        << where(n) << ": channels=" << channels << " does not fit " << s[1] << " blocks of " << src;
+        << where(n) << ": channels=" << channels << " does not fit " << s[1] << " blocks of "
+        << src;
     return {TensorType{in[0].dtype, {s[0], channels, s[2], s[3]}}};
 }
 

@@ -13,7 +13,7 @@ using Types = std::vector<TensorType>;
 
 int64_t checked_axis(const Node& n, const TensorType& t, int64_t axis) {
     int64_t rank = int64_t(t.shape.size());
-    TS_USER_CHECK(axis >= 0 && axis < std::max<int64_t>(rank, 1))
+    TS_USER_CHECK(axis >= 0 && axis < rank)
         << where(n) << ": axis " << axis << " out of range for " << t.str();
     return axis;
 }

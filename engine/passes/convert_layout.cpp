@@ -26,8 +26,8 @@ struct Rewriter {
     const Graph& in;
     Graph out;
     NameGen names;
-    std::vector<int> blocked;         // original value -> blocked twin, -1 if none
-    std::vector<bool> has_nchw;       // the original value is (or will be) computed
+    std::vector<int> blocked;    // original value -> blocked twin, -1 if none
+    std::vector<bool> has_nchw;  // the original value is (or will be) computed
     bool changed = false;
 
     explicit Rewriter(const Graph& g)
@@ -66,7 +66,8 @@ struct Rewriter {
         const TensorType& t = in.values[size_t(v)].type;
         graph::Value nv;
         nv.name = names.fresh(in.values[size_t(v)].name + "_" + layout_name(block));
-        nv.type = {t.dtype, {t.shape[0], ceil_div(t.shape[1], block), t.shape[2], t.shape[3], block}};
+        nv.type = {t.dtype,
+                   {t.shape[0], ceil_div(t.shape[1], block), t.shape[2], t.shape[3], block}};
         int nb = out.add_value(nv);
         Node p;
         p.op = "layout_transform";
@@ -85,14 +86,16 @@ struct Rewriter {
         const TensorType& t = in.values[size_t(v)].type;
         graph::Value nv;
         nv.name = names.fresh(in.values[size_t(v)].name + "_" + layout_name(block));
-        nv.type = {t.dtype, {t.shape[0], ceil_div(t.shape[1], block), t.shape[2], t.shape[3], block}};
+        nv.type = {t.dtype,
+                   {t.shape[0], ceil_div(t.shape[1], block), t.shape[2], t.shape[3], block}};
         int nb = out.add_value(nv);
         blocked[size_t(v)] = nb;
         return nb;
     }
 
     bool convertible_conv(const Node& n) const {
-        if (n.op != "nn.conv2d" || n.attr_int("groups", 1) != 1 || n.inputs.size() < 2) return false;
+        if (n.op != "nn.conv2d" || n.attr_int("groups", 1) != 1 || n.inputs.size() < 2)
+            return false;
         for (size_t i = 1; i < n.inputs.size(); ++i)
             if (!is_float_constant(in, n.inputs[i])) return false;
         const TensorType& x = in.values[size_t(n.inputs[0])].type;
@@ -113,7 +116,8 @@ struct Rewriter {
         int xb = blocked_of(x, ib);
         const graph::Value& wv = in.values[size_t(n.inputs[1])];
         int w = add_float_constant(
-            out, names.fresh(wv.name + "_OIHW" + std::to_string(ib) + "i" + std::to_string(ob) + "o"),
+            out,
+            names.fresh(wv.name + "_OIHW" + std::to_string(ib) + "i" + std::to_string(ob) + "o"),
             {ceil_div(K, ob), ceil_div(C, ib), KH, KW, ib, ob},
             pack_conv2d_weight(constant_floats(wv), K, C, KH, KW, ib, ob));
         c.inputs = {xb, w};
@@ -177,8 +181,8 @@ int64_t layout_block(int64_t channels) {
     return std::min(channels, layout_lanes());
 }
 
-std::vector<float> pack_conv2d_weight(const std::vector<float>& w, int64_t K, int64_t C,
-                                      int64_t KH, int64_t KW, int64_t ib, int64_t ob) {
+std::vector<float> pack_conv2d_weight(const std::vector<float>& w, int64_t K, int64_t C, int64_t KH,
+                                      int64_t KW, int64_t ib, int64_t ob) {
     TS_CHECK(int64_t(w.size()) == K * C * KH * KW) << "pack_conv2d_weight: size";
     const int64_t OCo = ceil_div(K, ob), ICo = ceil_div(C, ib);
     std::vector<float> p(size_t(OCo * ICo * KH * KW * ib * ob), 0.f);
@@ -186,8 +190,8 @@ std::vector<float> pack_conv2d_weight(const std::vector<float>& w, int64_t K, in
         for (int64_t c = 0; c < C; ++c)
             for (int64_t r = 0; r < KH; ++r)
                 for (int64_t s = 0; s < KW; ++s) {
-                    int64_t dst = ((((k / ob * ICo + c / ib) * KH + r) * KW + s) * ib + c % ib) * ob +
-                                  k % ob;
+                    int64_t dst =
+                        ((((k / ob * ICo + c / ib) * KH + r) * KW + s) * ib + c % ib) * ob + k % ob;
                     p[size_t(dst)] = w[size_t(((k * C + c) * KH + r) * KW + s)];
                 }
     return p;

@@ -197,9 +197,18 @@ std::optional<PackResult> pack_matmul_operand(const PrimFunc& f, const PackSpec&
     const bool vec = spec.vector_lanes > 0 && F % spec.vector_lanes == 0;
     nest = For::make(loops[2], sd::int_const(0), sd::int_const(F),
                      vec ? ForKind::Vectorized : ForKind::Serial, nest);
-    nest = For::make(loops[1], sd::int_const(0), sd::int_const(d_o), ForKind::Serial, nest);
-    nest = For::make(loops[0], sd::int_const(0), sd::int_const(panels),
-                     spec.parallel && panels > 1 ? ForKind::Parallel : ForKind::Serial, nest);
+    // Rows of X outermost when the panel width runs along X's rows (B as
+    // K x N): X is read front to back, each row split over the panels.
+    const bool rows_outer = t == 1;
+    const ForKind outer_kind = spec.parallel ? ForKind::Parallel : ForKind::Serial;
+    if (rows_outer) {
+        nest = For::make(loops[0], sd::int_const(0), sd::int_const(panels), ForKind::Serial, nest);
+        nest = For::make(loops[1], sd::int_const(0), sd::int_const(d_o), outer_kind, nest);
+    } else {
+        nest = For::make(loops[1], sd::int_const(0), sd::int_const(d_o), ForKind::Serial, nest);
+        nest = For::make(loops[0], sd::int_const(0), sd::int_const(panels),
+                         spec.parallel && panels > 1 ? ForKind::Parallel : ForKind::Serial, nest);
+    }
 
     // Root: the packing nest right before the matmul's nest.
     const Block* new_root = new_nest_root.as<BlockRealize>()->block_node();

@@ -23,9 +23,12 @@ CpuOpClass cpu_op_class(const graph::Node& n);
 
 /// `f` (the default loop nests of `n`, from topi::lower_node) with the
 /// default CPU schedule of its op class:
-///  - matmul/gemm: MR x NR register blocking (NR = 2 vectors, vectorized; MR
-///    rows unrolled), the k loop outside the micro-kernel with the init
-///    decomposed, the outer tile loops fused and parallel;
+///  - matmul/gemm (schedule_cpu_matmul.h): MR x NR register blocking (NR = 2
+///    vectors, vectorized; MR rows unrolled), the k loop outside the
+///    micro-kernel with the init decomposed; large products add MC/KC cache
+///    blocking and pack B into NR-wide panels (a layout transform applied
+///    after the schedule: schedule_cpu_default includes it, the Trace of
+///    cpu_default_trace does not); elementwise epilogues run at the tile loop;
 ///  - conv2d: output-channel blocking (unrolled) times an output-row vector,
 ///    reduction loops outside the micro-kernel, parallel outer loops;
 ///  - injective: all loops fused, parallel outer, vectorized inner;

@@ -77,7 +77,7 @@ struct ConvRule {
     const CpuScheduleOptions& o;
     bool parallel_ok(int64_t w) const { return o.threads != 1 && w >= kMinParallelWork; }
 
-    // (n, oco, oh, ow, oci, rco, ry, rx, rci) -> fused(n, oco_o, oh) ow_o |
+    // (n, oco, oh, ow, oci, rco, ry, rx, rci) -> fused(n, oh, oco_o) ow_o |
     // rco ry rx rci | ow_i(unrolled) oco_i(unrolled) oci(vector). With two
     // output-channel blocks per tile, one broadcast input value feeds two
     // FMAs: 16 loads per 28 FMAs instead of 29 (loads, not FMAs, bound a
@@ -88,11 +88,13 @@ struct ConvRule {
         const int64_t eow = loop_extent(s.func(), l[3]);
         const int64_t w = work(s, l);
         const int64_t oc_tiles = o.vector_lanes >= 16 && eoc % 2 == 0 ? 2 : 1;
-        const int64_t reg_n = conv_register_columns(eow, o.vector_lanes) / oc_tiles;
+        const int64_t reg_n = conv_register_columns(eow, o.vector_lanes, oc_tiles);
         Names ocs = s.split(l[1], {-1, oc_tiles});
         Names ows = s.split(l[3], {-1, std::max<int64_t>(reg_n, 1)});
-        s.reorder({l[0], ocs[0], l[2], ows[0], l[5], l[6], l[7], l[8], ows[1], ocs[1], l[4]});
-        std::string par = s.fuse({l[0], ocs[0], l[2]});
+        // Output rows outside channel blocks: consecutive tiles read the same
+        // input rows (measured ~10% faster than channel blocks outside).
+        s.reorder({l[0], l[2], ocs[0], ows[0], l[5], l[6], l[7], l[8], ows[1], ocs[1], l[4]});
+        std::string par = s.fuse({l[0], l[2], ocs[0]});
         if (parallel_ok(w)) s.parallel(par);
         std::string init = s.decompose_reduction(block, l[5]);
         Names il = s.get_loops(init);
@@ -139,7 +141,8 @@ struct ConvRule {
         const int64_t owb = pick_factor(eow, o.vector_lanes, 2 * o.vector_lanes);
         Names ocs = s.split(loops[1], {-1, ocb});
         Names ows = s.split(loops[3], {-1, owb});
-        s.reorder({loops[0], ocs[0], loops[2], ows[0], loops[4], loops[5], loops[6], ocs[1], ows[1]});
+        s.reorder(
+            {loops[0], ocs[0], loops[2], ows[0], loops[4], loops[5], loops[6], ocs[1], ows[1]});
         std::string par = s.fuse({loops[0], ocs[0], loops[2]});
         if (parallel_ok(w)) s.parallel(par);
         std::string init = s.decompose_reduction(block, loops[4]);
@@ -152,10 +155,10 @@ struct ConvRule {
 
 }  // namespace
 
-int64_t conv_register_columns(int64_t ow, int lanes) {
-    // Accumulators + one weight vector must fit the register file (32 zmm
-    // with AVX-512, 16 ymm with AVX2).
-    const int64_t hi = lanes >= 16 ? 28 : 12;
+int64_t conv_register_columns(int64_t ow, int lanes, int64_t oc_vectors) {
+    // Accumulators + the weight vectors + a broadcast must fit the register
+    // file (32 zmm with AVX-512, 16 ymm with AVX2).
+    const int64_t hi = (lanes >= 16 ? 28 : 12) / std::max<int64_t>(oc_vectors, 1);
     return pick_factor(ow, 4, hi);
 }
 

@@ -12,13 +12,14 @@ namespace tessera::topi {
 
 /// Schedules `block` of a conv kernel whose anchor node is `n`:
 ///  - nn.conv2d_NCHWc (TVM's x86 conv2d_NCHWc): the accumulators of a
-///    register tile of reg_n output columns x one channel block (a vector)
-///    stay in registers while the reduction loops (input-channel blocks,
-///    kernel rows, columns, the unrolled channels of a block) run outside
-///    the unrolled micro-kernel: one broadcast input value times one weight
-///    vector per FMA. Parallel over (n, output-channel block, output row).
-///    The padding stage is vectorized over its channel block; epilogue
-///    blocks (bias, fused relu) are computed inside the tile loop.
+///    register tile (reg_n output columns x one or two channel-block
+///    vectors, 28 zmm with AVX-512) stay in registers while the reduction
+///    loops (input-channel blocks, kernel rows and columns, the channels of
+///    a block) run outside the unrolled micro-kernel: a broadcast input
+///    value times weight vectors, one FMA each. Parallel over (n, output
+///    row, output-channel block pair). The padding stage is vectorized over
+///    its channel block; epilogue blocks (bias, fused relu) are computed
+///    per tile.
 ///  - nn.conv2d (NCHW): output-channel blocking (unrolled) times an
 ///    output-row vector, reduction loops outside the micro-kernel.
 /// Returns false when the rule does not schedule `block` (the generic
@@ -27,8 +28,9 @@ namespace tessera::topi {
 bool schedule_conv2d_block(schedule::Schedule& s, const std::string& block, const graph::Node& n,
                            const CpuScheduleOptions& options);
 
-/// Output columns per register tile for an output width `ow` with `lanes`
-/// fp32 lanes per vector (a divisor of ow where one exists, so no tail).
-int64_t conv_register_columns(int64_t ow, int lanes);
+/// Output columns per register tile for an output width `ow`, `lanes` fp32
+/// lanes per vector and `oc_vectors` channel-block vectors per column (a
+/// divisor of ow where one exists, so no tail).
+int64_t conv_register_columns(int64_t ow, int lanes, int64_t oc_vectors = 1);
 
 }  // namespace tessera::topi

@@ -37,7 +37,7 @@ Tensors resize(const graph::Node& n, const Tensors& in, const Types& out) {
     TS_USER_CHECK(!crop || roi.size() == 2 * rank)
         << where(n) << ": tf_crop_and_resize needs roi with " << 2 * rank << " values";
     TS_USER_CHECK(crop || ctm == "half_pixel" || ctm == "pytorch_half_pixel" ||
-                  ctm == "align_corners" || ctm == "asymmetric")
+                  ctm == "align_corners" || ctm == "asymmetric" || ctm == "tf_half_pixel_for_nn")
         << where(n) << ": coordinate_transformation_mode '" << ctm << "' is not supported";
     const double extrapolation = n.attr_float("extrapolation_value", 0.0);
 
@@ -51,19 +51,23 @@ Tensors resize(const graph::Node& n, const Tensors& in, const Types& out) {
                 if (!crop && xs[d] == os[d] && scales[d] == 1.0) continue;
                 Expr xf = tir::cast(tir::DataType::float32(), Expr(i[d]));
                 double s = scales[d];
+                // ONNX measures the resized length as in * scale, unrounded.
+                double len = double(xs[d]) * s;
                 Expr c;
                 if (ctm == "half_pixel") {
                     c = (xf + f32(0.5)) / f32(s) - f32(0.5);
                 } else if (ctm == "pytorch_half_pixel") {
-                    c = os[d] > 1 ? (xf + f32(0.5)) / f32(s) - f32(0.5) : f32(0);
+                    c = len > 1 ? (xf + f32(0.5)) / f32(s) - f32(0.5) : f32(0);
                 } else if (ctm == "align_corners") {
-                    c = os[d] == 1 ? f32(0) : xf * f32(double(xs[d] - 1) / double(os[d] - 1));
+                    c = len == 1 ? f32(0) : xf * f32(double(xs[d] - 1) / (len - 1));
+                } else if (ctm == "tf_half_pixel_for_nn") {
+                    c = (xf + f32(0.5)) / f32(s);
                 } else if (ctm == "asymmetric") {
                     c = xf / f32(s);
                 } else {
                     double lo = roi[d], hi = roi[d + rank];
-                    c = os[d] > 1 ? f32(lo * double(xs[d] - 1)) +
-                                        xf * f32((hi - lo) * double(xs[d] - 1) / double(os[d] - 1))
+                    c = len > 1 ? f32(lo * double(xs[d] - 1)) +
+                                      xf * f32((hi - lo) * double(xs[d] - 1) / (len - 1))
                                   : f32(0.5 * (lo + hi) * double(xs[d] - 1));
                     Expr out_d = c < f32(0) || c > f32(double(xs[d] - 1));
                     outside = outside.defined() ? (outside || out_d) : out_d;

@@ -10,7 +10,7 @@
 namespace tessera::frontend::onnx_import {
 
 int64_t normalize_axis(const NodeCtx& ctx, int64_t axis, int64_t rank) {
-    TS_USER_CHECK(axis >= -rank && axis < std::max<int64_t>(rank, 1))
+    TS_USER_CHECK(axis >= -rank && axis < rank)
         << ctx.where() << ": axis " << axis << " out of range for rank " << rank;
     return axis < 0 ? axis + rank : axis;
 }
@@ -295,7 +295,13 @@ void convert_resize(NodeCtx& ctx) {
         << ctx.where() << ": keep_aspect_ratio_policy is not supported";
     std::vector<double> roi, scales;
     std::vector<int64_t> sizes;
-    if (ctx.opset() < 11) {
+    const bool upsample = ctx.node.op_type() == "Upsample";
+    if (upsample && ctx.has_attr("scales")) {
+        const onnx::AttributeProto* a = nullptr;
+        for (const auto& at : ctx.node.attribute())
+            if (at.name() == "scales") a = &at;
+        scales.assign(a->floats().begin(), a->floats().end());
+    } else if (ctx.opset() < 11) {
         scales = constant_floats(ctx, 1);
     } else {
         roi = constant_floats(ctx, 1);
@@ -315,7 +321,8 @@ void convert_resize(NodeCtx& ctx) {
             sizes.push_back(int64_t(std::floor(double(s[d]) * scales[d])));
         }
     }
-    std::string ctm = ctx.attr_str("coordinate_transformation_mode", "half_pixel");
+    std::string ctm = upsample ? "asymmetric"
+                               : ctx.attr_str("coordinate_transformation_mode", "half_pixel");
     std::map<std::string, graph::AttrValue> attrs = {
         {"sizes", sizes},
         {"scales", scales},
@@ -327,10 +334,43 @@ void convert_resize(NodeCtx& ctx) {
     ctx.emit("image.resize", {ctx.input(0)}, attrs);
 }
 
+// Trilu: where(mask, x, 0) with a constant (N, M) mask over the last two dims.
+void convert_trilu(NodeCtx& ctx) {
+    const graph::TensorType t = ctx.input_type(0);
+    TS_USER_CHECK(t.shape.size() >= 2) << ctx.where() << ": input must have rank >= 2";
+    int64_t k = 0;
+    if (ctx.has_input(1)) {
+        std::vector<int64_t> kv = ctx.constant_ints(1);
+        TS_USER_CHECK(kv.size() == 1) << ctx.where() << ": k must hold one value";
+        k = kv[0];
+    }
+    bool upper = ctx.attr_int("upper", 1) != 0;
+    int64_t rows = t.shape[t.shape.size() - 2], cols = t.shape.back();
+    ConstTensor mask;
+    mask.type = {graph::DType::Bool, {rows, cols}};
+    auto m = std::make_shared<graph::ConstantData>();
+    m->bytes.resize(size_t(rows * cols));
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+            m->bytes[size_t(i * cols + j)] = upper ? (j - i >= k) : (j - i <= k);
+    mask.data = m;
+    ConstTensor zero;
+    zero.type = {t.dtype, {}};
+    auto z = std::make_shared<graph::ConstantData>();
+    z->bytes.assign(size_t(graph::dtype_bytes(t.dtype)), 0);
+    zero.data = z;
+    ctx.imp.constants[ctx.name + "__mask"] = mask;
+    ctx.imp.constants[ctx.name + "__zero"] = zero;
+    ctx.emit("where", {ctx.imp.value(ctx.name + "__mask", ctx.where()), ctx.input(0),
+                       ctx.imp.value(ctx.name + "__zero", ctx.where())});
+}
+
 }  // namespace
 
 void add_transform_converters(ConverterTable& t) {
+    t["Trilu"] = convert_trilu;
     t["Resize"] = convert_resize;
+    t["Upsample"] = convert_resize;  // deprecated: Resize with asymmetric coordinates
     t["Transpose"] = convert_transpose;
     t["Squeeze"] = convert_squeeze;
     t["Unsqueeze"] = convert_unsqueeze;

@@ -211,14 +211,14 @@ TEST(Tune, ResumesAndCancels) {
 
 TEST(Tune, ShortRunBeatsTheNaiveLoopNestAndBuildsWithRecords) {
     fs::path p = temp_db("gemm.jsonl");
-    graph::Graph g = gemm_graph(128, 128, 128);
+    graph::Graph g = gemm_graph(96, 96, 64);
     std::vector<TuneTask> tasks = extract_tasks(g);
     ASSERT_EQ(tasks.size(), 1u);
     Database db(p.string());
-    TuneOptions o = quick(32);
+    TuneOptions o = quick(24);
     o.batch = 8;
     TuneResult r = tune(tasks, db, o);
-    ASSERT_EQ(r.final.trials, 32);
+    ASSERT_EQ(r.final.trials, 24);
     const TaskProgress& t = r.final.tasks[0];
     ASSERT_GT(t.best_ms, 0);
     // The naive loop nest measured in the same way.

@@ -10,6 +10,7 @@
 #include "engine/schedule/schedule_util.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/printer.h"
+#include "engine/topi/lower_group.h"
 #include "engine/topi/pack_gemm.h"
 #include "engine/topi/schedule_cpu.h"
 #include "engine/topi/topi.h"
@@ -116,14 +117,24 @@ TEST(GemmPack, PackingAlonePreservesTheResult) {
     EXPECT_TRUE(has_block_ending(r->func, "_pack"));
     compare(g, f, r->func, 1, /*jit=*/false);
     compare(g, f, r->func, 1, /*jit=*/true);
+    // The packing nest in parallel (rows of B split over the threads), vectorized.
+    auto rp = topi::pack_matmul_operand(f, topi::PackSpec{block, "in1", 1, 8, true, 8});
+    ASSERT_TRUE(rp.has_value());
+    compare(g, f, rp->func, 0, /*jit=*/true);
+    // B transposed (N x K): the panels tile its first dimension.
+    graph::Graph gt = one_node("nn.gemm", {{5, 13}, {21, 13}}, {5, 21}, {{"transB", int64_t(1)}});
+    tir::PrimFunc ft = topi::lower_node(gt, 0);
+    auto rt = topi::pack_matmul_operand(ft, topi::PackSpec{block, "in1", 0, 8, true, 0});
+    ASSERT_TRUE(rt.has_value());
+    compare(gt, ft, rt->func, 0, /*jit=*/true);
     // Not a parameter of the function: nothing happens.
     EXPECT_FALSE(topi::pack_matmul_operand(f, topi::PackSpec{block, "nope", 1, 8}).has_value());
 }
 
 TEST(GemmPack, BlockedScheduleWithTailsInEveryDimension) {
     for (int threads : {1, 0}) {
-        // M % MR, N % NR, K % KC all non-zero (K = 263 is prime).
-        check_packed_schedule(one_node("nn.matmul", {{67, 263}, {263, 77}}, {67, 77}), threads);
+        // M % MR, N % NR, K % KC all non-zero (K = 523 is prime and above KC).
+        check_packed_schedule(one_node("nn.matmul", {{33, 523}, {523, 45}}, {33, 45}), threads);
         // Exact tiles.
         check_packed_schedule(one_node("nn.matmul", {{64, 128}, {128, 128}}, {64, 128}), threads);
     }
@@ -148,6 +159,71 @@ TEST(GemmPack, TransposedBWithBiasEpilogue) {
         return loops.empty() ? nullptr : loops.front();
     };
     EXPECT_TRUE(outer(*mm) != nullptr && outer(*mm) == outer(*epi)) << tir::print(s);
+}
+
+TEST(GemmPack, FusedBiasReluGroupRunsInTheTileLoop) {
+    // matmul -> add(bias) -> relu lowered as one fused group (lower_group):
+    // the epilogue block is computed at the matmul's outer tile loop.
+    graph::Graph g;
+    auto add = [&](const std::string& name, std::vector<int64_t> shape) {
+        graph::Value v;
+        v.name = name;
+        v.type = {graph::DType::Float32, std::move(shape)};
+        return g.add_value(v);
+    };
+    int a = add("A", {45, 150}), b = add("B", {150, 100}), bias = add("bias", {100});
+    int mm = add("mm", {45, 100}), sum = add("sum", {45, 100}), y = add("y", {45, 100});
+    g.inputs = {a, b, bias};
+    g.outputs = {y};
+    auto node = [&](const std::string& op, std::vector<int> ins, int out) {
+        graph::Node n;
+        n.op = op;
+        n.name = op + std::to_string(out);
+        n.inputs = std::move(ins);
+        n.outputs = {out};
+        g.add_node(n);
+    };
+    node("nn.matmul", {a, b}, mm);
+    node("add", {mm, bias}, sum);
+    node("nn.relu", {sum}, y);
+    topi::LoweredGroup lg = topi::lower_group(g, {0, 1, 2});
+    ASSERT_EQ(lg.func->params.size(), 4u);  // A, B, bias, y
+    for (int threads : {1, 0}) {
+        topi::CpuScheduleOptions o;
+        o.threads = threads;
+        o.vector_lanes = codegen::host_vector_lanes();
+        tir::PrimFunc s = topi::schedule_cpu_default(lg.func, g.nodes[0], o);
+        EXPECT_TRUE(has_block_ending(s, "_pack")) << tir::print(s);
+        // Every block but the packing nest sits under one outer loop.
+        const tir::BlockRealize* root = s->body.as<tir::BlockRealize>();
+        const tir::SeqStmt* seq = root->block_node()->body.as<tir::SeqStmt>();
+        ASSERT_TRUE(seq != nullptr);
+        EXPECT_EQ(seq->seq.size(), 2u) << tir::print(s);
+        std::vector<runtime::NDArray> in;
+        std::vector<void*> args, ref_args;
+        for (int v : g.inputs) {
+            in.push_back(runtime::random_ndarray(g.values[size_t(v)].type, 30 + v));
+            args.push_back(in.back().raw());
+            ref_args.push_back(in.back().raw());
+        }
+        runtime::NDArray out = runtime::NDArray::empty(g.values[size_t(y)].type);
+        runtime::NDArray want = runtime::NDArray::empty(out.type());
+        args.push_back(out.raw());
+        ref_args.push_back(want.raw());
+        codegen::LlvmOptions lo;
+        lo.threads = threads;
+        auto module = codegen::jit_compile({s}, lo);
+        module->lookup(s->name)(args.data());
+        tir::interpret(lg.func, ref_args);
+        int bad = 0;
+        for (int64_t i = 0; i < out.num_elements() && bad < 5; ++i) {
+            float got = out.data<float>()[i], ref = want.data<float>()[i];
+            if (!(std::fabs(got - ref) <= 1e-4 * (1 + std::fabs(ref)))) {
+                ADD_FAILURE() << "element " << i << ": got " << got << ", want " << ref;
+                ++bad;
+            }
+        }
+    }
 }
 
 }  // namespace

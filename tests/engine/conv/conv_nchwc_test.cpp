@@ -12,8 +12,8 @@
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/passes/graph_rewrite.h"
-#include "engine/topi/schedule_cpu.h"
 #include "engine/tir/printer.h"
+#include "engine/topi/schedule_cpu.h"
 #include "engine/topi/topi.h"
 #include "tests/engine/passes/passes_test_util.h"
 
@@ -69,7 +69,8 @@ std::vector<float> naive_conv(const ConvCase& p, const std::vector<float>& x,
                     for (int64_t c = 0; c < p.C; ++c)
                         for (int64_t r = 0; r < p.R; ++r)
                             for (int64_t s = 0; s < p.S; ++s) {
-                                int64_t h = oh * p.stride + r - p.pad, ww = ow * p.stride + s - p.pad;
+                                int64_t h = oh * p.stride + r - p.pad,
+                                        ww = ow * p.stride + s - p.pad;
                                 if (h < 0 || h >= p.H || ww < 0 || ww >= p.W) continue;
                                 acc += double(x[size_t(((n * p.C + c) * p.H + h) * p.W + ww)]) *
                                        w[size_t(((k * p.C + c) * p.R + r) * p.S + s)];
@@ -93,7 +94,8 @@ TEST(LayoutTransform, PacksWithZeroPaddedChannelsAndUnpacks) {
     int p = node(g, "layout_transform", "p", {x},
                  {{"src_layout", std::string("NCHW")}, {"dst_layout", std::string("NCHW4c")}});
     int u = node(g, "layout_transform", "u", {p},
-                 {{"src_layout", std::string("NCHW4c")}, {"dst_layout", std::string("NCHW")},
+                 {{"src_layout", std::string("NCHW4c")},
+                  {"dst_layout", std::string("NCHW")},
                   {"channels", int64_t(5)}});
     g.outputs = {p, u};
     EXPECT_EQ(g.values[size_t(p)].type.shape, (std::vector<int64_t>{2, 2, 3, 4, 4}));
@@ -127,7 +129,8 @@ std::vector<float> pack_weight(const ConvCase& p, const std::vector<float>& w, i
                             int64_t k = ko * ob + ki, c = co * ib + ci;
                             if (k >= p.K || c >= p.C) continue;
                             size_t dst = size_t(
-                                (((((ko * cdiv(p.C, ib) + co) * p.R + r) * p.S + s) * ib + ci) * ob) +
+                                (((((ko * cdiv(p.C, ib) + co) * p.R + r) * p.S + s) * ib + ci) *
+                                 ob) +
                                 ki);
                             out[dst] = w[size_t(((k * p.C + c) * p.R + r) * p.S + s)];
                         }
@@ -144,7 +147,8 @@ void check_blocked_conv(const ConvCase& p, int64_t ib, int64_t ob, int threads) 
     std::vector<float> wp = pack_weight(p, wv, ib, ob);
     std::vector<float> bp = bv;
     bp.resize(size_t(cdiv(p.K, ob) * ob), 0.f);
-    int wc = passes::add_float_constant(g, "w", {cdiv(p.K, ob), cdiv(p.C, ib), p.R, p.S, ib, ob}, wp);
+    int wc =
+        passes::add_float_constant(g, "w", {cdiv(p.K, ob), cdiv(p.C, ib), p.R, p.S, ib, ob}, wp);
     int bc = passes::add_float_constant(g, "b", {cdiv(p.K, ob), ob}, bp);
     int y = node(g, "nn.conv2d_NCHWc", "conv", {x, wc, bc},
                  {{"strides", std::vector<int64_t>{p.stride, p.stride}},
@@ -157,7 +161,8 @@ void check_blocked_conv(const ConvCase& p, int64_t ib, int64_t ob, int threads) 
     std::vector<float> xp = pack(floats(xin), p.N, p.C, p.H, p.W, ib);
     NDArray xb = NDArray::from_bytes(g.values[size_t(x)].type, xp.data(), xp.size() * 4);
     std::vector<NDArray> out = model->run({xb});
-    std::vector<float> want = pack(naive_conv(p, floats(xin), wv, bv), p.N, p.K, p.OH(), p.OW(), ob);
+    std::vector<float> want =
+        pack(naive_conv(p, floats(xin), wv, bv), p.N, p.K, p.OH(), p.OW(), ob);
     expect_close(floats(out[0]), want);
 }
 
@@ -171,31 +176,56 @@ TEST(Conv2dNCHWc, ParallelBatchOfTwoWithoutPadding) {
     check_blocked_conv({2, 16, 30, 30, 32, 3, 3, 1, 0}, 16, 16, 0);
 }
 
-// The micro-kernel is FMAs of a broadcast input value and weight vectors.
-TEST(Conv2dNCHWc, MicroKernelIsBroadcastFma) {
-    const int lanes = codegen::host_vector_lanes();
-    if (lanes < 8) GTEST_SKIP() << "no AVX on this host";
+// Output widths with no divisor of the register tile leave a tail tile.
+TEST(Conv2dNCHWc, TailColumnsWithOneAndTwoChannelBlocksPerTile) {
+    const int64_t b = codegen::host_vector_lanes();
+    check_blocked_conv({1, 2 * b, 4, 31, 2 * b, 3, 3, 1, 1}, b, b, 1);
+    check_blocked_conv({1, b, 4, 31, 3 * b, 3, 3, 1, 1}, b, b, 1);
+}
+
+// Assembly of a 3x3 conv2d_NCHWc kernel scheduled for `lanes`-wide vectors.
+std::string conv_assembly(int lanes, const codegen::LlvmOptions& target) {
     graph::Graph g;
     int x = input(g, "x", {1, 4, 14, 14, lanes});
     int w = constant(g, "w", {4, 4, 3, 3, lanes, lanes}, 5);
-    int y = node(g, "nn.conv2d_NCHWc", "conv", {x, w},
-                 {{"padding", std::vector<int64_t>{1, 1, 1, 1}}});
+    int y =
+        node(g, "nn.conv2d_NCHWc", "conv", {x, w}, {{"padding", std::vector<int64_t>{1, 1, 1, 1}}});
     g.outputs = {y};
     tir::PrimFunc f = topi::lower_node(g, 0);
     topi::CpuScheduleOptions o;
     o.threads = 1;
     o.vector_lanes = lanes;
     f = topi::schedule_cpu_default(f, g.nodes[0], o);
-    std::string as = codegen::emit_assembly({f});
+    std::string as = codegen::emit_assembly({f}, target);
     if (const char* dump = std::getenv("TESSERA_CONV_DUMP")) {
         std::ofstream(dump) << as;
-        std::ofstream(std::string(dump) + ".ll") << codegen::emit_llvm_ir({f});
+        std::ofstream(std::string(dump) + ".ll") << codegen::emit_llvm_ir({f}, target);
         std::ofstream(std::string(dump) + ".tir") << tir::print(f);
     }
+    return as;
+}
+
+// The micro-kernel is FMAs of a broadcast input value and weight vectors.
+TEST(Conv2dNCHWc, MicroKernelIsBroadcastFma) {
+    const int lanes = codegen::host_vector_lanes();
+    if (lanes < 8) GTEST_SKIP() << "no AVX on this host";
+    std::string as = conv_assembly(lanes, {});
     EXPECT_NE(as.find("vfmadd231ps"), std::string::npos);
     EXPECT_TRUE(as.find("vbroadcastss") != std::string::npos ||
                 as.find(lanes == 16 ? "{1to16}" : "{1to8}") != std::string::npos);
     EXPECT_EQ(as.find("vmulps"), std::string::npos);  // no separate multiply and add
+}
+
+// The AVX2 schedule (8 lanes, 12-column tiles) on an AVX2 target: ymm FMAs.
+TEST(Conv2dNCHWc, Avx2MicroKernelUsesYmmFma) {
+    codegen::LlvmOptions avx2;
+    avx2.cpu = "haswell";
+    avx2.features = "+avx,+avx2,+fma";
+    std::string as = conv_assembly(8, avx2);
+    EXPECT_NE(as.find("vfmadd231ps"), std::string::npos);
+    EXPECT_NE(as.find("vbroadcastss"), std::string::npos);
+    EXPECT_EQ(as.find("zmm"), std::string::npos);
+    EXPECT_EQ(as.find("vmulps"), std::string::npos);
 }
 
 }  // namespace

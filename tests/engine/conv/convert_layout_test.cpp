@@ -1,10 +1,11 @@
 // The convert_layout pass: which nodes it rewrites, where the layout
 // transforms go, and that the whole graph computes the same (interpreter and
 // the compiled default path).
+#include "engine/passes/convert_layout.h"
+
 #include <gtest/gtest.h>
 
 #include "engine/driver/driver.h"
-#include "engine/passes/convert_layout.h"
 #include "engine/passes/pass_manager.h"
 #include "tests/engine/passes/passes_test_util.h"
 
@@ -45,14 +46,15 @@ TEST(ConvertLayout, KeepsAConvChainBlockedWithTransformsOnlyAtTheBorders) {
     graph::Graph g = conv_chain();
     graph::Graph after = convert_layout(g, {});
     graph::verify(after);
-    EXPECT_EQ(ops(after), (std::vector<std::string>{"layout_transform", "nn.conv2d_NCHWc", "nn.relu",
-                                                    "nn.conv2d_NCHWc", "nn.conv2d_NCHWc", "add",
-                                                    "layout_transform"}));
+    EXPECT_EQ(ops(after), (std::vector<std::string>{"layout_transform", "nn.conv2d_NCHWc",
+                                                    "nn.relu", "nn.conv2d_NCHWc", "nn.conv2d_NCHWc",
+                                                    "add", "layout_transform"}));
     const int64_t b = layout_lanes();
     const std::string text = graph::print(after);
     // The input keeps its 5 channels in one block (5 < lanes); outputs are lane-blocked.
     EXPECT_NE(text.find("dst_layout=\"NCHW5c\""), std::string::npos) << text;
-    EXPECT_NE(text.find("src_layout=\"NCHW" + std::to_string(b) + "c\""), std::string::npos) << text;
+    EXPECT_NE(text.find("src_layout=\"NCHW" + std::to_string(b) + "c\""), std::string::npos)
+        << text;
     EXPECT_NE(text.find("ty=Tensor[(1, 1, 10, 9, " + std::to_string(b) + "), float32]"),
               std::string::npos)
         << text;

@@ -2,6 +2,7 @@
 // problem; the expected diagnostics are listed in tests/data/bad_inputs/README.md.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -90,6 +91,30 @@ TEST(BadInputs, EveryTruncationOfARealModelIsRejected) {
             EXPECT_NE(std::string(e.what()).find("cut"), std::string::npos) << e.what();
         }
     }
+}
+
+}  // namespace
+}  // namespace tessera::frontend
+
+namespace tessera::frontend {
+namespace {
+
+// Every input that once crashed the importer (fuzz/fuzz_onnx_import) now
+// imports or is rejected with a UserError naming the file.
+TEST(FuzzRegressions, EveryCrasherIsHandled) {
+    const std::string dir = std::string(TESSERA_SOURCE_DIR) + "/fuzz/regressions";
+    int replayed = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        SCOPED_TRACE(e.path().string());
+        try {
+            import_onnx_file(e.path().string());
+        } catch (const UserError& err) {
+            EXPECT_NE(std::string(err.what()).find(e.path().string()), std::string::npos)
+                << err.what();
+        }
+        ++replayed;
+    }
+    EXPECT_GE(replayed, 5);
 }
 
 }  // namespace
