@@ -44,7 +44,7 @@ set_tests_properties(cli_conformance_skeleton_ops PROPERTIES
 # committed floor (tests/conformance_floor.cmake). Unsupported ops and dtypes
 # are skipped with a reason and never count as passes.
 set(TESSERA_ONNX_SUITES /usr/share/libonnx-testdata/data)
-foreach(suite_floor "node=590" "pytorch-converted=69" "pytorch-operator=35" "simple=6")
+foreach(suite_floor "node=622" "pytorch-converted=82" "pytorch-operator=35" "simple=6")
   string(REPLACE "=" ";" sf ${suite_floor})
   list(GET sf 0 suite)
   list(GET sf 1 floor)
@@ -197,3 +197,24 @@ tessera_cli_exit(cli_inspect_memory EXPECT 0
 tessera_cli_exit(cli_run_profile_table EXPECT 0
                  STDOUT "kernel +nodes +calls +time ms +% +GFLOP/s +GB/s\nConv_0 +Conv_0 +1 .*\"peak_bytes\":[1-9]"
                  ARGS run /usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d --profile --json --repeat 2)
+
+# ---- autotuning: a short tune of the example model records trials, a second
+# run resumes from the database, and `run --records` applies the best records
+# and still matches the interpreter.
+set(TUNE_DB ${CLI_SCRATCH}/tune_small_cnn.jsonl)
+add_test(NAME cli_tune_small_cnn_records
+         COMMAND ${CMAKE_COMMAND} -E rm -f ${TUNE_DB})
+tessera_cli_exit(cli_tune_small_cnn EXPECT 0 STDOUT "\"measured\":10"
+                 ARGS tune ${PROJECT_SOURCE_DIR}/resources/models/small_cnn/model.onnx
+                      --trials 10 --records ${TUNE_DB} --json)
+tessera_cli_exit(cli_tune_small_cnn_resume EXPECT 0 STDOUT "\"resumed\":10"
+                 ARGS tune ${PROJECT_SOURCE_DIR}/resources/models/small_cnn/model.onnx
+                      --trials 14 --records ${TUNE_DB} --json)
+tessera_cli_exit(cli_run_with_records_check EXPECT 0 STDOUT "check: +ok"
+                 ARGS run ${PROJECT_SOURCE_DIR}/resources/models/small_cnn/model.onnx
+                      --records ${TUNE_DB} --check)
+set_tests_properties(cli_tune_small_cnn PROPERTIES DEPENDS cli_tune_small_cnn_records)
+set_tests_properties(cli_tune_small_cnn_resume PROPERTIES DEPENDS cli_tune_small_cnn)
+set_tests_properties(cli_run_with_records_check PROPERTIES DEPENDS cli_tune_small_cnn_resume)
+tessera_cli_exit(cli_tune_bad_records_exit2 EXPECT 2
+                 ARGS tune --gemm 8x8 --trials 2 --records ${CLI_SCRATCH}/never.jsonl)

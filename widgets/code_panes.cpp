@@ -98,8 +98,7 @@ void CodePanes::refresh(int pane) {
     m_views[pane]->setCode(diff ? lineDiff(m_previous.value(kind), text) : text);
     m_views[pane]->verticalScrollBar()->setValue(scroll);  // keep the place on live updates
     if (text.isEmpty())
-        m_views[pane]->setPlaceholderText(kind == "CUDA C" ? "CUDA C appears for the cuda target."
-                                                           : "Select a node to see its code.");
+        m_views[pane]->setPlaceholderText("Select a node to see its code.");
     if (!m_find->text().isEmpty()) m_views[pane]->findText(m_find->text());
 }
 

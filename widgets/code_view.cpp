@@ -1,6 +1,8 @@
 // CodeView: line-number gutter (Qt's code editor pattern) and a loop IR highlighter.
 #include "widgets/code_view.h"
 
+#include "widgets/theme.h"
+
 #include <QFontDatabase>
 #include <QPainter>
 #include <QTextBlock>
@@ -38,12 +40,21 @@ LoopIrHighlighter::LoopIrHighlighter(QTextDocument* document) : QSyntaxHighlight
 void LoopIrHighlighter::setLanguage(CodeLanguage language) {
     m_language = language;
     m_rules.clear();
-    const QTextCharFormat keyword = makeFormat(QColor(0x00, 0x33, 0xb3), true);
-    const QTextCharFormat tirCall = makeFormat(QColor(0x87, 0x10, 0x94));
-    const QTextCharFormat block = makeFormat(QColor(0xa3, 0x15, 0x15), true);
-    const QTextCharFormat number = makeFormat(QColor(0x09, 0x86, 0x58));
-    const QTextCharFormat string = makeFormat(QColor(0x06, 0x7d, 0x17));
-    const QTextCharFormat decorator = makeFormat(QColor(0x9e, 0x88, 0x0d));
+    // Light colours after VS Code's light theme, dark ones after its dark theme.
+    auto pick = [this](QColor light, QColor dark) { return m_dark ? dark : light; };
+    const QTextCharFormat keyword =
+        makeFormat(pick(QColor(0x00, 0x33, 0xb3), QColor(0x56, 0x9c, 0xd6)), true);
+    const QTextCharFormat tirCall =
+        makeFormat(pick(QColor(0x87, 0x10, 0x94), QColor(0xc5, 0x86, 0xc0)));
+    const QTextCharFormat block =
+        makeFormat(pick(QColor(0xa3, 0x15, 0x15), QColor(0xf4, 0x87, 0x71)), true);
+    const QTextCharFormat number =
+        makeFormat(pick(QColor(0x09, 0x86, 0x58), QColor(0xb5, 0xce, 0xa8)));
+    const QTextCharFormat string =
+        makeFormat(pick(QColor(0x06, 0x7d, 0x17), QColor(0xce, 0x91, 0x78)));
+    const QTextCharFormat decorator =
+        makeFormat(pick(QColor(0x9e, 0x88, 0x0d), QColor(0xdc, 0xdc, 0xaa)));
+    m_keyword = keyword;
     m_rules.append({QRegularExpression(R"(\b-?\d+(\.\d+)?([eE][-+]?\d+)?f?\b)"), number});
     switch (language) {
         case CodeLanguage::LoopIr:
@@ -79,14 +90,24 @@ void LoopIrHighlighter::setLanguage(CodeLanguage language) {
             break;
     }
     m_rules.append({QRegularExpression(R"("[^"]*"|'[^']*')"), string});
-    m_comment = makeFormat(QColor(0x70, 0x70, 0x70), false, true);
+    m_comment = makeFormat(m_dark ? QColor(0x8a, 0x99, 0x8a) : QColor(0x70, 0x70, 0x70), false, true);
     rehighlight();
+}
+
+void LoopIrHighlighter::setDark(bool dark) {
+    if (dark == m_dark) return;
+    m_dark = dark;
+    setLanguage(m_language);
 }
 
 void LoopIrHighlighter::highlightBlock(const QString& text) {
     if (m_language == CodeLanguage::Diff && (text.startsWith("+ ") || text.startsWith("- "))) {
         QTextCharFormat f;
-        f.setBackground(text.startsWith('+') ? QColor(0xd8, 0xf5, 0xd8) : QColor(0xf9, 0xd6, 0xd6));
+        const bool added = text.startsWith('+');
+        if (m_dark)
+            f.setBackground(added ? QColor(0x2a, 0x4a, 0x2a) : QColor(0x5a, 0x2a, 0x2a));
+        else
+            f.setBackground(added ? QColor(0xd8, 0xf5, 0xd8) : QColor(0xf9, 0xd6, 0xd6));
         setFormat(0, int(text.size()), f);
     }
     for (const Rule& rule : m_rules) {
@@ -113,9 +134,15 @@ CodeView::CodeView(QWidget* parent) : QPlainTextEdit(parent) {
     setTabStopDistance(QFontMetricsF(mono).horizontalAdvance(' ') * 4);
     m_lineNumberArea = new LineNumberArea(this);
     m_highlighter = new LoopIrHighlighter(document());
+    m_highlighter->setDark(isDark(palette()));
     connect(this, &QPlainTextEdit::blockCountChanged, this, &CodeView::updateLineNumberAreaWidth);
     connect(this, &QPlainTextEdit::updateRequest, this, &CodeView::updateLineNumberArea);
     updateLineNumberAreaWidth();
+}
+
+void CodeView::changeEvent(QEvent* event) {
+    QPlainTextEdit::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) m_highlighter->setDark(isDark(palette()));
 }
 
 void CodeView::setCode(const QString& text) {
@@ -134,6 +161,7 @@ int CodeView::findText(const QString& text, bool backward) {
         QTextEdit::ExtraSelection sel;
         sel.cursor = cursor;
         sel.format.setBackground(QColor(0xff, 0xe0, 0x80));
+        sel.format.setForeground(Qt::black);  // readable under a dark theme too
         selections.append(sel);
     }
     setExtraSelections(selections);

@@ -21,6 +21,11 @@ public:
     explicit LoopIrHighlighter(QTextDocument* document);
     void setLanguage(CodeLanguage language);
     CodeLanguage language() const { return m_language; }
+    /// Colours for a dark background (brighter) or a light one.
+    void setDark(bool dark);
+    bool dark() const { return m_dark; }
+    /// The format of keywords (tests check it follows the theme).
+    QTextCharFormat keywordFormat() const { return m_keyword; }
 
 protected:
     void highlightBlock(const QString& text) override;
@@ -31,8 +36,9 @@ private:
         QTextCharFormat format;
     };
     QVector<Rule> m_rules;
-    QTextCharFormat m_comment;
+    QTextCharFormat m_comment, m_keyword;
     CodeLanguage m_language = CodeLanguage::LoopIr;
+    bool m_dark = false;
 };
 
 class CodeView : public QPlainTextEdit {
@@ -54,6 +60,8 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    /// Follows the palette (light or dark theme).
+    void changeEvent(QEvent* event) override;
 
 private:
     void updateLineNumberAreaWidth();

@@ -1,6 +1,8 @@
 // GraphView: Graphviz layout on a worker thread, scene built on the UI thread.
 #include "widgets/graph_view.h"
 
+#include "widgets/theme.h"
+
 #include <QFontMetricsF>
 #include <QGraphicsSceneEvent>
 #include <QImage>
@@ -171,13 +173,15 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
                           QWidget* widget) {
     const double lod = option->levelOfDetailFromTransform(painter->worldTransform());
     QPen p = pen();
+    // Edges follow the theme: light grey on a dark canvas.
+    if (widget && isDark(widget->palette())) p.setColor(QColor(0xa8, 0xad, 0xb5));
     if (lod < kTextLod) p.setCosmetic(true);  // a hairline, no arrow heads
     painter->setRenderHint(QPainter::Antialiasing, lod >= kTextLod);
     painter->setPen(p);
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(path());
     if (!m_arrowHead.isEmpty() && lod >= kTextLod) {
-        painter->setBrush(pen().color());
+        painter->setBrush(p.color());
         painter->drawPolygon(m_arrowHead);
     }
 }
@@ -194,13 +198,30 @@ GraphView::GraphView(QWidget* parent)
     setDragMode(QGraphicsView::ScrollHandDrag);  // drag on empty space pans
     setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
     setResizeAnchor(QGraphicsView::AnchorViewCenter);
-    // Follow the system theme: a dark canvas under a dark palette.
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    setBackgroundBrush(dark ? QColor(0x26, 0x28, 0x2c) : QColor(0xfa, 0xfa, 0xf7));
     setAcceptDrops(false);  // let file drops reach the window
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &GraphView::onSceneSelectionChanged);
     m_overview = new GraphOverview(this);
     m_overview->hide();
+    applyTheme();
+}
+
+void GraphView::applyTheme() {
+    // Follow the system theme: a dark canvas under a dark palette.
+    setBackgroundBrush(themed(palette(), QColor(0xfa, 0xfa, 0xf7), QColor(0x26, 0x28, 0x2c)));
+    const QColor caption = themed(palette(), QColor(0x5a, 0x2f, 0xa9), QColor(0xc0, 0xa8, 0xf0));
+    for (QGraphicsItem* item : m_groupItems)
+        if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item)) text->setBrush(caption);
+    if (m_overview) {
+        QColor base = palette().color(QPalette::Base);
+        base.setAlpha(230);
+        m_overview->setBackgroundBrush(base);
+    }
+    viewport()->update();
+}
+
+void GraphView::changeEvent(QEvent* event) {
+    QGraphicsView::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) applyTheme();
 }
 
 void GraphView::clearGraph() {
@@ -320,7 +341,7 @@ void GraphView::buildScene(const LayoutResult& layout, const GraphViewData& data
                                      QColor(0x7a, 0x4f, 0xc9, 24));
         box->setZValue(-1);
         auto* caption = m_scene->addSimpleText(group.label, shapeFont());
-        caption->setBrush(QColor(0x5a, 0x2f, 0xa9));
+        caption->setBrush(themed(palette(), QColor(0x5a, 0x2f, 0xa9), QColor(0xc0, 0xa8, 0xf0)));
         caption->setPos(bounds.left() + 4, bounds.top() + 1);
         caption->setZValue(-1);
         m_groupItems << box << caption;
@@ -412,6 +433,12 @@ void GraphView::setHighlightedNodes(const QVector<int>& nodes, const QColor& col
     for (GraphNodeItem* item : m_nodeItems) item->setHighlight(QColor());
     for (int n : nodes)
         if (n >= 0 && n < m_nodeItems.size()) m_nodeItems[n]->setHighlight(color);
+}
+
+int GraphView::nodeAt(const QPoint& viewportPos) const {
+    for (QGraphicsItem* item : items(viewportPos))
+        if (item->type() == GraphNodeItem::Type) return static_cast<GraphNodeItem*>(item)->nodeIndex();
+    return -1;
 }
 
 QVector<int> GraphView::findNodes(const QString& text) const {
@@ -509,7 +536,6 @@ GraphOverview::GraphOverview(GraphView* main) : QGraphicsView(main), m_main(main
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setFrameShape(QFrame::Box);
-    setBackgroundBrush(QColor(0xff, 0xff, 0xff, 230));
     setRenderHints({});  // the overview is always at a low level of detail
     setToolTip("Overview: click or drag to move the view");
 }

@@ -108,6 +108,8 @@ public:
     /// Outlines the given nodes in `color` (others lose their highlight).
     void setHighlightedNodes(const QVector<int>& nodes, const QColor& color);
 
+    /// The node drawn at a viewport position, or -1.
+    int nodeAt(const QPoint& viewportPos) const;
     /// Nodes whose name or op type contains `text` (case-insensitive), in order.
     QVector<int> findNodes(const QString& text) const;
     /// Highlights all matches of `text` and selects the next one after the
@@ -135,6 +137,8 @@ signals:
 protected:
     void wheelEvent(QWheelEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    /// Follows the palette (light or dark canvas, edges, captions).
+    void changeEvent(QEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
 
 private:
@@ -142,6 +146,7 @@ private:
     void onSceneSelectionChanged();
     void zoomBy(double factor);
     void updateOverview();
+    void applyTheme();
 
     QGraphicsScene* m_scene;
     QList<GraphNodeItem*> m_nodeItems;

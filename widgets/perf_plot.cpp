@@ -3,6 +3,8 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/theme.h"
+
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -12,6 +14,7 @@ PerfPlot::PerfPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(th
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
+    followPalette(m_plot);  // light or dark with the system
     setMinimumHeight(160);
 
     m_bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);

@@ -3,6 +3,8 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/theme.h"
+
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -13,6 +15,7 @@ RooflinePlot::RooflinePlot(QWidget* parent) : QWidget(parent), m_plot(new QCusto
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
+    followPalette(m_plot);  // light or dark with the system
     QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->setScaleType(QCPAxis::stLogarithmic);

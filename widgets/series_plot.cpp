@@ -3,6 +3,8 @@
 
 #include <qcustomplot.h>
 
+#include "widgets/theme.h"
+
 #include <QSvgGenerator>
 #include <algorithm>
 #include <QVBoxLayout>
@@ -14,6 +16,7 @@ SeriesPlot::SeriesPlot(const QString& yLabel, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
+    followPalette(m_plot);  // light or dark with the system
     setMinimumHeight(120);
     m_points = m_plot->addGraph();
     m_points->setLineStyle(QCPGraph::lsNone);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/cli/bench_gemm_cuda.h"
 #include "app/cli/bench_model.h"
 #include "app/cli/cli_common.h"
 #include "bench/lib/bench.h"
@@ -28,6 +29,7 @@ struct BenchOptions {
     bool ladder = false;
     int rounds = 3;
     std::string print;
+    std::string target = "cpu";
 };
 
 CLI::App* add_bench_command(CLI::App& app, BenchOptions& o) {
@@ -38,8 +40,11 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& o) {
     o.gemm->add_option("--m", o.g.m, "rows of A and C")->check(CLI::PositiveNumber);
     o.gemm->add_option("--n", o.g.n, "columns of B and C")->check(CLI::PositiveNumber);
     o.gemm->add_option("--k", o.g.k, "columns of A, rows of B")->check(CLI::PositiveNumber);
-    o.gemm->add_option("--compare", o.compare, "library to compare with")
-        ->check(CLI::IsMember({"openblas"}));
+    o.gemm->add_option("--compare", o.compare, "library to compare with (cublas with --target cuda)")
+        ->check(CLI::IsMember({"openblas", "cublas"}));
+    o.gemm->add_option("--target", o.target,
+                       "cpu (ours vs OpenBLAS) or cuda (ours vs cuBLAS, --compare cublas)")
+        ->check(CLI::IsMember({"cpu", "cuda"}));
     o.gemm->add_option("--rounds", o.rounds,
                        "alternate ours and theirs this many times; median of the rounds")
         ->check(CLI::Range(1, 100));
@@ -101,6 +106,13 @@ int run_ladder(const BenchOptions& o) {
 int run_bench(const BenchOptions& o) {
     if (o.model->parsed()) return run_bench_model(o.m);
     const bool gemm = o.gemm->parsed();
+    if (gemm && (o.target == "cuda") != (o.compare == "cublas") && !o.compare.empty()) {
+        std::cerr << "tessera bench gemm: --compare " << o.compare << " needs --target "
+                  << (o.compare == "cublas" ? "cuda" : "cpu") << "\n";
+        return kUserError;
+    }
+    if (gemm && o.target == "cuda")
+        return run_gemm_cuda_bench({o.g.m, o.g.n, o.g.k, o.compare, o.rounds, o.json});
     if (gemm && o.ladder) return run_ladder(o);
     if (gemm && !o.print.empty()) {
         std::cout << bench::gemm_kernel_text(o.g, o.threads, o.print);

@@ -117,6 +117,7 @@ int run_run(const RunOptions& o) {
     bo.opt_level = o.opt_level;
     bo.passes = o.passes;
     bo.records = o.records;
+    bo.threads = o.threads;  // kernels are scheduled for the thread count they run on
     if (o.print_after_all)
         bo.print_after = [](const std::string& pass, const graph::Graph& after) {
             std::cerr << "// ---- graph after " << pass << "\n" << graph::print(after);

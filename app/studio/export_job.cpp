@@ -11,8 +11,9 @@ namespace tessera::studio {
 
 ExportResult exportPackage(const graph::Graph& graph, const QString& target,
                            const QStringList& pipeline, const QString& path,
-                           const JobContext& context) {
+                           const JobContext& context, const KernelTraces& traces) {
     driver::BuildOptions options;
+    options.kernel_traces = traces;
     options.target = target.toStdString();
     for (const QString& p : pipeline) options.passes.push_back(p.toStdString());
     if (options.passes.empty()) options.passes.push_back("none");

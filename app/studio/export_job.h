@@ -7,6 +7,7 @@
 #include <QStringList>
 
 #include "app/studio/job_runner.h"
+#include "app/studio/run_job.h"
 #include "engine/graph/graph.h"
 
 namespace tessera::studio {
@@ -19,9 +20,10 @@ struct ExportResult {
 };
 
 /// Builds `graph` for `target` with `pipeline` (empty: no graph passes) and
-/// writes the package to `path`. UserError on a failed build or link.
+/// writes the package to `path`, with the node schedules in `traces`.
+/// UserError on a failed build or link.
 ExportResult exportPackage(const graph::Graph& graph, const QString& target,
                            const QStringList& pipeline, const QString& path,
-                           const JobContext& context);
+                           const JobContext& context, const KernelTraces& traces = {});
 
 }  // namespace tessera::studio

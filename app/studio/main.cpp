@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QIcon>
 #include <QMessageBox>
+#include <QTemporaryDir>
 #include <QImage>
 #include <QTimer>
 #include <cstdio>
@@ -104,6 +105,18 @@ int takeScreenshot(QApplication& app, MainWindow& window, const QString& model, 
         panel->apply();
         waitUntil([&]() { return done; }, 60000);
     }
+    QTemporaryDir tuningDir;  // the screenshot's tuning database is thrown away
+    if (view == "tuning" && window.document()) {
+        bool done = false;
+        window.setTuningDatabase(tuningDir.filePath("tuning.jsonl"));
+        QObject::connect(&window, &MainWindow::tuningFinished, [&]() { done = true; });
+        QObject::connect(&window, &MainWindow::tuningFailed, [&](const QString& message) {
+            std::fprintf(stderr, "warning: tuning failed: %s\n", qPrintable(message));
+            done = true;
+        });
+        window.startTuning(48);
+        waitUntil([&]() { return done; }, 120000);
+    }
     if (view == "plots") {
         waitUntil([&]() { return !window.isMeasuringPeaks(); }, 60000);
         window.showPlot("roofline");
@@ -148,7 +161,7 @@ int main(int argc, char** argv) {
     parser.addPositionalArgument("model", "ONNX model (or .tessera-session) to open.", "[MODEL]");
     const QCommandLineOption screenshotOption("screenshot",
                                               "Render the window to FILE.png and exit.", "FILE");
-    const QCommandLineOption viewOption("view", "View to raise: graph, schedule, code, passes or plots.", "NAME",
+    const QCommandLineOption viewOption("view", "View to raise: graph, schedule, code, passes, plots or tuning.", "NAME",
                                         "graph");
     parser.addOption(screenshotOption);
     parser.addOption(viewOption);
@@ -168,7 +181,7 @@ int main(int argc, char** argv) {
         MainWindow window;
         window.setDialogsSuppressed(screenshot);
         if (!window.raiseView(view)) {
-            std::fprintf(stderr, "error: unknown --view '%s' (use graph, schedule, code, passes or plots)\n",
+            std::fprintf(stderr, "error: unknown --view '%s' (use graph, schedule, code, passes, plots or tuning)\n",
                          qPrintable(view));
             return kExitUserError;
         }

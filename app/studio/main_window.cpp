@@ -83,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_roofline(new widgets::RooflinePlot(this)),
       m_peakJobs(new JobRunner(this)),
       m_exportJobs(new JobRunner(this)),
+      m_tuneJobs(new JobRunner(this)),
       m_undo(new QUndoStack(this)),
       m_search(new QLineEdit(this)),
       m_perfPlot(new widgets::PerfPlot(this)),
@@ -111,6 +112,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_graphView, &widgets::GraphView::currentNodeChanged, this, &MainWindow::showNode);
     connect(m_graphView, &widgets::GraphView::layoutFinished, this, [this]() {
+        updateBusyState();
         if (!m_document) return;
         if (!m_selectAfterLayout.isNull()) {
             const int node = m_document->graph().find_node(m_selectAfterLayout.toStdString());
@@ -148,12 +150,14 @@ MainWindow::MainWindow(QWidget* parent)
                 .arg(gflops, 0, 'f', 2));
     });
     connect(m_graphView, &widgets::GraphView::layoutFailed, this, [this](const QString& message) {
+        updateBusyState();
         log("error: graph layout failed: " + message);
         if (m_document) emit modelLoaded(m_document->path());
     });
 
     for (JobRunner* runner :
-         {m_loadJobs, m_runJobs, m_scheduleEditor->jobs(), m_passPanel->jobs(), m_exportJobs}) {
+         {m_loadJobs, m_runJobs, m_scheduleEditor->jobs(), m_passPanel->jobs(), m_exportJobs,
+          m_tuneJobs}) {
         connect(runner, &JobRunner::jobStarted, this, [this](int, const QString& title) {
             m_statusLabel->setText(title + "...");
             updateBusyState();
@@ -288,6 +292,7 @@ void MainWindow::createActions() {
     scheduleMenu->addAction("&Measure kernel", m_scheduleEditor, &ScheduleEditor::measure)
         ->setShortcut(Qt::CTRL | Qt::Key_M);
 
+    QMenu* tuneMenu = menuBar()->addMenu("&Tune");
     QMenu* viewMenu = menuBar()->addMenu("&View");
     QAction* fitAction =
         viewMenu->addAction("&Fit graph", m_graphView, &widgets::GraphView::fitAll);
@@ -310,6 +315,7 @@ void MainWindow::createActions() {
     toolBar->addAction(openAction);
     toolBar->addAction(m_runAction);
     toolBar->addAction(cancelAction);
+    createTuneActions(tuneMenu, toolBar);
     toolBar->addSeparator();
     toolBar->addAction(fitAction);
     toolBar->addSeparator();
@@ -346,7 +352,13 @@ void MainWindow::openModel(const QString& path) {
     }
     m_loadJobs->start(
         "Loading " + QFileInfo(path).fileName(),
-        [path](const JobContext&) -> std::any { return ModelDocument::load(path); },
+        [path](const JobContext& context) -> std::any {
+            // Stages: ONNX import 0-60 %, then the graph layout 60-100 % (updateBusyState).
+            context.reportProgress(0.05);
+            auto document = ModelDocument::load(path);
+            context.reportProgress(0.6);
+            return document;
+        },
         [this](const std::any& value) {
             setDocument(std::any_cast<std::shared_ptr<ModelDocument>>(value));
         });
@@ -425,10 +437,16 @@ void MainWindow::runModel() {
     }
     std::shared_ptr<const graph::Graph> graph = m_document->snapshot();
     const ModelDocument* owner = m_document.get();
-    log("Running " + m_document->displayName() + " (build, time, profile)");
+    const KernelTraces traces = kernelTraces();
+    const std::string records =
+        QFileInfo(m_tuningDb).isFile() ? m_tuningDb.toStdString() : std::string();
+    log("Running " + m_document->displayName() + " (build, time, profile)" +
+        (traces.empty() ? QString() : QString(" with %1 hand schedules").arg(traces.size())));
     m_runJobs->start(
         "Running " + m_document->displayName(),
-        [graph](const JobContext& context) -> std::any { return runAndProfile(*graph, context); },
+        [graph, traces, records](const JobContext& context) -> std::any {
+            return runAndProfile(*graph, context, traces, records);
+        },
         [this, owner](const std::any& value) {
             if (m_document.get() != owner) return;  // another model was opened meanwhile
             showRunResult(std::any_cast<const RunResult&>(value));
@@ -479,11 +497,16 @@ void MainWindow::cancelJobs() {
     m_loadJobs->cancel();
     m_runJobs->cancel();
     m_exportJobs->cancel();
+    m_tuneJobs->cancel();
     m_scheduleEditor->jobs()->cancel();
     m_passPanel->jobs()->cancel();
 }
 
 bool MainWindow::raiseView(const QString& name) {
+    if (name == "tuning") {
+        showPlot("tuning");
+        return true;
+    }
     if (name == "graph") {
         m_graphView->setFocus();
         return true;
@@ -533,35 +556,20 @@ void MainWindow::log(const QString& message) {
 }
 
 void MainWindow::updateBusyState() {
-    const bool busy = m_loadJobs->isRunning() || m_runJobs->isRunning();
-    m_progress->setVisible(busy);
-    m_cancelButton->setVisible(busy);
-    if (m_loadJobs->isRunning())
-        m_progress->setRange(0, 0);  // loading reports no progress
-    else {
-        m_progress->setRange(0, 1000);
-        if (!busy) m_progress->setValue(0);
+    const bool jobs = m_loadJobs->isRunning() || m_runJobs->isRunning() || m_tuneJobs->isRunning();
+    const bool layout = !m_loadJobs->isRunning() && m_graphView->isLayoutPending() && m_document;
+    m_progress->setVisible(jobs || layout);
+    m_cancelButton->setVisible(jobs);
+    m_progress->setRange(0, 1000);
+    if (layout) {  // the second stage of opening a model
+        m_progress->setValue(std::max(m_progress->value(), 600));
+        m_statusLabel->setText(QString("Laying out %1 nodes...").arg(m_document->nodeCount()));
+    } else if (!jobs) {
+        m_progress->setValue(0);
+        if (m_document && m_statusLabel->text().startsWith("Laying out"))
+            m_statusLabel->setText(m_document->displayName());
     }
     if (m_runAction) m_runAction->setEnabled(!m_loadJobs->isRunning());
-}
-
-void MainWindow::showPlot(const QString& name) {
-    raiseView("plots");
-    m_plotTabs->setCurrentWidget(name == "roofline" ? static_cast<QWidget*>(m_roofline) : m_perfPlot);
-}
-
-void MainWindow::measurePeaks() {
-    if (m_roofline->peakGflops() > 0 || m_peakJobs->isRunning()) return;
-    m_peakJobs->start(
-        "Measuring machine peaks", [](const JobContext&) -> std::any { return measureMachinePeaks(); },
-        [this](const std::any& value) {
-            const auto& peaks = std::any_cast<const MachinePeaks&>(value);
-            m_roofline->setPeaks(peaks.gflops, peaks.gbps);
-            log(QString("Machine peaks: %1 GFLOP/s (one core %2), %3 GB/s")
-                    .arg(peaks.gflops, 0, 'f', 1)
-                    .arg(peaks.gflopsOneCore, 0, 'f', 1)
-                    .arg(peaks.gbps, 0, 'f', 1));
-        });
 }
 
 widgets::CodeView* MainWindow::codeView() const { return m_codePanes->view(0); }

@@ -2,7 +2,8 @@
 // undo/redo); docks for properties, the schedule editor, code panes, the pass
 // pipeline, performance plots and messages; open (menu, drop, recent,
 // session), run, measure and export jobs; autosave. Its members are defined
-// in main_window.cpp, main_window_edit.cpp and main_window_session.cpp.
+// in main_window.cpp, main_window_edit.cpp, main_window_session.cpp and
+// main_window_plots.cpp (tuning, roofline peaks).
 #pragma once
 
 #include <QMainWindow>
@@ -23,6 +24,7 @@ class QTabWidget;
 class QUndoStack;
 class QPlainTextEdit;
 class QProgressBar;
+class QToolBar;
 class QToolButton;
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -33,6 +35,7 @@ class CodeView;
 class GraphView;
 class PerfPlot;
 class RooflinePlot;
+class SeriesPlot;
 }  // namespace tessera::widgets
 
 namespace tessera::studio {
@@ -53,13 +56,17 @@ public:
     /// Starts loading a model in the background. modelLoaded follows once it
     /// is shown and laid out, or loadFailed (the previous model stays open).
     void openModel(const QString& path);
-    /// Raises the dock of a view: "graph", "schedule", "code", "passes" or "plots". False if unknown.
+    /// Raises the dock of a view: "graph", "schedule", "code", "passes", "plots" or
+    /// "tuning" (the plots' tuning tab). False if unknown.
     bool raiseView(const QString& name);
 
     /// Applies a graph edit through the undo stack. A refused edit changes
     /// nothing, is logged with its reason and emits editRefused; returns false.
     bool applyGraphEdit(const graph::GraphEdit& edit);
     QUndoStack* undoStack() const { return m_undo; }
+    /// The graph's context menu for a node (show loop IR, schedule, rename,
+    /// replace op, delete); the caller owns it. Its actions select the node first.
+    QMenu* nodeContextMenu(int node);
     /// Saves the (edited) model as ONNX; false (logged) on failure.
     bool saveOnnx(const QString& path);
     /// Highlights nodes matching `text`, selects the next; returns the match count.
@@ -93,6 +100,8 @@ public:
     widgets::CodePanes* codePanes() const { return m_codePanes; }
     ScheduleEditor* scheduleEditor() const { return m_scheduleEditor; }
     PassPipelinePanel* passPanel() const { return m_passPanel; }
+    /// The schedule traces of all nodes, as Run and Export pass them to the build.
+    KernelTraces kernelTraces() const;
     /// The schedule trace kept for a node (by name); empty when none.
     std::vector<schedule::Step> traceOf(const QString& node) const { return m_traces.value(node); }
     bool isCompilingCode() const { return m_codeJobs->isRunning(); }
@@ -100,12 +109,26 @@ public:
     widgets::RooflinePlot* rooflinePlot() const { return m_roofline; }
     /// Measures this machine's peak FLOP/s and bandwidth once, in a job (roofline).
     void measurePeaks();
-    /// Raises the Performance dock's tab "bars" or "roofline".
+    /// Raises the Performance dock's tab "bars", "roofline" or "tuning".
     void showPlot(const QString& name);
     bool isMeasuringPeaks() const { return m_peakJobs->isRunning(); }
     QTreeWidget* propertiesView() const { return m_properties; }
     QPlainTextEdit* messagesView() const { return m_messages; }
     QLabel* perfLabel() const { return m_perfLabel; }
+    /// The status bar's progress: opening a model goes 0-60 % while importing
+    /// and 60-100 % while laying out; jobs report their own fraction.
+    QProgressBar* progressBar() const { return m_progress; }
+
+    /// Autotunes the open model's kernels for `trials` candidates in a job,
+    /// plotting GFLOP/s per trial with the running best as they arrive
+    /// (trialMeasured); tuningFinished or tuningFailed follows. Run uses the
+    /// tuning database afterwards.
+    void startTuning(int trials);
+    bool isTuning() const { return m_tuneJobs->isRunning(); }
+    widgets::SeriesPlot* tunePlot() const { return m_tunePlot; }
+    /// The tuning database (JSON lines) that Tune appends to and Run reads.
+    void setTuningDatabase(const QString& path) { m_tuningDb = path; }
+    QString tuningDatabase() const { return m_tuningDb; }
 
 public slots:
     void openFileDialog();
@@ -125,6 +148,7 @@ public slots:
     void saveSessionDialog();
     void openSessionDialog();
     void exportPackageDialog();
+    void tuneDialog();
 
 signals:
     void modelLoaded(const QString& path);
@@ -137,6 +161,9 @@ signals:
     void exportFailed(const QString& message);
     /// The graph changed (edit, undo or redo) and is shown again.
     void graphChanged();
+    void trialMeasured(double gflops, double bestGflops);
+    void tuningFinished(int measured, bool cancelled);
+    void tuningFailed(const QString& message);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -161,6 +188,8 @@ private:
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
     void restorePendingSession();
+    /// The Tune menu and toolbar action, the tuning plot tab (main_window_plots.cpp).
+    void createTuneActions(QMenu* menu, QToolBar* toolBar);
 
     std::shared_ptr<ModelDocument> m_document;
     std::unique_ptr<RunResult> m_lastRun;
@@ -178,6 +207,9 @@ private:
     widgets::RooflinePlot* m_roofline;
     JobRunner* m_peakJobs;
     JobRunner* m_exportJobs;
+    JobRunner* m_tuneJobs;
+    widgets::SeriesPlot* m_tunePlot = nullptr;
+    QString m_tuningDb;
     QUndoStack* m_undo;
     QLineEdit* m_search;
     QMenu* m_recentMenu = nullptr;

@@ -24,9 +24,11 @@
 #include "app/studio/pass_pipeline_panel.h"
 #include "app/studio/schedule_editor.h"
 #include "app/studio/versions.h"
+#include "engine/codegen/cuda/cuda_codegen.h"
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/graph/op_registry.h"
+#include "engine/topi/schedule_gpu.h"
 #include "widgets/code_panes.h"
 #include "widgets/graph_view.h"
 #include "widgets/perf_plot.h"
@@ -63,6 +65,36 @@ void MainWindow::createEditActions(QMenu* editMenu) {
     editMenu->addAction("Re&name node...", this, &MainWindow::renameCurrentNode)
         ->setShortcut(Qt::Key_F2);
     editMenu->addAction("Replace &op type...", this, &MainWindow::replaceCurrentOp);
+    m_graphView->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_graphView, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const int node = m_graphView->nodeAt(pos);
+        if (node < 0) return;
+        QMenu* menu = nodeContextMenu(node);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_graphView->viewport()->mapToGlobal(pos));
+    });
+}
+
+QMenu* MainWindow::nodeContextMenu(int node) {
+    auto* menu = new QMenu(this);
+    if (!m_document || node < 0 || node >= m_document->nodeCount()) return menu;
+    const graph::Node& n = m_document->graph().nodes[size_t(node)];
+    menu->setTitle(QString::fromStdString(n.op + " " + n.name));
+    // Each action acts on this node: select it, then do what the menus do.
+    auto onNode = [this, node](auto action) {
+        return [this, node, action]() {
+            if (!m_document || node >= m_document->nodeCount()) return;
+            m_graphView->setCurrentNode(node);
+            action();
+        };
+    };
+    menu->addAction("Show &loop IR", this, onNode([this]() { raiseView("code"); }));
+    menu->addAction("&Schedule...", this, onNode([this]() { raiseView("schedule"); }));
+    menu->addSeparator();
+    menu->addAction("Re&name...", this, onNode([this]() { renameCurrentNode(); }));
+    menu->addAction("Replace &op type...", this, onNode([this]() { replaceCurrentOp(); }));
+    menu->addAction("&Delete", this, onNode([this]() { deleteCurrentNode(); }));
+    return menu;
 }
 
 bool MainWindow::applyGraphEdit(const graph::GraphEdit& edit) {
@@ -233,22 +265,44 @@ int MainWindow::searchGraph(const QString& text) {
     return found;
 }
 
+namespace {
+
+// The CUDA C of a kernel: its own GPU bindings when the trace has some, else
+// the default GPU schedule (topi/schedule_gpu.h) on top of its schedule;
+// errors (a CPU-only schedule, a limit exceeded) become a comment.
+QString cudaSourceOf(const tir::PrimFunc& func) {
+    std::string first;
+    try {
+        return QString::fromStdString(codegen::emit_cuda_source({topi::schedule_gpu_default(func)}));
+    } catch (const std::exception& e) {
+        first = e.what();
+    }
+    return QString::fromStdString("// cannot emit CUDA C for this schedule:\n// " + first + "\n");
+}
+
+}  // namespace
+
 void MainWindow::compileShownKernel() {
     const tir::PrimFunc func = m_scheduleEditor->scheduled();
     if (!func.defined()) return;
     struct Texts {
-        QString llvm, assembly;
+        QString llvm, assembly, cuda;
     };
     m_codeJobs->start(
         "Compiling kernel",
-        [func](const JobContext&) -> std::any {
-            return Texts{QString::fromStdString(codegen::emit_llvm_ir({func})),
-                         QString::fromStdString(codegen::emit_assembly({func}))};
+        [func](const JobContext& context) -> std::any {
+            Texts t;
+            t.cuda = cudaSourceOf(func);
+            if (context.isCancelled()) return t;
+            t.llvm = QString::fromStdString(codegen::emit_llvm_ir({func}));
+            t.assembly = QString::fromStdString(codegen::emit_assembly({func}));
+            return t;
         },
         [this](const std::any& value) {
             const auto& t = std::any_cast<const Texts&>(value);
             m_codePanes->setText("LLVM IR", t.llvm);
             m_codePanes->setText("Assembly", t.assembly);
+            m_codePanes->setText("CUDA C", t.cuda);
         });
 }
 

@@ -22,6 +22,7 @@ Session MainWindow::currentSession() const {
     }
     s.pipeline = m_passPanel->pipeline();
     s.traces = m_traces;
+    s.tuningDb = m_tuningDb;
     return s;
 }
 
@@ -66,6 +67,7 @@ void MainWindow::restorePendingSession() {
     if (refused) log(QString("warning: %1 of the session's edits were refused").arg(refused));
     if (!s->pipeline.isEmpty()) m_passPanel->setPipeline(s->pipeline);
     m_traces = s->traces;
+    if (!s->tuningDb.isEmpty()) m_tuningDb = s->tuningDb;
     if (s->edits.empty()) showNode(m_graphView->currentNode());  // show the restored trace
     log(QString("Session restored: %1 edits, %2 schedule traces").arg(s->edits.size()).arg(s->traces.size()));
     emit sessionRestored();
@@ -75,6 +77,16 @@ void MainWindow::saveSessionDialog() {
     const QString path = QFileDialog::getSaveFileName(this, "Save session", "model.tessera-session",
                                                       "Tessera sessions (*.tessera-session)");
     if (!path.isEmpty()) saveSession(path);
+}
+
+KernelTraces MainWindow::kernelTraces() const {
+    KernelTraces traces;
+    for (auto it = m_traces.begin(); it != m_traces.end(); ++it) {
+        schedule::Trace trace;
+        trace.steps = it.value();
+        if (!trace.steps.empty()) traces[it.key().toStdString()] = trace;
+    }
+    return traces;
 }
 
 void MainWindow::openSessionDialog() {
@@ -87,11 +99,12 @@ void MainWindow::exportPackageTo(const QString& path) {
     if (!m_document) return;
     std::shared_ptr<const graph::Graph> graph = m_document->snapshot();
     const QStringList pipeline = m_passPanel->pipeline();
+    const KernelTraces traces = kernelTraces();
     log("Exporting " + m_document->displayName() + " to " + path);
     m_exportJobs->start(
         "Exporting package",
-        [graph, pipeline, path](const JobContext& context) -> std::any {
-            return exportPackage(*graph, "llvm", pipeline, path, context);
+        [graph, pipeline, path, traces](const JobContext& context) -> std::any {
+            return exportPackage(*graph, "llvm", pipeline, path, context, traces);
         },
         [this](const std::any& value) {
             const auto& r = std::any_cast<const ExportResult&>(value);

@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
+#include "engine/tir/printer.h"
 
 namespace tessera::studio {
 namespace {
@@ -50,9 +51,13 @@ double kernelBytes(const graph::Graph& g, const std::vector<int>& nodes) {
 
 }  // namespace
 
-RunResult runAndProfile(const graph::Graph& graph, const JobContext& context) {
+RunResult runAndProfile(const graph::Graph& graph, const JobContext& context,
+                        const KernelTraces& traces, const std::string& records) {
     context.reportProgress(0.0);
-    auto compiled = driver::build(graph, {}, [&](int done, int total) {
+    driver::BuildOptions options;
+    options.kernel_traces = traces;
+    options.records = records;
+    auto compiled = driver::build(graph, options, [&](int done, int total) {
         if (total > 0) context.reportProgress(0.7 * done / total);
     });
     checkCancelled(context);
@@ -94,6 +99,8 @@ RunResult runAndProfile(const graph::Graph& graph, const JobContext& context) {
         t.bytes = kernelBytes(compiled->graph, k.nodes);
         t.ms = k.seconds * 1e3;
         t.flops = k.flops;
+        for (const tir::PrimFunc& f : compiled->kernels)
+            if (f->name == k.kernel) t.loopIr = QString::fromStdString(tir::print(f));
         result.kernels.append(t);
     }
     return result;

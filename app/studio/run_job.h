@@ -4,9 +4,12 @@
 
 #include <QString>
 #include <QVector>
+#include <map>
+#include <string>
 
 #include "app/studio/job_runner.h"
 #include "engine/graph/graph.h"
+#include "engine/schedule/trace.h"
 
 namespace tessera::studio {
 
@@ -17,6 +20,7 @@ struct KernelTime {
     double ms = 0;  // median per run
     double flops = 0;
     double bytes = 0;  // bytes the kernel reads and writes (inputs from outside it, outputs)
+    QString loopIr;    // the compiled (scheduled) kernel
 };
 
 struct RunResult {
@@ -29,9 +33,15 @@ struct RunResult {
     QVector<KernelTime> kernels;
 };
 
-/// Builds `graph` for the CPU, runs it on seeded random inputs, times whole
-/// runs and profiles each kernel. Reports progress through `context` and
-/// returns early (throwing UserError "cancelled") when cancelled.
-RunResult runAndProfile(const graph::Graph& graph, const JobContext& context);
+/// Hand-written schedules by node name (driver::BuildOptions::kernel_traces).
+using KernelTraces = std::map<std::string, schedule::Trace>;
+
+/// Builds `graph` for the CPU (the node schedules in `traces` replace the
+/// default ones; a non-empty `records` tuning database supplies tuned ones),
+/// runs it on seeded random inputs, times whole runs and profiles each kernel.
+/// Reports progress through `context` and returns early (throwing UserError
+/// "cancelled") when cancelled.
+RunResult runAndProfile(const graph::Graph& graph, const JobContext& context,
+                        const KernelTraces& traces = {}, const std::string& records = {});
 
 }  // namespace tessera::studio

@@ -19,7 +19,7 @@ using Names = std::vector<std::string>;
 namespace {
 
 constexpr int64_t kMaxVector = 64;       // lanes of a vectorized loop
-constexpr int64_t kMaxRegisterTile = 256;  // product of the innermost spatial tiles
+constexpr int64_t kMaxRegisterTile = 512;  // product of the innermost spatial tiles
 constexpr int64_t kMaxInnerReduce = 64;
 constexpr int64_t kMinParallelWork = 1 << 15;
 constexpr int64_t kMaxUnrolledCopies = 64;  // product of the unrolled loop extents
@@ -282,7 +282,7 @@ Candidate sample_once(const tir::PrimFunc& func, const SpaceOptions& o, std::mt1
         std::string after;
         for (const auto& p : s.get_producers(b))
             if (tiled.count(p)) after = p;
-        if (!simple && feeds_reduction && std::bernoulli_distribution(0.7)(rng)) {
+        if (!simple && feeds_reduction && std::bernoulli_distribution(0.5)(rng)) {
             BlockDecision d;
             d.block = b;
             d.rule = BlockDecision::Inline;
@@ -383,9 +383,14 @@ Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptio
         } else if (d.rule == BlockDecision::ComputeAt) {
             if (kind % 2) d.at_level = 1 - d.at_level;
             else d.vectorize = !d.vectorize;
-        } else if (d.rule == BlockDecision::Injective && !d.tiles.empty()) {
+        } else if (d.rule == BlockDecision::Injective && !d.tiles.empty() && kind < 8) {
             int64_t v = d.tiles[0][0];
             d.tiles[0][0] = kind % 2 ? v * 2 : std::max<int64_t>(1, v / 2);
+        } else if (d.rule == BlockDecision::Injective) {
+            d.rule = BlockDecision::Inline;  // a producer inlined into its consumer instead
+        } else if (d.rule == BlockDecision::Inline) {
+            d.rule = BlockDecision::Injective;  // computed in its own loops instead
+            d.tiles = {{std::int64_t(std::min(16, 2 * o.vector_lanes))}};
         } else {
             continue;
         }

@@ -71,7 +71,8 @@ std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& ta
             flops += graph::node_flops(g, n);
             topi::CpuOpClass c = topi::cpu_op_class(n);
             if (c == topi::CpuOpClass::Matmul) kind = TaskKind::Matmul, anchor = nd;
-            if (c == topi::CpuOpClass::Conv2d && kind != TaskKind::Matmul)
+            const bool conv = c == topi::CpuOpClass::Conv2d || n.op == "nn.conv2d";  // grouped too
+            if (conv && kind != TaskKind::Matmul)
                 kind = TaskKind::Conv2d, anchor = nd;
         }
         auto it = index.find(key);

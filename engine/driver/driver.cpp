@@ -10,6 +10,7 @@
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/passes/fuse_ops.h"
+#include "engine/schedule/schedule.h"
 #include "engine/tir/interpreter.h"
 #include "engine/topi/lower_group.h"
 #include "engine/topi/schedule_cpu.h"
@@ -136,12 +137,28 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         tir::PrimFunc f = lg.func;
         bool tuned = false;
         if (records) f = autotune::apply_best(lg.func, *records, options.target, &tuned);
+        for (int nd : group) {
+            const std::string& node_name = og.nodes[size_t(nd)].name;
+            auto trace = options.kernel_traces.find(node_name);
+            if (trace == options.kernel_traces.end()) continue;
+            try {
+                f = trace->second.apply(lg.func).func();
+            } catch (const UserError& e) {
+                throw UserError("the schedule of node '" + node_name +
+                                "' does not apply to its kernel '" + lg.func->name + "' (" +
+                                std::to_string(group.size()) + " fused nodes): " + e.what());
+            }
+            tuned = true;  // the first traced node of the group wins
+            break;
+        }
         if (options.default_schedules && !tuned) {
             // The group's anchor (its matmul/conv, else its last node) picks the rule.
             int anchor = group.back();
             for (int nd : group) {
                 topi::CpuOpClass c = topi::cpu_op_class(og.nodes[size_t(nd)]);
-                if (c == topi::CpuOpClass::Matmul || c == topi::CpuOpClass::Conv2d) anchor = nd;
+                if (c == topi::CpuOpClass::Matmul || c == topi::CpuOpClass::Conv2d ||
+                    og.nodes[size_t(nd)].op == "nn.conv2d")  // grouped convs too
+                    anchor = nd;
             }
             topi::CpuScheduleOptions cpu;
             cpu.threads = options.threads;

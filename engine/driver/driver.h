@@ -10,6 +10,7 @@
 #include "engine/graph/graph.h"
 #include "engine/passes/pass_manager.h"
 #include "engine/runtime/graph_executor.h"
+#include "engine/schedule/trace.h"
 #include "engine/tir/stmt.h"
 
 namespace tessera::driver {
@@ -42,6 +43,11 @@ struct BuildOptions {
     /// workload has a record gets the best record's trace instead of the
     /// default schedule. Empty = none.
     std::string records;
+    /// Hand-written schedules (the studio's schedule editor), keyed by node
+    /// name: the fused group holding that node gets the trace replayed on its
+    /// loop IR instead of a tuned or default schedule. A trace that does not
+    /// replay on the group's kernel is a UserError naming the node.
+    std::map<std::string, schedule::Trace> kernel_traces;
     /// Threads the kernels are compiled for: 1 = no parallel loops, 0 = the
     /// parallel runtime's default.
     int threads = 0;

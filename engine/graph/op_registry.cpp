@@ -50,6 +50,7 @@ Registry& registry() {
         detail::add_transform_ops(table);
         detail::add_nn_extra_ops(table);
         detail::add_layout_ops(table);
+        detail::add_nn_nd_ops(table);
         for (OpDef& d : table) {
             std::string name = d.name;
             reg->ops[name] = std::make_unique<OpDef>(std::move(d));

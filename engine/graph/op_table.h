@@ -21,6 +21,8 @@ void add_reduce_ops(std::vector<OpDef>& table);
 void add_transform_ops(std::vector<OpDef>& table);
 /// avg_pool2d, global_max_pool2d, conv2d_transpose.
 void add_nn_extra_ops(std::vector<OpDef>& table);
+/// nn.conv3d, nn.max_pool3d, nn.avg_pool3d, einsum (ops_nn_nd.cpp).
+void add_nn_nd_ops(std::vector<OpDef>& table);
 /// layout_transform, nn.conv2d_NCHWc (blocked layout for CPU conv; ops_layout.cpp).
 void add_layout_ops(std::vector<OpDef>& table);
 /// The dtype named by dtype_name() ("float32", ...); UserError naming the node otherwise.

@@ -108,7 +108,10 @@ Types infer_same(const Node& n, const Types& in) {
 
 Types infer_max_pool2d(const Node& n, const Types& in) {
     expect_arity(n, in, 1, 1);
-    expect_float(n, in, 0, 4);
+    const DType dt = in[0].dtype;
+    TS_USER_CHECK((dt == DType::Float32 || dt == DType::UInt8 || dt == DType::Int8) &&
+                  in[0].shape.size() == 4)
+        << where(n) << ": input must be a 4-D float32, uint8 or int8 tensor, got " << in[0].str();
     const auto& x = in[0].shape;
     auto k = ints_of_size(n, "kernel", 2, 1);
     auto strides = ints_of_size(n, "strides", 2, 1);
@@ -122,7 +125,7 @@ Types infer_max_pool2d(const Node& n, const Types& in) {
     }
     int64_t oh = window_out(n, x[2], pad[0], pad[2], k[0], strides[0], dil[0], ceil_mode);
     int64_t ow = window_out(n, x[3], pad[1], pad[3], k[1], strides[1], dil[1], ceil_mode);
-    return {TensorType{DType::Float32, {x[0], x[1], oh, ow}}};
+    return {TensorType{dt, {x[0], x[1], oh, ow}}};
 }
 
 Types infer_global_avg_pool2d(const Node& n, const Types& in) {
@@ -137,6 +140,7 @@ Types infer_softmax(const Node& n, const Types& in) {
     expect_float(n, in, 0, -1);
     int64_t rank = int64_t(in[0].shape.size());
     int64_t axis = n.attr_int("axis", rank - 1);
+    if (axis < 0) axis += rank;  // numpy-style negative axis, as the compute accepts
     TS_USER_CHECK(axis >= 0 && axis < std::max<int64_t>(rank, 1))
         << where(n) << ": axis " << axis << " out of range for " << in[0].str();
     return {in[0]};
@@ -159,8 +163,8 @@ void add_nn_ops(std::vector<OpDef>& table) {
     table.push_back(
         {"nn.relu", "Rectified linear unit max(x, 0)", OpPattern::ElemWise, infer_same});
     table.push_back({"nn.max_pool2d",
-                     "2-D max pooling over NCHW; kernel, strides, padding, dilation, ceil_mode "
-                     "(pads never win)",
+                     "2-D max pooling over NCHW (float32, uint8, int8); kernel, strides, padding, "
+                     "dilation, ceil_mode (pads never win)",
                      OpPattern::OutEWiseFusable, infer_max_pool2d});
     table.push_back({"nn.global_avg_pool2d", "Mean over H and W of NCHW data, giving (N, C, 1, 1)",
                      OpPattern::CommReduce, infer_global_avg_pool2d});

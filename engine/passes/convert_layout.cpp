@@ -133,27 +133,66 @@ struct Rewriter {
         changed = true;
     }
 
-    // relu, and add/subtract/multiply of two same-shaped blocked values, keep
-    // padded channels at zero, so they run in the blocked layout.
+    // relu, clip around 0, add/subtract/multiply of two same-shaped blocked
+    // values and multiply by a scalar keep padded channels at zero, so they
+    // run in the blocked layout.
     bool elementwise(const Node& n) {
         const TensorType& t = in.values[size_t(n.outputs[0])].type;
         if (n.outputs.size() != 1 || t.shape.size() != 4) return false;
+        // Blocked inputs, and (for multiply) scalar constants, which broadcast
+        // the same in any layout and keep padded channels at zero.
         std::vector<int> ins;
+        int first = -1, nblocked = 0;
         for (int v : n.inputs) {
             int b = blocked[size_t(v)];
-            if (b < 0 || in.values[size_t(v)].type != t) return false;
-            if (!ins.empty() && block_of(b) != block_of(ins[0])) return false;
+            if (b < 0) {
+                if (n.op != "multiply" || !is_float_constant(in, v) ||
+                    in.values[size_t(v)].type.num_elements() != 1)
+                    return false;
+                ins.push_back(v);
+                continue;
+            }
+            if (in.values[size_t(v)].type != t) return false;
+            if (first >= 0 && block_of(b) != block_of(first)) return false;
+            if (first < 0) first = b;
             ins.push_back(b);
+            ++nblocked;
         }
-        const bool unary = n.op == "nn.relu" && ins.size() == 1;
-        const bool binary =
-            (n.op == "add" || n.op == "subtract" || n.op == "multiply") && ins.size() == 2;
+        if (first < 0) return false;
+        // clip keeps zeros when 0 lies within its bounds.
+        const bool clip_zero = n.op == "clip" && n.attr_float("a_min", 0.0) <= 0.0 &&
+                               n.attr_float("a_max", 0.0) >= 0.0;
+        const bool unary = (n.op == "nn.relu" || clip_zero) && ins.size() == 1;
+        const bool binary = (n.op == "add" || n.op == "subtract" || n.op == "multiply") &&
+                            ins.size() == 2 && (nblocked == 2 || n.op == "multiply");
         if (!unary && !binary) return false;
         Node e = n;
         e.attrs.erase("fuse_group");
         e.inputs = ins;
-        e.outputs = {new_blocked(n.outputs[0], block_of(ins[0]))};
+        e.outputs = {new_blocked(n.outputs[0], block_of(first))};
         out.add_node(e);
+        return true;
+    }
+
+    // nn.gemm with a constant transposed B ([N, K]): B is stored as [K, N] at
+    // compile time, so the kernel's vector loop over N reads contiguous rows.
+    bool gemm_weight(const Node& n) {
+        if (n.op != "nn.gemm" || n.attr_int("transB", 0) == 0 || n.inputs.size() < 2 ||
+            !is_float_constant(in, n.inputs[1]))
+            return false;
+        const graph::Value& bv = in.values[size_t(n.inputs[1])];
+        if (bv.type.shape.size() != 2) return false;
+        const int64_t N = bv.type.shape[0], K = bv.type.shape[1];
+        std::vector<float> b = constant_floats(bv), t(b.size());
+        for (int64_t j = 0; j < N; ++j)
+            for (int64_t k = 0; k < K; ++k) t[size_t(k * N + j)] = b[size_t(j * K + k)];
+        Node c = n;
+        for (int& v : c.inputs) v = nchw(v);
+        c.inputs[1] = add_float_constant(out, names.fresh(bv.name + "_KN"), {K, N}, t);
+        c.attrs["transB"] = int64_t(0);
+        for (int v : c.outputs) has_nchw[size_t(v)] = true;
+        out.add_node(c);
+        changed = true;
         return true;
     }
 
@@ -202,7 +241,7 @@ graph::Graph convert_layout(const graph::Graph& in, const PassContext&) {
     for (const Node& n : in.nodes) {
         if (r.convertible_conv(n))
             r.conv(n);
-        else if (!r.elementwise(n))
+        else if (!r.elementwise(n) && !r.gemm_weight(n))
             r.copy(n);
     }
     if (!r.changed) return in;

@@ -13,7 +13,9 @@ namespace tessera::passes {
 /// blocked values, so layout_transform nodes appear only at the borders (a
 /// blocked value is converted back at most once, where an NCHW reader or a
 /// graph output needs it). Channels that do not fill the last block are
-/// zero-padded; padded channels stay zero through relu/add/multiply.
+/// zero-padded; padded channels stay zero through relu/add/multiply, clip
+/// with 0 in its bounds and multiply by a scalar constant, which also stay
+/// blocked. nn.gemm with a constant transposed B gets B stored as [K, N].
 graph::Graph convert_layout(const graph::Graph& g, const PassContext& ctx);
 
 /// The channel block for a tensor of `channels` channels on this CPU: the

@@ -156,6 +156,7 @@ PrimFunc split(const PrimFunc& f, const std::string& loop, const std::vector<int
     const For* l = p.back().as<For>();
     const int64_t* ext = as_const_int(l->extent);
     TS_SCHED_CHECK(ext, "loop '" << loop << "' has a non-constant extent");
+    TS_SCHED_CHECK(*ext > 0, "loop '" << loop << "' has extent " << *ext << ": nothing to split");
     TS_SCHED_CHECK(factors.size() >= 2, "split needs at least two factors");
     int inferred = -1;
     int64_t prod = 1;

@@ -69,12 +69,58 @@ struct Rules {
         Names loops = s.get_loops(block);
         if (loops.empty()) return;
         const int64_t w = work(s, loops);
+        const int64_t inner = loop_extent(s.func(), loops.back());
+        if (loops.size() > 1 && inner % (2 * o.vector_lanes) == 0) {
+            // Rows fused, the long contiguous inner loop kept: its indices stay
+            // linear (a fully fused index costs a div/mod per dimension).
+            Names outer(loops.begin(), loops.end() - 1);
+            std::string fo = outer.size() > 1 ? s.fuse(outer) : outer[0];
+            Names parts = s.split(loops.back(), {-1, 2 * o.vector_lanes});
+            s.vectorize(parts[1]);
+            if (parallel_ok(w)) s.parallel(fo);
+            return;
+        }
         std::string fused = loops.size() > 1 ? s.fuse(loops) : loops[0];
         const int64_t v = std::min<int64_t>(w, 2 * o.vector_lanes);
         if (w < 2) return;
         Names parts = s.split(fused, {-1, v});
         s.vectorize(parts[1]);
         if (parallel_ok(w)) s.parallel(parts[0]);
+    }
+
+    // layout_transform between NCHW and NCHW[b]c: loops kept unfused (a
+    // fused index costs a div/mod per element); the contiguous side's rows
+    // are walked in order and the strided side is a vector gather.
+    bool layout(const std::string& block) {
+        Names l = s.get_loops(block);
+        const int64_t w = work(s, l);
+        if (block.rfind("T_layout_pack", 0) == 0 && l.size() == 5) {
+            // (n, co, h, w, ci): ci reads b channel planes at one pixel.
+            std::string par = s.fuse({l[0], l[1], l[2]});
+            if (parallel_ok(w)) s.parallel(par);
+            if (loop_extent(s.func(), l[4]) >= 4) s.vectorize(l[4]);
+            return true;
+        }
+        if (block.rfind("T_layout_unpack", 0) == 0 && l.size() == 4) {
+            const tir::Block* b = find_block(s.func(), block);
+            int64_t cb = 0;  // the channel block: the reads' last extent
+            if (b && !b->reads.empty() && !b->reads[0].buffer->shape.empty())
+                if (const int64_t* e = tir::as_const_int(b->reads[0].buffer->shape.back())) cb = *e;
+            const int64_t ec = loop_extent(s.func(), l[1]);
+            if (cb < 1 || ec % cb != 0) cb = 1;
+            // (n, co, h, ci, w): w contiguous in the output, a gather of stride b.
+            Names cs = s.split(l[1], {-1, cb});
+            s.reorder({l[0], cs[0], l[2], cs[1], l[3]});
+            std::string par = s.fuse({l[0], cs[0], l[2]});
+            if (parallel_ok(w)) s.parallel(par);
+            const int64_t ew = loop_extent(s.func(), l[3]);
+            if (ew >= 4) {
+                Names ws = s.split(l[3], {-1, std::min<int64_t>(ew, o.vector_lanes)});
+                s.vectorize(ws[1]);
+            }
+            return true;
+        }
+        return false;
     }
 
     // Parallel over the outermost spatial loop (softmax rows, pooled planes).
@@ -101,7 +147,11 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
         const size_t npacks = packs ? packs->size() : 0;
         try {
             Rules r{s, o};
-            if (cls == CpuOpClass::Conv2d && schedule_conv2d_block(s, block, n, o)) continue;
+            // Grouped convs (class Injective for the tuner) use the conv rules too.
+            if ((cls == CpuOpClass::Conv2d || n.op == "nn.conv2d") &&
+                schedule_conv2d_block(s, block, n, o))
+                continue;
+            if (n.op == "layout_transform" && r.layout(block)) continue;
             if (!is_reduction(b))
                 r.injective(block);
             else if (cls == CpuOpClass::Matmul)

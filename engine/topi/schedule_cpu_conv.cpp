@@ -18,6 +18,9 @@ namespace {
 // microseconds).
 constexpr int64_t kMinParallelWork = 1 << 15;
 
+// Output planes smaller than this (in pixels) loop over rows inside channel blocks.
+constexpr int64_t kSmallPlane = 400;
+
 const tir::Block* find_block(const tir::PrimFunc& f, const std::string& name) {
     const tir::Block* found = nullptr;
     tir::post_order_visit(f->body, [&](const tir::Object* o) {
@@ -64,10 +67,10 @@ int64_t pick_factor(int64_t n, int64_t lo, int64_t hi) {
 }
 
 /// The reduction block of the conv (the one the tile loops belong to).
-std::string conv_block_of(const Schedule& s) {
+std::string conv_block_of(const Schedule& s, size_t iter_vars = 9) {
     for (const std::string& b : s.blocks()) {
         const tir::Block* blk = find_block(s.func(), b);
-        if (blk && is_reduction(blk) && blk->iter_vars.size() == 9) return b;
+        if (blk && is_reduction(blk) && blk->iter_vars.size() == iter_vars) return b;
     }
     return "";
 }
@@ -93,9 +96,19 @@ struct ConvRule {
         Names ows = s.split(l[3], {-1, std::max<int64_t>(reg_n, 1)});
         // Output rows outside channel blocks: consecutive tiles read the same
         // input rows (measured ~10% faster than channel blocks outside).
-        s.reorder({l[0], l[2], ocs[0], ows[0], l[5], l[6], l[7], l[8], ows[1], ocs[1], l[4]});
-        std::string par = s.fuse({l[0], l[2], ocs[0]});
-        if (parallel_ok(w)) s.parallel(par);
+        // Rows outermost and unfused (batch 1 in inference): the epilogue placed
+        // at ow_o then covers exactly one tile; a fused (n, oh, oco_o) loop
+        // defeats region inference and made every tile recompute all rows.
+        // Small planes (deep layers, big weights): channel blocks outermost, so
+        // one block's weights stay in cache across all rows.
+        const int64_t eoh = loop_extent(s.func(), l[2]);
+        if (eoh * eow < kSmallPlane) {
+            s.reorder({ocs[0], l[0], l[2], ows[0], l[5], l[6], l[7], l[8], ows[1], ocs[1], l[4]});
+            if (parallel_ok(w)) s.parallel(ocs[0]);
+        } else {
+            s.reorder({l[2], l[0], ocs[0], ows[0], l[5], l[6], l[7], l[8], ows[1], ocs[1], l[4]});
+            if (parallel_ok(w)) s.parallel(l[2]);
+        }
         std::string init = s.decompose_reduction(block, l[5]);
         Names il = s.get_loops(init);
         if (il.size() >= 2) s.vectorize(il.back());
@@ -104,6 +117,10 @@ struct ConvRule {
         s.unroll(ows[1]);
         s.unroll(ocs[1]);
         s.vectorize(l[4]);
+        // A short rci (the first conv's 3 input channels) is unrolled by LLVM,
+        // which leaves rx as the innermost loop with too many accesses for
+        // accumulator promotion: fuse rx and rci into one longer loop instead.
+        if (loop_extent(s.func(), l[8]) < 8) s.fuse({l[7], l[8]});
     }
 
     // Padding in NCHW[x]c: rows in parallel, the channel block as a vector.
@@ -118,16 +135,52 @@ struct ConvRule {
 
     // Bias / fused elementwise stages: inside the conv's tile loop, vectorized
     // over the channel block. Falls back to the caller's rules if not possible.
-    bool epilogue(const std::string& block) {
-        std::string conv = conv_block_of(s);
+    bool epilogue(const std::string& block, size_t conv_loops = 9) {
+        std::string conv = conv_block_of(s, conv_loops);
         if (conv.empty()) return false;
         Names cl = s.get_loops(conv);
-        if (cl.size() < 2) return false;
-        s.reverse_compute_at(block, cl[1]);
+        if (cl.size() < 4) return false;
+        s.reverse_compute_at(block, cl[3]);  // (oh n oco_o | oco_o n oh) ow_o: one tile
         Names l = s.get_loops(block);
         if (l.size() < 4) return true;
         s.vectorize(l.back());
         return true;
+    }
+
+    // Grouped (depthwise) NCHW conv: (n, oc, oh, ow, rc, ry, rx) ->
+    // oc n oh ow_o rc ry rx ow_i(vector): each row's accumulators
+    // stay in vector registers across the small window.
+    void grouped(const std::string& block) {
+        Names l = s.get_loops(block);
+        const int64_t eow = loop_extent(s.func(), l[3]);
+        const int64_t w = work(s, l);
+        const int64_t v = o.vector_lanes;
+        const int64_t owb = eow <= 2 * v         ? eow
+                            : eow % (2 * v) == 0 ? 2 * v
+                            : eow % v == 0       ? v
+                                                 : pick_factor(eow, v, 2 * v);
+        Names ows = s.split(l[3], {-1, owb});
+        // Unfused (n oc oh ow_o): the epilogue placed at ow_o covers one tile.
+        s.reorder({l[1], l[0], l[2], ows[0], l[4], l[5], l[6], ows[1]});
+        if (parallel_ok(w)) s.parallel(l[1]);
+        std::string init = s.decompose_reduction(block, l[4]);
+        Names il = s.get_loops(init);
+        if (il.size() >= 2) s.vectorize(il.back());
+        s.vectorize(ows[1]);
+    }
+
+    // NCHW padding: planes' rows in parallel, the row as a vector.
+    void pad_nchw(const std::string& block) {
+        Names l = s.get_loops(block);
+        if (l.size() != 4) return;
+        const int64_t w = work(s, l);
+        std::string par = s.fuse({l[0], l[1], l[2]});
+        if (parallel_ok(w)) s.parallel(par);
+        const int64_t ew = loop_extent(s.func(), l[3]);
+        if (ew >= 4) {
+            Names ws = s.split(l[3], {-1, std::min<int64_t>(ew, o.vector_lanes)});
+            s.vectorize(ws[1]);
+        }
     }
 
     // Direct NCHW conv: (n, oc, oh, ow, rc, ry, rx) ->
@@ -191,8 +244,25 @@ bool schedule_conv2d_block(Schedule& s, const std::string& block, const graph::N
         return false;
     }
     if (n.op == "nn.conv2d" && is_reduction(b) && loops == 7) {
-        r.nchw(block);
+        if (n.attr_int("groups", 1) != 1)
+            r.grouped(block);
+        else
+            r.nchw(block);
         return true;
+    }
+    if (n.op == "nn.conv2d" && block.rfind("pad_temp", 0) == 0 && loops == 4) {
+        r.pad_nchw(block);
+        return true;
+    }
+    // Bias and activations after a grouped conv: computed per row tile.
+    if (n.op == "nn.conv2d" && n.attr_int("groups", 1) != 1 && loops == 4 &&
+        !s.get_producers(block).empty()) {
+        Schedule before = s;
+        try {
+            if (r.epilogue(block, 7)) return true;
+        } catch (const schedule::ScheduleError&) {
+            s = before;
+        }
     }
     return false;
 }

@@ -160,10 +160,17 @@ void schedule_matmul_block(Schedule& s, const std::string& block, const CpuSched
     s.reorder(order);
     Names outer(loops.begin(), loops.end() - 3);
     outer.insert(outer.end(), {js[0], is[0]});
-    // Fused only when parallel (one parallel loop over all tiles): separate
-    // loops keep the tile indices linear for LLVM.
-    std::string fused = par || outer.size() > 2 ? s.fuse(outer) : is[0];
-    if (par) s.parallel(fused);
+    // Never fused: separate loops keep the tile indices linear for LLVM, and
+    // let region inference give an epilogue placed at io exactly one tile (a
+    // fused loop made it recompute whole rows per tile). Parallel: the
+    // outermost loop with more than one iteration.
+    std::string fused = is[0];
+    if (par)
+        for (const std::string& l : outer)
+            if (loop_extent(s.func(), l) >= 2) {
+                s.parallel(l);
+                break;
+            }
     std::string init = s.decompose_reduction(block, k);
     Names init_loops = s.get_loops(init);
     if (init_loops.size() >= 2) s.vectorize(init_loops.back());

@@ -7,6 +7,7 @@
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
+#include "engine/topi/schedule_gpu_rules.h"
 #include "engine/topi/topi.h"
 
 namespace tessera::topi {
@@ -35,6 +36,12 @@ std::set<const Variable*> vars_of(const Expr& e) {
 
 // One stage: For chain around a BlockRealize.
 Stmt bind_stage(const Stmt& nest, const GpuScheduleOptions& opt) {
+    gpu_rules::Stage stage;
+    if (opt.tiled_rules && gpu_rules::analyze_stage(nest, stage)) {
+        if (Stmt r = gpu_rules::gemm_stage(stage); r.defined()) return r;
+        if (Stmt r = gpu_rules::block_reduce_stage(stage, opt.block_reduce_min_extent); r.defined())
+            return r;
+    }
     std::vector<const For*> loops;
     Stmt s = nest;
     while (const For* f = s.as<For>()) {
@@ -87,10 +94,11 @@ Stmt bind_stage(const Stmt& nest, const GpuScheduleOptions& opt) {
     for (size_t i = n; i-- > 0;) body = LetStmt::make(loops[i]->loop_var, values[i], body);
     if (blocks * threads != total) body = IfThenElse::make(fv < Expr(total), body);
     body = LetStmt::make(fv, fused, body);
-    body = For::make(tx, Expr(int64_t(0)), Expr(threads), ForKind::ThreadBinding, body,
-                     "threadIdx.x");
+    body =
+        For::make(tx, Expr(int64_t(0)), Expr(threads), ForKind::ThreadBinding, body, "threadIdx.x");
     if (blocks == 1) return body;  // one block: no blockIdx.x loop
-    return For::make(bx, Expr(int64_t(0)), Expr(blocks), ForKind::ThreadBinding, body, "blockIdx.x");
+    return For::make(bx, Expr(int64_t(0)), Expr(blocks), ForKind::ThreadBinding, body,
+                     "blockIdx.x");
 }
 
 }  // namespace

@@ -9,9 +9,15 @@ namespace tessera::topi {
 
 struct GpuScheduleOptions {
     int64_t threads_per_block = 256;
+    /// Reduction stages get the tiled rules: GEMM-shaped ones (matmul, dense,
+    /// conv as implicit GEMM) the shared-memory SGEMM, other reductions over
+    /// at least block_reduce_min_extent elements one thread block per output.
+    bool tiled_rules = true;
+    int64_t block_reduce_min_extent = 64;
 };
 
-/// Binds every stage of a function made by te::create_prim_func to the GPU:
+/// Reduction stages first try the tiled rules (see GpuScheduleOptions).
+/// Binds every other stage of a function made by te::create_prim_func to the GPU:
 /// the stage's outer spatial loops are fused and split into blockIdx.x and
 /// threadIdx.x (with a bounds guard when the split does not divide), so each
 /// thread computes one output element; reduction loops stay serial inside

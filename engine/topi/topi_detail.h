@@ -86,6 +86,13 @@ Tensors pad(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors avg_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors global_max_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors conv2d_transpose(const graph::Node& n, const Tensors& in, const Types& out);
+// topi_nn_nd.cpp
+Tensors conv3d(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors max_pool3d(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors avg_pool3d(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors conv3d_transpose(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors max_pool2d_indices(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors einsum(const graph::Node& n, const Tensors& in, const Types& out);
 // topi_resize.cpp
 Tensors resize(const graph::Node& n, const Tensors& in, const Types& out);
 

@@ -49,6 +49,12 @@ const std::map<std::string, ComputeFn>& table() {
         {"image.resize", detail::resize},
         {"nn.conv2d_NCHWc", detail::conv2d_nchwc},
         {"layout_transform", detail::layout_transform},
+        {"nn.conv3d", detail::conv3d},
+        {"nn.max_pool3d", detail::max_pool3d},
+        {"nn.avg_pool3d", detail::avg_pool3d},
+        {"nn.conv3d_transpose", detail::conv3d_transpose},
+        {"nn.max_pool2d_indices", detail::max_pool2d_indices},
+        {"einsum", detail::einsum},
     };
     return t;
 }

@@ -1,4 +1,4 @@
-// image.resize: nearest and (multi-)linear interpolation with ONNX's
+// image.resize: nearest, (multi-)linear and (multi-)cubic interpolation with ONNX's
 // coordinate_transformation_mode, nearest_mode and tf_crop_and_resize
 // extrapolation; axes whose extent and scale are unchanged are copied.
 #include "engine/topi/topi_detail.h"
@@ -12,6 +12,60 @@ namespace {
 
 Expr f32(double v) { return tir::make_const(tir::DataType::float32(), v); }
 
+/// Cubic convolution (Keys, coefficient a) over the 4 neighbours of each
+/// resized axis; neighbours past the edge read the edge value, or with
+/// exclude_outside get weight 0 and the rest are renormalised (as ONNX's
+/// reference implementation does).
+Expr cubic(const te::Tensor& x, const std::vector<Var>& i, const std::vector<Expr>& coord,
+           double a, bool exclude_outside) {
+    const auto& xs = x.shape();
+    std::vector<size_t> axes;
+    for (size_t d = 0; d < coord.size(); ++d)
+        if (coord[d].defined()) axes.push_back(d);
+    std::vector<std::vector<Expr>> idx(coord.size()), coef(coord.size());
+    for (size_t d : axes) {
+        Expr fl = tir::floor(coord[d]);
+        Expr r = coord[d] - fl;
+        Expr base = tir::cast(tir::DataType::int64(), fl);
+        Expr r1 = r + f32(1), q = f32(1) - r, q1 = q + f32(1);
+        std::vector<Expr> c = {
+            ((f32(a) * r1 - f32(5 * a)) * r1 + f32(8 * a)) * r1 - f32(4 * a),
+            ((f32(a + 2) * r - f32(a + 3)) * r) * r + f32(1),
+            ((f32(a + 2) * q - f32(a + 3)) * q) * q + f32(1),
+            ((f32(a) * q1 - f32(5 * a)) * q1 + f32(8 * a)) * q1 - f32(4 * a)};
+        Expr total;
+        for (int64_t j = 0; j < 4; ++j) {
+            Expr pos = base + (j - 1);
+            idx[d].push_back(clamp_index(pos, xs[d]));
+            if (exclude_outside) {
+                Expr inside = pos >= int64_t(0) && pos < xs[d];
+                c[size_t(j)] = tir::select(inside, c[size_t(j)], f32(0));
+            }
+            total = j == 0 ? c[size_t(j)] : total + c[size_t(j)];
+        }
+        if (exclude_outside)
+            for (Expr& e : c) e = e / total;
+        coef[d] = c;
+    }
+    Expr v;
+    size_t combos = 1;
+    for (size_t k = 0; k < axes.size(); ++k) combos *= 4;
+    for (size_t m = 0; m < combos; ++m) {
+        std::vector<Expr> at = as_exprs(i);
+        Expr weight;
+        size_t rest = m;
+        for (size_t d : axes) {
+            size_t j = rest % 4;
+            rest /= 4;
+            at[d] = idx[d][j];
+            weight = weight.defined() ? weight * coef[d][j] : coef[d][j];
+        }
+        Expr term = weight.defined() ? x(at) * weight : x(at);
+        v = v.defined() ? v + term : term;
+    }
+    return v;
+}
+
 }  // namespace
 
 Tensors resize(const graph::Node& n, const Tensors& in, const Types& out) {
@@ -23,8 +77,11 @@ Tensors resize(const graph::Node& n, const Tensors& in, const Types& out) {
     const std::string mode = n.attr_str("mode", "nearest");
     const std::string ctm = n.attr_str("coordinate_transformation_mode", "half_pixel");
     const std::string nearest = n.attr_str("nearest_mode", "round_prefer_floor");
-    TS_USER_CHECK(mode == "nearest" || mode == "linear")
-        << where(n) << ": resize mode '" << mode << "' is not supported (nearest, linear are)";
+    TS_USER_CHECK(mode == "nearest" || mode == "linear" || mode == "cubic")
+        << where(n) << ": resize mode '" << mode
+        << "' is not supported (nearest, linear, cubic are)";
+    const double cubic_a = n.attr_float("cubic_coeff_a", -0.75);
+    const bool exclude_outside = n.attr_int("exclude_outside", 0) != 0;
     std::vector<double> scales;
     if (n.attrs.count("scales")) scales = std::get<std::vector<double>>(n.attrs.at("scales"));
     if (scales.size() != rank) {
@@ -94,6 +151,8 @@ Tensors resize(const graph::Node& n, const Tensors& in, const Types& out) {
                     idx[d] = to_index(c, d);
                 }
                 v = x(idx);
+            } else if (mode == "cubic") {
+                v = cubic(x, i, coord, cubic_a, exclude_outside);
             } else {
                 std::vector<size_t> axes;
                 for (size_t d = 0; d < rank; ++d)

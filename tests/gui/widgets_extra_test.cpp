@@ -184,3 +184,57 @@ TEST(GraphViewBig, ThousandNodesLayOutOffThreadAndRenderAtEveryZoom) {
     EXPECT_EQ(view.search("layer999"), 1);
     EXPECT_EQ(view.currentNode(), 999);
 }
+
+#include <QTextCharFormat>
+
+#include "widgets/perf_plot.h"
+#include "widgets/theme.h"
+
+namespace {
+
+QPalette darkPalette() {
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x20, 0x20, 0x24));
+    p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+    p.setColor(QPalette::Base, QColor(0x1a, 0x1a, 0x1e));
+    p.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+    return p;
+}
+
+}  // namespace
+
+TEST(Theme, CodeGraphAndPlotsFollowADarkPalette) {
+    using namespace tessera::widgets;
+    EXPECT_TRUE(isDark(darkPalette()));
+    EXPECT_FALSE(isDark(QPalette(QColor(0xf0, 0xf0, 0xf0))));
+
+    CodeView code;
+    code.setPalette(QPalette(QColor(0xf0, 0xf0, 0xf0)));
+    code.setCode("for i in range(4):\n    pass");
+    const int lightKeyword = code.findChildren<LoopIrHighlighter*>()
+                                 .value(0)
+                                 ->keywordFormat()
+                                 .foreground()
+                                 .color()
+                                 .lightness();
+    code.setPalette(darkPalette());
+    auto* highlighter = code.findChildren<LoopIrHighlighter*>().value(0);
+    ASSERT_NE(highlighter, nullptr);
+    EXPECT_TRUE(highlighter->dark());
+    // Keywords get brighter on a dark background.
+    EXPECT_GT(highlighter->keywordFormat().foreground().color().lightness(), lightKeyword);
+    EXPECT_GT(highlighter->keywordFormat().foreground().color().lightness(), 128);
+
+    GraphView graph;
+    graph.setPalette(darkPalette());
+    EXPECT_LT(graph.backgroundBrush().color().lightness(), 64);
+    graph.setPalette(QPalette(QColor(0xf0, 0xf0, 0xf0)));
+    EXPECT_GT(graph.backgroundBrush().color().lightness(), 200);
+
+    PerfPlot plot;
+    plot.setPalette(darkPalette());
+    QCoreApplication::processEvents();
+    const QImage image = plot.plot()->toPixmap(200, 150).toImage();
+    EXPECT_LT(QColor(image.pixel(2, 2)).lightness(), 64);
+    EXPECT_GT(plot.plot()->xAxis->tickLabelColor().lightness(), 128);
+}

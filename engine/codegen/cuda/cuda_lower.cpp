@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/codegen/cuda/insert_syncs.h"
+#include "engine/codegen/cuda/thread_private.h"
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
@@ -57,8 +58,8 @@ protected:
             << m_where << ": loop '" << op->loop_var.name() << "' bound to " << op->thread_tag
             << " needs a constant positive extent";
         TS_USER_CHECK(!m_active.count(slot))
-            << m_where << ": loop '" << op->loop_var.name() << "' is bound to "
-            << op->thread_tag << " inside another loop bound to the same axis";
+            << m_where << ": loop '" << op->loop_var.name() << "' is bound to " << op->thread_tag
+            << " inside another loop bound to the same axis";
         extent[size_t(slot)] = std::max(extent[size_t(slot)], *ext);
         m_active.insert(slot);
         IRVisitor::visit(op);
@@ -93,15 +94,18 @@ void verify_limits(const CudaKernel& k, const std::string& where, const CudaLimi
         << "; bind a smaller loop to threadIdx (split it first)";
     for (int i = 0; i < 3; ++i) {
         TS_USER_CHECK(k.block[size_t(i)] <= lim.max_block_dims[size_t(i)])
-            << where << ": threadIdx." << "xyz"[i] << " extent " << k.block[size_t(i)]
-            << " exceeds the device limit of " << lim.max_block_dims[size_t(i)];
+            << where << ": threadIdx."
+            << "xyz"[i] << " extent " << k.block[size_t(i)] << " exceeds the device limit of "
+            << lim.max_block_dims[size_t(i)];
         TS_USER_CHECK(k.grid[size_t(i)] <= lim.max_grid_dims[size_t(i)])
-            << where << ": blockIdx." << "xyz"[i] << " extent " << k.grid[size_t(i)]
-            << " exceeds the device limit of " << lim.max_grid_dims[size_t(i)];
+            << where << ": blockIdx."
+            << "xyz"[i] << " extent " << k.grid[size_t(i)] << " exceeds the device limit of "
+            << lim.max_grid_dims[size_t(i)];
     }
     TS_USER_CHECK(k.shared_bytes <= lim.max_shared_bytes)
-        << where << ": " << k.shared_bytes << " bytes of shared memory per block exceed the limit of "
-        << lim.max_shared_bytes << " bytes (" << lim.max_shared_bytes / 1024
+        << where << ": " << k.shared_bytes
+        << " bytes of shared memory per block exceed the limit of " << lim.max_shared_bytes
+        << " bytes (" << lim.max_shared_bytes / 1024
         << " KiB); use smaller tiles for cache_read/cache_write to \"shared\"";
     int64_t registers = (k.local_bytes + 3) / 4;
     TS_USER_CHECK(registers <= lim.max_registers_per_thread)
@@ -170,8 +174,8 @@ private:
             });
             if (uses) s = Allocate::make(*it, s);
         }
-        std::string where = "function '" + m_f->name + "', kernel " +
-                            std::to_string(m_out.kernels.size());
+        std::string where =
+            "function '" + m_f->name + "', kernel " + std::to_string(m_out.kernels.size());
         KernelScan scan(where);
         scan.visit_stmt(s);
         DeviceKernel k;
@@ -227,7 +231,8 @@ int thread_tag_slot(const std::string& tag) {
 
 LoweredFunc lower_to_kernels(const PrimFunc& f, const CudaLimits& limits) {
     TS_CHECK(f.defined()) << "CUDA codegen: undefined PrimFunc";
-    PrimFunc lowered = simplify(flatten_buffers(lower_blocks(f)));
+    PrimFunc compact = f.with_body(compact_thread_private(f->body));
+    PrimFunc lowered = simplify(flatten_buffers(lower_blocks(compact)));
     return Splitter(lowered, limits).run();
 }
 

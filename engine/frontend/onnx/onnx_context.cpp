@@ -260,6 +260,7 @@ const ConverterTable& converters() {
         add_transform_converters(t);
         add_reduce_converters(t);
         add_shape_converters(t);
+        add_rnn_converters(t);
         return t;
     }();
     return table;

@@ -118,6 +118,7 @@ void add_unary_converters(ConverterTable& t);     // elementwise math, activatio
 void add_transform_converters(ConverterTable& t); // Transpose Squeeze Concat Split Slice Gather ...
 void add_reduce_converters(ConverterTable& t);    // Reduce*, ArgMax, norms, LogSoftmax, TopK
 void add_shape_converters(ConverterTable& t);     // Shape Size ConstantOfShape Range (constants)
+void add_rnn_converters(ConverterTable& t);       // RNN GRU LSTM (unrolled; onnx_rnn.cpp)
 
 /// An int64 constant of `shape` holding `values`.
 ConstTensor make_int64_tensor(std::vector<int64_t> shape, const std::vector<int64_t>& values);
@@ -132,6 +133,12 @@ const ConverterTable& converters();
 
 /// Resolves ONNX auto_pad/pads for a 2-D window into (top, left, bottom, right).
 std::vector<int64_t> resolve_pads_2d(const NodeCtx& ctx, const std::vector<int64_t>& in_hw,
+                                     const std::vector<int64_t>& kernel,
+                                     const std::vector<int64_t>& strides,
+                                     const std::vector<int64_t>& dilations);
+
+/// Resolves ONNX auto_pad/pads for an N-D window into (begins..., ends...).
+std::vector<int64_t> resolve_pads_nd(const NodeCtx& ctx, const std::vector<int64_t>& in,
                                      const std::vector<int64_t>& kernel,
                                      const std::vector<int64_t>& strides,
                                      const std::vector<int64_t>& dilations);

@@ -1,4 +1,6 @@
 // ONNX Conv -> nn.conv2d, and the auto_pad/pads rule shared with pooling.
+#include <algorithm>
+
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
 
@@ -34,11 +36,65 @@ std::vector<int64_t> resolve_pads_2d(const NodeCtx& ctx, const std::vector<int64
     return pads;
 }
 
+std::vector<int64_t> resolve_pads_nd(const NodeCtx& ctx, const std::vector<int64_t>& in,
+                                     const std::vector<int64_t>& kernel,
+                                     const std::vector<int64_t>& strides,
+                                     const std::vector<int64_t>& dilations) {
+    const size_t dims = in.size();
+    TS_USER_CHECK(kernel.size() == dims && strides.size() == dims && dilations.size() == dims)
+        << ctx.where() << ": kernel_shape, strides and dilations need " << dims << " values each";
+    const std::string auto_pad = ctx.attr_str("auto_pad", "NOTSET");
+    if (auto_pad == "NOTSET") {
+        std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * dims, 0));
+        TS_USER_CHECK(pads.size() == 2 * dims)
+            << ctx.where() << ": pads needs " << 2 * dims << " values, got " << pads.size();
+        for (int64_t p : pads)
+            TS_USER_CHECK(p >= 0) << ctx.where() << ": negative pads are not supported";
+        return pads;
+    }
+    if (auto_pad == "VALID") return std::vector<int64_t>(2 * dims, 0);
+    TS_USER_CHECK(auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")
+        << ctx.where() << ": unknown auto_pad '" << auto_pad << "'";
+    std::vector<int64_t> pads(2 * dims);
+    for (size_t i = 0; i < dims; ++i) {
+        int64_t out = (in[i] + strides[i] - 1) / strides[i];
+        int64_t total = std::max<int64_t>(
+            (out - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1 - in[i], 0);
+        pads[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        pads[i + dims] = total - pads[i];
+    }
+    return pads;
+}
+
 namespace {
+
+/// 3-D convolution (5-D input and weight) -> nn.conv3d.
+void convert_conv3d(NodeCtx& ctx, int x, int w) {
+    const graph::TensorType xt = ctx.type_of(x);
+    const graph::TensorType wt = ctx.type_of(w);
+    std::vector<int64_t> kernel(wt.shape.begin() + 2, wt.shape.end());
+    std::vector<int64_t> ks = ctx.attr_ints("kernel_shape", kernel);
+    TS_USER_CHECK(ks == kernel) << ctx.where() << ": kernel_shape does not match the weight "
+                                << wt.str();
+    std::vector<int64_t> strides = ctx.attr_ints("strides", {1, 1, 1});
+    std::vector<int64_t> dilations = ctx.attr_ints("dilations", {1, 1, 1});
+    std::vector<int64_t> pads = resolve_pads_nd(
+        ctx, std::vector<int64_t>(xt.shape.begin() + 2, xt.shape.end()), kernel, strides,
+        dilations);
+    std::vector<int> inputs = {x, w};
+    if (ctx.has_input(2)) inputs.push_back(ctx.input(2));
+    ctx.emit("nn.conv3d", inputs,
+             {{"strides", strides},
+              {"padding", pads},
+              {"dilation", dilations},
+              {"groups", ctx.attr_int("group", 1)}});
+}
 
 void convert_conv(NodeCtx& ctx) {
     int x = ctx.input(0);
     int w = ctx.input(1);
+    if (ctx.type_of(x).shape.size() == 5 && ctx.type_of(w).shape.size() == 5)
+        return convert_conv3d(ctx, x, w);
     bool one_d = ctx.type_of(x).shape.size() == 3 && ctx.type_of(w).shape.size() == 3;
     if (one_d) {
         // 1-D convolution runs as 2-D over a unit height.
@@ -90,9 +146,52 @@ void convert_conv(NodeCtx& ctx) {
     ctx.emit("reshape", {y}, {{"newshape", std::vector<int64_t>{s[0], s[1], s[3]}}});
 }
 
+/// 3-D transposed convolution -> nn.conv3d_transpose.
+void convert_conv_transpose3d(NodeCtx& ctx, int x, int w) {
+    const size_t dims = 3;
+    const graph::TensorType xt = ctx.type_of(x);
+    const graph::TensorType wt = ctx.type_of(w);
+    std::vector<int64_t> k(wt.shape.begin() + 2, wt.shape.end());
+    std::vector<int64_t> s = ctx.attr_ints("strides", {1, 1, 1});
+    std::vector<int64_t> d = ctx.attr_ints("dilations", {1, 1, 1});
+    std::vector<int64_t> op = ctx.attr_ints("output_padding", {0, 0, 0});
+    std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * dims, 0));
+    TS_USER_CHECK(s.size() == dims && d.size() == dims && op.size() == dims &&
+                  pads.size() == 2 * dims)
+        << ctx.where() << ": strides, dilations, output_padding need 3 values, pads 6";
+    const std::string auto_pad = ctx.attr_str("auto_pad", "NOTSET");
+    std::vector<int64_t> out_shape = ctx.attr_ints("output_shape");
+    if (out_shape.size() > dims) out_shape.erase(out_shape.begin(), out_shape.end() - dims);
+    if (out_shape.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"))
+        for (size_t i = 0; i < dims; ++i) out_shape.push_back(xt.shape[i + 2] * s[i]);
+    if (!out_shape.empty()) {
+        TS_USER_CHECK(out_shape.size() == dims) << ctx.where() << ": output_shape needs 3 values";
+        for (size_t i = 0; i < dims; ++i) {
+            int64_t total = s[i] * (xt.shape[i + 2] - 1) + op[i] + (k[i] - 1) * d[i] + 1 -
+                            out_shape[i];
+            if (total < 0) {
+                op[i] -= total;
+                total = 0;
+            }
+            pads[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            pads[i + dims] = total - pads[i];
+        }
+    }
+    std::vector<int> inputs = {x, w};
+    if (ctx.has_input(2)) inputs.push_back(ctx.input(2));
+    ctx.emit("nn.conv3d_transpose", inputs,
+             {{"strides", s},
+              {"padding", pads},
+              {"dilation", d},
+              {"output_padding", op},
+              {"groups", ctx.attr_int("group", 1)}});
+}
+
 void convert_conv_transpose(NodeCtx& ctx) {
     int x = ctx.input(0);
     int w = ctx.input(1);
+    if (ctx.type_of(x).shape.size() == 5 && ctx.type_of(w).shape.size() == 5)
+        return convert_conv_transpose3d(ctx, x, w);
     bool one_d = ctx.type_of(x).shape.size() == 3 && ctx.type_of(w).shape.size() == 3;
     if (one_d) {
         auto unit_h = [&](int v) {

@@ -120,6 +120,36 @@ void check_structure(const onnx::ModelProto& model, const std::string& origin) {
         if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
             ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
     for (const auto& init : gp.initializer()) ranks[init.name()] = init.dims_size();
+    // Likewise its conv/pool inference indexes input dims by the weight's rank
+    // and the attribute lengths.
+    static const std::set<std::string> kWindowOps = {"Conv", "ConvTranspose", "MaxPool",
+                                                     "AveragePool", "LpPool"};
+    for (int i = 0; i < gp.node_size(); ++i) {
+        const onnx::NodeProto& n = gp.node(i);
+        if (!kWindowOps.count(n.op_type()) || n.input_size() < 1) continue;
+        std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+        const std::string where = origin + ": node '" + name + "' (op " + n.op_type() + ")";
+        auto x = ranks.find(n.input(0));
+        if (x == ranks.end()) continue;
+        TS_USER_CHECK(x->second >= 3)
+            << where << ": input 0 must have rank >= 3 (N, C, spatial...), got rank " << x->second;
+        const int spatial = x->second - 2;
+        if (n.input_size() > 1 && (n.op_type() == "Conv" || n.op_type() == "ConvTranspose")) {
+            auto w = ranks.find(n.input(1));
+            TS_USER_CHECK(w == ranks.end() || w->second == x->second)
+                << where << ": weight rank " << w->second << " differs from input rank " << x->second;
+        }
+        for (const auto& a : n.attribute()) {
+            int expect = a.name() == "pads" ? 2 * spatial : spatial;
+            if (a.name() != "pads" && a.name() != "kernel_shape" && a.name() != "strides" &&
+                a.name() != "dilations" && a.name() != "output_padding")
+                continue;
+            if (a.type() != onnx::AttributeProto_AttributeType_INTS) continue;  // the checker's case
+            TS_USER_CHECK(a.ints_size() == expect)
+                << where << ": attribute '" << a.name() << "' needs " << expect << " values for "
+                << spatial << " spatial dims, got " << a.ints_size();
+        }
+    }
     for (int i = 0; i < gp.node_size(); ++i) {
         const onnx::NodeProto& n = gp.node(i);
         if (n.op_type() != "Gemm") continue;

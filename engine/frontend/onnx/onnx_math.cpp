@@ -1,4 +1,7 @@
 // ONNX Add/Sub/Mul/Div/Relu/MatMul/Gemm -> elementwise and nn.* graph ops.
+#include <algorithm>
+#include <map>
+
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
 
@@ -65,9 +68,66 @@ void convert_gemm(NodeCtx& ctx) {
               {"transB", ctx.attr_int("transB", 0)}});
 }
 
+/// Einsum -> einsum with an explicit output (implicit mode: the labels seen
+/// once, in alphabetical order, after the ellipsis dims). An ellipsis becomes
+/// fresh labels, right-aligned across operands (size-1 broadcasting is not
+/// supported).
+void convert_einsum(NodeCtx& ctx) {
+    std::string eq;
+    for (char c : ctx.attr_str("equation")) {
+        if (c != ' ') eq.push_back(c);
+    }
+    const size_t arrow = eq.find("->");
+    const bool implicit = arrow == std::string::npos;
+    std::string lhs = implicit ? eq : eq.substr(0, arrow);
+    std::string rhs = implicit ? "" : eq.substr(arrow + 2);
+    std::vector<std::string> terms(1);
+    for (char c : lhs) {
+        if (c == ',') terms.emplace_back();
+        else terms.back().push_back(c);
+    }
+    TS_USER_CHECK(int(terms.size()) == ctx.node.input_size())
+        << ctx.where() << ": equation '" << eq << "' has " << terms.size() << " operands, the node "
+        << ctx.node.input_size();
+    std::vector<int> inputs;
+    for (int i = 0; i < ctx.node.input_size(); ++i) inputs.push_back(ctx.input(i));
+    // Fresh labels for ellipsis dims: letters the equation does not use.
+    std::string fresh;
+    for (char c = 'A'; c <= 'Z'; ++c)
+        if (eq.find(c) == std::string::npos) fresh.push_back(c);
+    size_t ell_rank = 0;
+    for (size_t t = 0; t < terms.size(); ++t) {
+        size_t p = terms[t].find("...");
+        if (p == std::string::npos) continue;
+        size_t rank = ctx.type_of(inputs[t]).shape.size();
+        size_t named = terms[t].size() - 3;
+        TS_USER_CHECK(rank >= named && rank - named <= fresh.size())
+            << ctx.where() << ": term '" << terms[t] << "' does not fit rank " << rank;
+        size_t k = rank - named;
+        ell_rank = std::max(ell_rank, k);
+        terms[t] = terms[t].substr(0, p) + fresh.substr(fresh.size() - k) + terms[t].substr(p + 3);
+    }
+    std::string ell = fresh.substr(fresh.size() - ell_rank);
+    if (implicit) {
+        std::map<char, int> seen;
+        for (const auto& t : terms)
+            for (char c : t)
+                if (ell.find(c) == std::string::npos) ++seen[c];
+        rhs = ell;
+        for (const auto& [c, k] : seen)
+            if (k == 1) rhs.push_back(c);
+    } else if (size_t p = rhs.find("..."); p != std::string::npos) {
+        rhs = rhs.substr(0, p) + ell + rhs.substr(p + 3);
+    }
+    std::string full;
+    for (size_t t = 0; t < terms.size(); ++t) full += (t ? "," : "") + terms[t];
+    ctx.emit("einsum", inputs, {{"equation", full + "->" + rhs}});
+}
+
 }  // namespace
 
 void add_math_converters(ConverterTable& t) {
+    t["Einsum"] = convert_einsum;
     t["Add"] = binary("add");
     t["Sub"] = binary("subtract");
     t["Mul"] = binary("multiply");

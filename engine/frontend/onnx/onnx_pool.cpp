@@ -8,11 +8,35 @@ namespace tessera::frontend::onnx_import {
 namespace {
 
 void convert_pool(NodeCtx& ctx, const std::string& op) {
-    ctx.expect_outputs(1);  // MaxPool's Indices output is not supported
+    const bool want_indices = op == "nn.max_pool2d" && ctx.node.output_size() > 1 &&
+                              !ctx.node.output(1).empty();
+    if (!want_indices) ctx.expect_outputs(1);
     int x = ctx.input(0);
     graph::TensorType xt = ctx.type_of(x);
+    if (xt.shape.size() == 5) {
+        TS_USER_CHECK(ctx.has_attr("kernel_shape"))
+            << ctx.where() << ": missing attribute kernel_shape";
+        std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape");
+        std::vector<int64_t> strides = ctx.attr_ints("strides", {1, 1, 1});
+        std::vector<int64_t> dilations = ctx.attr_ints("dilations", {1, 1, 1});
+        std::vector<int64_t> pads = resolve_pads_nd(
+            ctx, std::vector<int64_t>(xt.shape.begin() + 2, xt.shape.end()), kernel, strides,
+            dilations);
+        std::map<std::string, graph::AttrValue> attrs = {{"kernel", kernel},
+                                                         {"strides", strides},
+                                                         {"padding", pads},
+                                                         {"dilation", dilations},
+                                                         {"ceil_mode", ctx.attr_int("ceil_mode", 0)}};
+        if (op == "nn.avg_pool2d") {
+            attrs["count_include_pad"] = ctx.attr_int("count_include_pad", 0);
+            ctx.emit("nn.avg_pool3d", {x}, attrs);
+        } else {
+            ctx.emit("nn.max_pool3d", {x}, attrs);
+        }
+        return;
+    }
     TS_USER_CHECK(xt.shape.size() == 4 || xt.shape.size() == 3)
-        << ctx.where() << ": only 1-D and 2-D pooling (3-D or 4-D input) is supported, got "
+        << ctx.where() << ": only 1-D, 2-D and 3-D pooling (3-D, 4-D or 5-D input) is supported, got "
         << xt.str();
     TS_USER_CHECK(ctx.has_attr("kernel_shape"))
         << ctx.where() << ": missing attribute kernel_shape";
@@ -49,6 +73,13 @@ void convert_pool(NodeCtx& ctx, const std::string& op) {
                                                      {"dilation", dilations},
                                                      {"ceil_mode", ctx.attr_int("ceil_mode", 0)}};
     if (op == "nn.avg_pool2d") attrs["count_include_pad"] = ctx.attr_int("count_include_pad", 0);
+    if (want_indices) {
+        TS_USER_CHECK(!one_d) << ctx.where() << ": the Indices output needs 2-D pooling";
+        ctx.emit_outputs({0}, op, {x}, attrs);
+        attrs["storage_order"] = ctx.attr_int("storage_order", 0);
+        ctx.emit_outputs({1}, "nn.max_pool2d_indices", {x}, attrs);
+        return;
+    }
     if (!one_d) {
         ctx.emit(op, {x}, attrs);
         return;

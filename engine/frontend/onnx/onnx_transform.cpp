@@ -329,7 +329,9 @@ void convert_resize(NodeCtx& ctx) {
         {"mode", ctx.attr_str("mode", "nearest")},
         {"coordinate_transformation_mode", ctm},
         {"nearest_mode", ctx.attr_str("nearest_mode", "round_prefer_floor")},
-        {"extrapolation_value", ctx.attr_float("extrapolation_value", 0.0)}};
+        {"extrapolation_value", ctx.attr_float("extrapolation_value", 0.0)},
+        {"cubic_coeff_a", ctx.attr_float("cubic_coeff_a", -0.75)},
+        {"exclude_outside", ctx.attr_int("exclude_outside", 0)}};
     if (ctm == "tf_crop_and_resize") attrs["roi"] = roi;
     ctx.emit("image.resize", {ctx.input(0)}, attrs);
 }

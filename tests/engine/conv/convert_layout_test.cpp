@@ -104,12 +104,13 @@ TEST(ConvertLayout, LeavesConvWithRuntimeWeightsAlone) {
     EXPECT_EQ(graph::print(after), graph::print(g));
 }
 
-TEST(ConvertLayout, RunsByNameAndAtOptLevel3Only) {
+TEST(ConvertLayout, RunsByNameAndFromOptLevel2) {
     EXPECT_NE(find_pass("convert_layout"), nullptr);
     auto has = [](const std::vector<std::string>& p) {
         return std::find(p.begin(), p.end(), "convert_layout") != p.end();
     };
-    EXPECT_FALSE(has(default_pipeline(2)));
+    EXPECT_FALSE(has(default_pipeline(1)));
+    EXPECT_TRUE(has(default_pipeline(2)));
     EXPECT_TRUE(has(default_pipeline(3)));
 }
 

@@ -27,8 +27,8 @@ TEST(PassRegistry, DefaultPipelinesGrowWithOptLevel) {
               (std::vector<std::string>{"simplify_inference", "dead_code_elimination", "fuse_ops"}));
     EXPECT_EQ(default_pipeline(2),
               (std::vector<std::string>{"fold_constants", "simplify_inference",
-                                        "eliminate_common_subexpr", "dead_code_elimination",
-                                        "fuse_ops"}));
+                                        "eliminate_common_subexpr", "convert_layout",
+                                        "dead_code_elimination", "fuse_ops"}));
     EXPECT_EQ(default_pipeline(3).size(), 7u);
     EXPECT_THROW(default_pipeline(4), UserError);
 }
@@ -39,7 +39,7 @@ TEST(PassRegistry, ResolvesExactAndRelativeLists) {
     EXPECT_EQ(resolve_pipeline({"-fuse_ops", "+fold_scale_axis"}, 2),
               (std::vector<std::string>{"fold_constants", "simplify_inference",
                                         "eliminate_common_subexpr", "fold_scale_axis",
-                                        "dead_code_elimination"}));
+                                        "convert_layout", "dead_code_elimination"}));
     EXPECT_TRUE(resolve_pipeline({"none"}, 2).empty());
     EXPECT_EQ(resolve_pipeline({}, 2), default_pipeline(2));
     try {

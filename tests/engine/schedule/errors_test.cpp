@@ -205,3 +205,24 @@ TEST(ScheduleErrors, ReplayNamesTheFailingStep) {
 
 }  // namespace
 }  // namespace tessera::schedule
+
+namespace tessera::schedule {
+namespace {
+// A zero-size tensor (ONNX allows them) has loops of extent 0: splitting one
+// is refused instead of dividing by zero.
+TEST(ScheduleErrors, SplitOfAnEmptyLoopIsRefused) {
+    te::Tensor A = te::placeholder({0, 4}, tir::DataType::float32(), "A");
+    te::Tensor B = te::compute({0, 4}, [&](auto i) { return A(i[0], i[1]) + 1.0f; }, "B");
+    Schedule s(te::create_prim_func({A, B}, "empty"));
+    tir::PrimFunc before = s.func();
+    std::vector<std::string> loops = s.get_loops("B");
+    try {
+        s.split(loops[0], {-1, 8});
+        ADD_FAILURE() << "split of an extent-0 loop was accepted";
+    } catch (const ScheduleError& e) {
+        EXPECT_NE(e.reason().find("extent 0"), std::string::npos) << e.what();
+    }
+    EXPECT_TRUE(s.func().get() == before.get());
+}
+}  // namespace
+}  // namespace tessera::schedule

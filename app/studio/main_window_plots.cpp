@@ -1,0 +1,128 @@
+// MainWindow's plots: the Tune action (autotuning in a job with the live
+// GFLOP/s-per-trial plot), the roofline's machine peaks, raising a plot tab.
+#include <QAction>
+#include <QDir>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMenu>
+#include <QPointer>
+#include <QStandardPaths>
+#include <QStyle>
+#include <QTabWidget>
+#include <QToolBar>
+
+#include "app/studio/machine_peaks.h"
+#include "app/studio/main_window.h"
+#include "app/studio/tune_job.h"
+#include "widgets/perf_plot.h"
+#include "widgets/roofline_plot.h"
+#include "widgets/series_plot.h"
+
+namespace tessera::studio {
+
+void MainWindow::createTuneActions(QMenu* menu, QToolBar* toolBar) {
+    m_tunePlot = new widgets::SeriesPlot("GFLOP/s per trial", this);
+    m_tunePlot->setObjectName("TunePlot");
+    m_plotTabs->addTab(m_tunePlot, "Tuning");
+    if (m_tuningDb.isEmpty()) {
+        const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        m_tuningDb = QDir(dir).filePath("tuning.jsonl");
+    }
+    QAction* tune = menu->addAction(style()->standardIcon(QStyle::SP_MediaSeekForward),
+                                    "&Tune kernels...", this, &MainWindow::tuneDialog);
+    tune->setShortcut(Qt::CTRL | Qt::Key_T);
+    tune->setToolTip("Autotune the model's kernels (Ctrl+T); Run then uses the best schedules");
+    menu->addAction("&Cancel tuning", m_tuneJobs, &JobRunner::cancel);
+    toolBar->addAction(tune);
+    connect(m_tuneJobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
+        reportError("Tuning failed", message);
+        emit tuningFailed(message);
+    });
+}
+
+void MainWindow::tuneDialog() {
+    int trials = 64;
+    if (!dialogsSuppressed()) {
+        bool ok = false;
+        trials = QInputDialog::getInt(this, "Tune kernels",
+                                      "Trials (measured candidates, all kernels):\n" + m_tuningDb,
+                                      64, 1, 100000, 16, &ok);
+        if (!ok) return;
+    }
+    startTuning(trials);
+}
+
+void MainWindow::startTuning(int trials) {
+    if (!m_document || m_loadJobs->isRunning()) {
+        log("Nothing to tune: open a model first.");
+        return;
+    }
+    QDir().mkpath(QFileInfo(m_tuningDb).absolutePath());
+    std::shared_ptr<const graph::Graph> graph = m_document->snapshot();
+    const QString records = m_tuningDb;
+    m_tunePlot->clear();
+    showPlot("tuning");
+    log(QString("Tuning %1: %2 trials, database %3")
+            .arg(m_document->displayName())
+            .arg(trials)
+            .arg(records));
+    // Points travel to the UI thread; those of a superseded or cancelled job are dropped.
+    auto jobId = std::make_shared<int>(0);
+    QPointer<MainWindow> self(this);
+    auto onTrial = [self, jobId](const TunePoint& point) {
+        if (!self) return;
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, jobId, point]() {
+                if (!self || self->m_tuneJobs->currentJob() != *jobId) return;
+                self->m_tunePlot->addPoint(point.gflops, point.task);
+                if (!point.error.isEmpty())
+                    self->log(QString("Trial %1 (%2) failed: %3")
+                                  .arg(point.trial)
+                                  .arg(point.task, oneLine(point.error)));
+                emit self->trialMeasured(point.gflops, point.bestGflops);
+            },
+            Qt::QueuedConnection);
+    };
+    *jobId = m_tuneJobs->start(
+        "Tuning " + m_document->displayName(),
+        [graph, records, trials, onTrial](const JobContext& context) -> std::any {
+            return tuneModel(*graph, records, trials, context, onTrial);
+        },
+        [this](const std::any& value) {
+            const auto& r = std::any_cast<const TuneSummary&>(value);
+            log(QString("Tuning %1: %2 tasks, %3 trials measured (%4 in the database); estimated "
+                        "latency %5 ms (default schedules %6 ms)")
+                    .arg(r.cancelled ? "cancelled" : "finished")
+                    .arg(r.tasks)
+                    .arg(r.measured)
+                    .arg(r.trials)
+                    .arg(r.latencyMs, 0, 'f', 4)
+                    .arg(r.defaultLatencyMs, 0, 'f', 4));
+            emit tuningFinished(r.measured, r.cancelled);
+        });
+}
+
+void MainWindow::showPlot(const QString& name) {
+    raiseView("plots");
+    QWidget* tab = name == "roofline" ? static_cast<QWidget*>(m_roofline)
+                   : name == "tuning" ? static_cast<QWidget*>(m_tunePlot)
+                                      : static_cast<QWidget*>(m_perfPlot);
+    m_plotTabs->setCurrentWidget(tab);
+}
+
+void MainWindow::measurePeaks() {
+    if (m_roofline->peakGflops() > 0 || m_peakJobs->isRunning()) return;
+    m_peakJobs->start(
+        "Measuring machine peaks",
+        [](const JobContext&) -> std::any { return measureMachinePeaks(); },
+        [this](const std::any& value) {
+            const auto& peaks = std::any_cast<const MachinePeaks&>(value);
+            m_roofline->setPeaks(peaks.gflops, peaks.gbps);
+            log(QString("Machine peaks: %1 GFLOP/s (one core %2), %3 GB/s")
+                    .arg(peaks.gflops, 0, 'f', 1)
+                    .arg(peaks.gflopsOneCore, 0, 'f', 1)
+                    .arg(peaks.gbps, 0, 'f', 1));
+        });
+}
+}  // namespace tessera::studio

@@ -1,0 +1,80 @@
+// tuneModel: driver::optimize + autotune::extract_tasks + autotune::tune, with
+// a watcher thread turning the job's cancel flag into the tuner's CancelToken.
+#include "app/studio/tune_job.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "engine/autotune/tuner.h"
+#include "engine/core/error.h"
+#include "engine/driver/driver.h"
+
+namespace tessera::studio {
+
+TuneSummary tuneModel(const graph::Graph& graph, const QString& records, int trials,
+                      const JobContext& context,
+                      const std::function<void(const TunePoint&)>& onTrial) {
+    TS_USER_CHECK(trials > 0) << "tune: the trial budget must be positive, got " << trials;
+    TS_USER_CHECK(!records.isEmpty()) << "tune: no tuning database path";
+    context.reportProgress(0.0);
+    driver::BuildOptions buildOptions;
+    buildOptions.threads = 1;
+    const graph::Graph optimized = driver::optimize(graph, buildOptions);
+    const std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(optimized, "llvm", 1);
+    if (context.isCancelled()) throw UserError("cancelled");
+
+    autotune::TuneOptions options;
+    options.trials = trials;
+    options.threads = 1;
+    options.batch = std::clamp(trials / 4, 1, 8);
+    autotune::Database db(records.toStdString());
+
+    autotune::CancelToken cancel;
+    std::atomic<bool> finished{false};
+    std::thread watcher([&]() {
+        while (!finished.load()) {
+            if (context.isCancelled()) cancel.cancel();
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+    });
+    auto progress = [&](const autotune::Progress& p) {
+        if (p.total > 0) context.reportProgress(std::min(1.0, double(p.trials) / p.total));
+        if (p.task < 0 || db.records().empty() || !onTrial) return;
+        const autotune::TuningRecord& r = db.records().back();
+        if (r.baseline) return;
+        TunePoint point;
+        point.trial = p.trials;
+        point.total = p.total;
+        point.task = QString::fromStdString(r.task);
+        const double ms = r.ok() ? r.median_ms() : 0;
+        point.gflops = ms > 0 ? r.flops / (ms * 1e6) : 0;
+        point.bestGflops = p.tasks[size_t(p.task)].best_gflops();
+        point.error = QString::fromStdString(r.error);
+        onTrial(point);
+    };
+    autotune::TuneResult result;
+    try {
+        result = autotune::tune(tasks, db, options, progress, &cancel);
+    } catch (...) {
+        finished = true;
+        watcher.join();
+        throw;
+    }
+    finished = true;
+    watcher.join();
+
+    TuneSummary summary;
+    summary.tasks = int(tasks.size());
+    summary.trials = result.final.trials;
+    summary.measured = result.measured;
+    summary.cancelled = result.cancelled;
+    summary.latencyMs = result.final.latency_ms;
+    summary.defaultLatencyMs = result.final.default_latency_ms;
+    summary.records = records;
+    context.reportProgress(1.0);
+    return summary;
+}
+
+}  // namespace tessera::studio

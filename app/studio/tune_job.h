@@ -1,0 +1,43 @@
+// The studio's Tune job: autotunes the fused kernels of a model
+// (engine/autotune), reporting every measured trial as it arrives — plain
+// C++, runs on a worker thread through JobRunner.
+#pragma once
+
+#include <QString>
+#include <functional>
+
+#include "app/studio/job_runner.h"
+#include "engine/graph/graph.h"
+
+namespace tessera::studio {
+
+/// One measured candidate.
+struct TunePoint {
+    int trial = 0;          // 1-based, over all tasks (resumed trials included)
+    int total = 0;          // the trial budget
+    QString task;           // kernel name
+    double gflops = 0;      // 0 when the candidate failed (error set)
+    double bestGflops = 0;  // the task's best so far
+    QString error;
+};
+
+struct TuneSummary {
+    int tasks = 0;
+    int trials = 0;    // recorded in the database, all tasks
+    int measured = 0;  // in this job
+    bool cancelled = false;
+    double latencyMs = 0;         // estimated end to end with the best schedules
+    double defaultLatencyMs = 0;  // the same with the default schedules
+    QString records;
+};
+
+/// Tunes the kernels of `graph` (after the default graph passes) for `trials`
+/// measured candidates in all, appending to the database `records` (resumed
+/// when it already holds trials). `onTrial` is called on the worker thread
+/// after each trial. Cancelling `context` stops within a second; the records
+/// written so far stay valid.
+TuneSummary tuneModel(const graph::Graph& graph, const QString& records, int trials,
+                      const JobContext& context,
+                      const std::function<void(const TunePoint&)>& onTrial);
+
+}  // namespace tessera::studio

@@ -1,0 +1,199 @@
+// ONNX RNN, GRU and LSTM (forward, reverse, bidirectional; layout 0 and 1)
+// expanded at import into matmul / add / multiply / sigmoid / tanh nodes,
+// unrolled over the time steps, so each step runs on the fast kernels.
+#include <cstring>
+#include <functional>
+
+#include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_context.h"
+
+namespace tessera::frontend::onnx_import {
+
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+/// Small emit helpers over one NodeCtx.
+struct Builder {
+    NodeCtx& ctx;
+
+    const Shape& shape(int v) const { return ctx.type_of(v).shape; }
+    int slice(int v, size_t axis, int64_t b, int64_t e) {
+        Shape s = shape(v), lo(s.size(), 0), st(s.size(), 1);
+        lo[axis] = b;
+        s[axis] = e;
+        return ctx.emit_internal("strided_slice", {v}, {{"begin", lo}, {"end", s}, {"strides", st}});
+    }
+    int reshape(int v, Shape s) { return ctx.emit_internal("reshape", {v}, {{"newshape", s}}); }
+    int transpose(int v, Shape perm) { return ctx.emit_internal("transpose", {v}, {{"axes", perm}}); }
+    int op(const std::string& name, std::vector<int> in) { return ctx.emit_internal(name, in); }
+    int concat(std::vector<int> in, int64_t axis) {
+        return in.size() == 1 ? in[0] : ctx.emit_internal("concatenate", in, {{"axis", axis}});
+    }
+    /// Float32 constant of `s` filled with `value`.
+    int constant(const Shape& s, float value, const std::string& tag) {
+        int64_t count = 1;
+        for (int64_t d : s) count *= d;
+        ConstTensor c;
+        c.type = {graph::DType::Float32, s};
+        auto data = std::make_shared<graph::ConstantData>();
+        data->bytes.resize(size_t(count) * sizeof(float));
+        for (int64_t i = 0; i < count; ++i)
+            std::memcpy(data->bytes.data() + i * sizeof(float), &value, sizeof value);
+        c.data = data;
+        std::string name = ctx.name + "__" + tag;
+        ctx.imp.constants[name] = c;
+        return ctx.imp.value(name, ctx.where());
+    }
+    /// Direction d of a (D, rows, cols) weight, transposed to (cols, rows).
+    int weight_t(int w, int64_t d) {
+        Shape s = shape(w);
+        return transpose(reshape(slice(w, 0, d, d + 1), {s[1], s[2]}), {1, 0});
+    }
+};
+
+struct RnnSpec {
+    int gates;  // 1 (RNN), 3 (GRU), 4 (LSTM)
+    bool lstm;
+};
+
+void check_activations(NodeCtx& ctx, const std::vector<std::string>& defaults) {
+    if (!ctx.has_attr("activations")) return;
+    for (const auto& a : ctx.node.attribute()) {
+        if (a.name() != "activations") continue;
+        for (int i = 0; i < a.strings_size(); ++i) {
+            const std::string& want = defaults[size_t(i) % defaults.size()];
+            TS_USER_CHECK(a.strings(i) == want)
+                << ctx.where() << ": activation '" << a.strings(i)
+                << "' is not supported (only the defaults)";
+        }
+    }
+}
+
+void convert_rnn(NodeCtx& ctx, RnnSpec spec) {
+    Builder b{ctx};
+    TS_USER_CHECK(!ctx.has_attr("clip")) << ctx.where() << ": attribute clip is not supported";
+    TS_USER_CHECK(ctx.attr_int("input_forget", 0) == 0)
+        << ctx.where() << ": input_forget=1 is not supported";
+    check_activations(ctx, spec.lstm        ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+                           : spec.gates == 3 ? std::vector<std::string>{"Sigmoid", "Tanh"}
+                                             : std::vector<std::string>{"Tanh"});
+    const bool batch_first = ctx.attr_int("layout", 0) != 0;
+    const std::string dir = ctx.attr_str("direction", "forward");
+    TS_USER_CHECK(dir == "forward" || dir == "reverse" || dir == "bidirectional")
+        << ctx.where() << ": unknown direction '" << dir << "'";
+    const int64_t D = dir == "bidirectional" ? 2 : 1;
+    int x = ctx.input(0);
+    if (batch_first) x = b.transpose(x, {1, 0, 2});
+    const Shape xs = b.shape(x);
+    TS_USER_CHECK(xs.size() == 3) << ctx.where() << ": X must be 3-D, got " << ctx.type_of(x).str();
+    const int64_t S = xs[0], B = xs[1], I = xs[2];
+    int w = ctx.input(1), r = ctx.input(2);
+    const Shape ws = b.shape(w);
+    TS_USER_CHECK(ws.size() == 3 && ws[0] == D && ws[1] % spec.gates == 0 && ws[2] == I)
+        << ctx.where() << ": W " << ctx.type_of(w).str() << " does not fit X and direction";
+    const int64_t H = ws[1] / spec.gates, G = ws[1];
+    TS_USER_CHECK(b.shape(r) == Shape({D, G, H})) << ctx.where() << ": R has the wrong shape";
+    if (ctx.has_input(4)) {
+        std::vector<int64_t> lens = ctx.constant_ints(4);
+        for (int64_t l : lens)
+            TS_USER_CHECK(l == S) << ctx.where()
+                                  << ": sequence_lens shorter than the sequence are not supported";
+    }
+    int bias = ctx.has_input(3) ? ctx.input(3) : b.constant({D, 2 * G}, 0.0f, "bias");
+    auto initial = [&](int idx, const std::string& tag) {
+        if (!ctx.has_input(idx)) return b.constant({D, B, H}, 0.0f, tag);
+        int v = ctx.input(idx);
+        return batch_first ? b.transpose(v, {1, 0, 2}) : v;
+    };
+    int h0 = initial(5, "h0");
+    int c0 = spec.lstm ? initial(6, "c0") : -1;
+    int peep = spec.lstm && ctx.has_input(7) ? ctx.input(7) : -1;
+    const bool lbr = ctx.attr_int("linear_before_reset", 0) != 0;
+
+    int x2 = b.reshape(x, {S * B, I});
+    std::vector<int> ys, yh, yc;
+    for (int64_t d = 0; d < D; ++d) {
+        const bool reverse = dir == "reverse" || d == 1;
+        int wt = b.weight_t(w, d);  // (I, G)
+        int rt = b.weight_t(r, d);  // (H, G)
+        int bd = b.reshape(b.slice(bias, 0, d, d + 1), {2 * G});
+        int wb = b.slice(bd, 0, 0, G), rb = b.slice(bd, 0, G, 2 * G);
+        // Input projection of all steps at once; for GRU the R bias of the
+        // candidate gate is applied inside the step.
+        int xb = spec.gates == 3 ? wb : b.op("add", {wb, rb});
+        int xw = b.reshape(b.op("add", {b.op("nn.matmul", {x2, wt}), xb}), {S, B, G});
+        int rt_zr = -1, rt_h = -1, rb_zr = -1, rb_h = -1;
+        if (spec.gates == 3) {
+            rt_zr = b.slice(rt, 1, 0, 2 * H);
+            rt_h = b.slice(rt, 1, 2 * H, 3 * H);
+            rb_zr = b.slice(rb, 0, 0, 2 * H);
+            rb_h = b.slice(rb, 0, 2 * H, 3 * H);
+        }
+        int pi = -1, po = -1, pf = -1;
+        if (peep >= 0) {
+            int pd = b.reshape(b.slice(peep, 0, d, d + 1), {3 * H});
+            pi = b.slice(pd, 0, 0, H);
+            po = b.slice(pd, 0, H, 2 * H);
+            pf = b.slice(pd, 0, 2 * H, 3 * H);
+        }
+        int h = b.reshape(b.slice(h0, 0, d, d + 1), {B, H});
+        int c = spec.lstm ? b.reshape(b.slice(c0, 0, d, d + 1), {B, H}) : -1;
+        std::vector<int> steps(size_t(S), -1);
+        for (int64_t k = 0; k < S; ++k) {
+            int64_t t = reverse ? S - 1 - k : k;
+            int xt = b.reshape(b.slice(xw, 0, t, t + 1), {B, G});
+            if (spec.lstm) {
+                int g = b.op("add", {xt, b.op("nn.matmul", {h, rt})});
+                auto gate = [&](int64_t j) { return b.slice(g, 1, j * H, (j + 1) * H); };
+                int gi = gate(0), go = gate(1), gf = gate(2), gc = gate(3);
+                if (pi >= 0) {
+                    gi = b.op("add", {gi, b.op("multiply", {pi, c})});
+                    gf = b.op("add", {gf, b.op("multiply", {pf, c})});
+                }
+                int it = b.op("sigmoid", {gi}), ft = b.op("sigmoid", {gf});
+                int ct = b.op("tanh", {gc});
+                c = b.op("add", {b.op("multiply", {ft, c}), b.op("multiply", {it, ct})});
+                if (po >= 0) go = b.op("add", {go, b.op("multiply", {po, c})});
+                h = b.op("multiply", {b.op("sigmoid", {go}), b.op("tanh", {c})});
+            } else if (spec.gates == 3) {
+                int zr = b.op("add", {b.slice(xt, 1, 0, 2 * H),
+                                      b.op("add", {b.op("nn.matmul", {h, rt_zr}), rb_zr})});
+                int z = b.op("sigmoid", {b.slice(zr, 1, 0, H)});
+                int rr = b.op("sigmoid", {b.slice(zr, 1, H, 2 * H)});
+                int hx = b.slice(xt, 1, 2 * H, 3 * H);
+                int hr = lbr ? b.op("multiply",
+                                    {rr, b.op("add", {b.op("nn.matmul", {h, rt_h}), rb_h})})
+                             : b.op("add", {b.op("nn.matmul", {b.op("multiply", {rr, h}), rt_h}),
+                                            rb_h});
+                int hh = b.op("tanh", {b.op("add", {hx, hr})});
+                // h = (1 - z) * hh + z * h = hh + z * (h - hh)
+                h = b.op("add", {hh, b.op("multiply", {z, b.op("subtract", {h, hh})})});
+            } else {
+                h = b.op("tanh", {b.op("add", {xt, b.op("nn.matmul", {h, rt})})});
+            }
+            steps[size_t(t)] = b.reshape(h, {1, 1, B, H});
+        }
+        ys.push_back(b.concat(steps, 0));
+        yh.push_back(b.reshape(h, {1, B, H}));
+        if (spec.lstm) yc.push_back(b.reshape(c, {1, B, H}));
+    }
+    auto finish = [&](int out, int v, Shape perm) {
+        if (out >= ctx.node.output_size() || ctx.node.output(out).empty()) return;
+        if (batch_first) v = b.transpose(v, perm);
+        ctx.emit_outputs({out}, "reshape", {v}, {{"newshape", b.shape(v)}});
+    };
+    finish(0, b.concat(ys, 1), {2, 0, 1, 3});
+    finish(1, b.concat(yh, 0), {1, 0, 2});
+    if (spec.lstm) finish(2, b.concat(yc, 0), {1, 0, 2});
+}
+
+}  // namespace
+
+void add_rnn_converters(ConverterTable& t) {
+    t["RNN"] = [](NodeCtx& ctx) { convert_rnn(ctx, {1, false}); };
+    t["GRU"] = [](NodeCtx& ctx) { convert_rnn(ctx, {3, false}); };
+    t["LSTM"] = [](NodeCtx& ctx) { convert_rnn(ctx, {4, true}); };
+}
+
+}  // namespace tessera::frontend::onnx_import

@@ -1,0 +1,254 @@
+// Issue 9: Run uses the schedule editor's traces, a short tuning job plots
+// its trials live (and Run then reads the tuning database), tuning cancels,
+// the CUDA C pane, the graph's node context menu, progress while opening.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QFile>
+#include <QMenu>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QUndoStack>
+
+#include "app/studio/loop_tree_model.h"
+#include "app/studio/main_window.h"
+#include "app/studio/schedule_editor.h"
+#include "engine/autotune/database.h"
+#include "tests/gui/gui_test_util.h"
+#include "widgets/code_panes.h"
+#include "widgets/graph_view.h"
+#include "widgets/series_plot.h"
+
+using tessera::studio::MainWindow;
+using tessera::studio::makeStep;
+using tessera::studio::RunResult;
+using tessera::studio::ScheduleEditor;
+using namespace tessera;
+using namespace tessera::gui_test;
+
+namespace {
+
+struct Studio {
+    MainWindow window;
+    Studio() {
+        window.setDialogsSuppressed(true);
+        window.show();
+        QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+        window.openModel(exampleModel());
+        ok = loaded.wait(60000);
+    }
+    bool ok = false;
+    /// Runs the model; the result or null (with `error`) on failure.
+    const RunResult* run(QString* error = nullptr) {
+        QSignalSpy finished(&window, &MainWindow::runFinished);
+        QSignalSpy failed(&window, &MainWindow::runFailed);
+        window.runModel();
+        if (!QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 60000))
+            return nullptr;
+        if (failed.count()) {
+            if (error) *error = failed.first().first().toString();
+            return nullptr;
+        }
+        return window.lastRun();
+    }
+};
+
+// The loop IR of the run's kernel that covers only node `name`.
+QString kernelIrOf(const RunResult& run, const QString& name) {
+    for (const auto& k : run.kernels)
+        if (k.nodes.size() == 1 && k.label == name) return k.loopIr;
+    return {};
+}
+
+// Lines of `ir` that mention `word`.
+QStringList linesWith(const QString& ir, const QString& word) {
+    QStringList out;
+    for (const QString& line : ir.split('\n'))
+        if (line.contains(word)) out << line.trimmed();
+    return out;
+}
+
+}  // namespace
+
+TEST(StudioRun, RunUsesTheEditedSchedule) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    const RunResult* before = s.run();
+    ASSERT_NE(before, nullptr);
+    // A kernel of one node (not fused with others) to schedule by hand.
+    QString node;
+    for (const auto& k : before->kernels)
+        if (k.nodes.size() == 1 &&
+            s.window.document()->graph().find_node(k.label.toStdString()) >= 0)
+            node = k.label;
+    ASSERT_FALSE(node.isEmpty());
+    const QString defaultIr = kernelIrOf(*before, node);
+
+    s.window.graphView()->setCurrentNode(
+        s.window.document()->graph().find_node(node.toStdString()));
+    ScheduleEditor* editor = s.window.scheduleEditor();
+    QString loop;
+    for (const auto& row : editor->loopModel()->rows())
+        if (row.kind != "block" && row.extent.toLongLong() >= 2) loop = row.name;
+    ASSERT_FALSE(loop.isEmpty()) << node.toStdString();
+    // An odd factor the default schedules never pick.
+    ASSERT_TRUE(editor->addStep(makeStep("split", {loop.toStdString()}, {-1, 3})))
+        << editor->errorText().toStdString();
+    const QString inner = QString::fromStdString(editor->steps()[0].outputs[1]);
+    const QStringList expected = linesWith(editor->loopIr(), inner);
+    ASSERT_FALSE(expected.isEmpty());
+    ASSERT_EQ(s.window.traceOf(node), editor->steps());
+
+    QString error;
+    const RunResult* after = s.run(&error);
+    ASSERT_NE(after, nullptr) << error.toStdString();
+    const QString scheduledIr = kernelIrOf(*after, node);
+    EXPECT_NE(scheduledIr, defaultIr);
+    for (const QString& line : expected) {
+        EXPECT_TRUE(scheduledIr.contains(line)) << line.toStdString() << "\n"
+                                                << scheduledIr.toStdString();
+        EXPECT_FALSE(defaultIr.contains(line)) << line.toStdString();
+    }
+    EXPECT_EQ(s.window.kernelTraces().count(node.toStdString()), 1u);
+}
+
+TEST(StudioTune, ShortTuningJobPlotsTrialsAsTheyArrive) {
+    QTemporaryDir dir;
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    const QString db = dir.filePath("tuning.jsonl");
+    s.window.setTuningDatabase(db);
+    int pointsWhileRunning = 0;
+    QObject::connect(&s.window, &MainWindow::trialMeasured, &s.window, [&]() {
+        if (s.window.isTuning()) ++pointsWhileRunning;
+    });
+    QSignalSpy points(&s.window, &MainWindow::trialMeasured);
+    QSignalSpy finished(&s.window, &MainWindow::tuningFinished);
+    QSignalSpy failed(&s.window, &MainWindow::tuningFailed);
+    s.window.startTuning(6);
+    EXPECT_TRUE(s.window.isTuning());  // the UI thread did not wait
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 60000));
+    ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+    EXPECT_EQ(finished.first().at(0).toInt(), 6);
+    EXPECT_EQ(points.count(), 6);
+    EXPECT_GT(pointsWhileRunning, 0);  // live, not all at the end
+    EXPECT_EQ(s.window.tunePlot()->pointCount(), 6);
+    double best = 0;
+    for (const auto& p : points) best = std::max(best, p.at(0).toDouble());
+    EXPECT_GT(best, 0);
+    EXPECT_DOUBLE_EQ(s.window.tunePlot()->best(), best);
+    // Every plotted trial is a record of the database.
+    autotune::Database records(db.toStdString(), /*read_only=*/true);
+    int trials = 0;
+    for (const auto& r : records.records()) trials += r.baseline ? 0 : 1;
+    EXPECT_EQ(trials, 6);
+    // Run builds with the tuned schedules.
+    QString error;
+    ASSERT_NE(s.run(&error), nullptr) << error.toStdString();
+}
+
+TEST(StudioTune, CancelStopsTuningAndDropsLaterPoints) {
+    QTemporaryDir dir;
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    s.window.setTuningDatabase(dir.filePath("tuning.jsonl"));
+    QSignalSpy points(&s.window, &MainWindow::trialMeasured);
+    QSignalSpy finished(&s.window, &MainWindow::tuningFinished);
+    s.window.startTuning(100000);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return points.count() > 0; }, 30000));
+    s.window.cancelJobs();
+    EXPECT_FALSE(s.window.isTuning());
+    const int shown = s.window.tunePlot()->pointCount();
+    QTest::qWait(300);
+    EXPECT_EQ(s.window.tunePlot()->pointCount(), shown);
+    EXPECT_EQ(finished.count(), 0);
+}
+
+TEST(StudioCode, CudaPaneShowsTheKernelWithTheDefaultGpuSchedule) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    s.window.graphView()->setCurrentNode(s.window.document()->graph().find_node("relu1"));
+    widgets::CodePanes* panes = s.window.codePanes();
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !panes->text("CUDA C").isEmpty(); }, 30000));
+    const QString cuda = panes->text("CUDA C");
+    EXPECT_TRUE(cuda.contains("__global__")) << cuda.toStdString();
+    EXPECT_TRUE(cuda.contains("blockIdx.x")) << cuda.toStdString();
+    EXPECT_TRUE(cuda.contains("threadIdx.x")) << cuda.toStdString();
+    // A schedule that binds its loops itself (8 threads per block) is emitted as bound.
+    ScheduleEditor* editor = s.window.scheduleEditor();
+    const auto rows = editor->loopModel()->rows();
+    std::vector<std::string> loops;
+    for (const auto& row : rows)
+        if (row.kind != "block") loops.push_back(row.name.toStdString());
+    ASSERT_TRUE(editor->addStep(makeStep("fuse", loops))) << editor->errorText().toStdString();
+    const std::string fused = editor->steps().back().outputs[0];
+    ASSERT_TRUE(editor->addStep(makeStep("split", {fused}, {-1, 8})));
+    const auto parts = editor->steps().back().outputs;
+    ASSERT_TRUE(editor->addStep(makeStep("bind", {parts[0]}, {}, {}, "blockIdx.x")))
+        << editor->errorText().toStdString();
+    ASSERT_TRUE(editor->addStep(makeStep("bind", {parts[1]}, {}, {}, "threadIdx.x")))
+        << editor->errorText().toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return panes->text("CUDA C") != cuda; }, 30000));
+    EXPECT_TRUE(panes->text("CUDA C").contains("__global__"));
+    EXPECT_FALSE(panes->text("CUDA C").contains("cannot emit"))
+        << panes->text("CUDA C").toStdString();
+}
+
+TEST(StudioGraph, NodeContextMenuActsOnTheNodeUnderTheMouse) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !s.window.graphView()->isLayoutPending(); }, 30000));
+    const int relu = s.window.document()->graph().find_node("relu1");
+    widgets::GraphView* view = s.window.graphView();
+    widgets::GraphNodeItem* item = nullptr;
+    for (auto* it : view->nodeItems())
+        if (it->nodeIndex() == relu) item = it;
+    ASSERT_NE(item, nullptr);
+    view->centerOn(item);
+    EXPECT_EQ(view->nodeAt(view->mapFromScene(item->sceneBoundingRect().center())), relu);
+    EXPECT_EQ(view->nodeAt(QPoint(-50, -50)), -1);
+
+    std::unique_ptr<QMenu> menu(s.window.nodeContextMenu(relu));
+    QStringList texts;
+    QAction* remove = nullptr;
+    for (QAction* a : menu->actions()) {
+        if (a->isSeparator()) continue;
+        texts << a->text().remove('&');
+        if (a->text().remove('&') == "Delete") remove = a;
+    }
+    EXPECT_EQ(texts, (QStringList{"Show loop IR", "Schedule...", "Rename...", "Replace op type...",
+                                  "Delete"}));
+    ASSERT_NE(remove, nullptr);
+    const int nodes = s.window.document()->nodeCount();
+    QSignalSpy changed(&s.window, &MainWindow::graphChanged);
+    remove->trigger();
+    ASSERT_TRUE(changed.wait(30000));
+    EXPECT_EQ(s.window.document()->nodeCount(), nodes - 1);
+    EXPECT_LT(s.window.document()->graph().find_node("relu1"), 0);
+    EXPECT_EQ(s.window.undoStack()->count(), 1);
+}
+
+TEST(StudioWindow, OpeningShowsDeterminateProgressThroughImportAndLayout) {
+    MainWindow window;
+    window.setDialogsSuppressed(true);
+    window.show();
+    QProgressBar* bar = window.progressBar();
+    QList<int> values;
+    QList<int> maxima;
+    QObject::connect(bar, &QProgressBar::valueChanged, bar, [&](int v) {
+        values << v;
+        maxima << bar->maximum();
+    });
+    QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+    window.openModel(exampleModel());
+    EXPECT_TRUE(bar->isVisible());
+    ASSERT_TRUE(loaded.wait(60000));
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !window.graphView()->isLayoutPending(); }, 30000));
+    // Import stages (5 %, 60 %) then back to idle; never a busy indicator.
+    EXPECT_TRUE(values.contains(50)) << values.size();
+    EXPECT_TRUE(values.contains(600));
+    for (int m : maxima) EXPECT_EQ(m, 1000);
+    EXPECT_FALSE(bar->isVisible());
+    EXPECT_EQ(bar->value(), 0);
+}
