@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/error.h"
+#include "engine/schedule/query.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 
@@ -35,19 +36,7 @@ const tir::BlockRealize* find_realize(const tir::PrimFunc& f, const std::string&
     return found;
 }
 
-int64_t loop_extent(const tir::PrimFunc& f, const std::string& name) {
-    int64_t ext = -1;
-    tir::post_order_visit(f->body, [&](const tir::Object* o) {
-        if (o->node_type == tir::NodeType::For) {
-            auto* l = static_cast<const tir::For*>(o);
-            if (l->loop_var.name() == name) {
-                const int64_t* c = tir::as_const_int(l->extent);
-                ext = c ? *c : -1;
-            }
-        }
-    });
-    return ext;
-}
+using schedule::loop_extent;
 
 struct VarNames : tir::IRVisitor {
     std::set<std::string> names;
@@ -56,11 +45,8 @@ struct VarNames : tir::IRVisitor {
 };
 
 bool is_reduction_block(const tir::PrimFunc& f, const std::string& block) {
-    const tir::BlockRealize* r = find_realize(f, block);
-    if (!r) return false;
-    for (const tir::IterVar& iv : r->block_node()->iter_vars)
-        if (iv.kind == tir::IterKind::Reduce) return true;
-    return false;
+    const tir::Block* b = schedule::find_block(f, block);
+    return b && schedule::is_reduction(b);
 }
 
 /// For each loop around `block`: whether it drives a reduction iter var.

@@ -1,0 +1,26 @@
+// Read-only questions about a (scheduled) PrimFunc that schedule rules ask:
+// which block has this name, how long is this loop, does a block reduce.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/schedule/schedule.h"
+
+namespace tessera::schedule {
+
+/// The block named `name`, or nullptr.
+const tir::Block* find_block(const tir::PrimFunc& f, const std::string& name);
+
+/// The constant extent of the loop named `loop`; -1 if there is no such loop
+/// or its extent is not a constant.
+int64_t loop_extent(const tir::PrimFunc& f, const std::string& loop);
+
+/// True when the block has a reduction iteration variable.
+bool is_reduction(const tir::Block* b);
+
+/// Product of the loops' extents (unknown extents count as 1).
+int64_t work(const Schedule& s, const std::vector<std::string>& loops);
+
+}  // namespace tessera::schedule
