@@ -13,6 +13,7 @@
 #include "engine/schedule/schedule.h"
 #include "engine/tir/interpreter.h"
 #include "engine/topi/lower_group.h"
+#include "engine/topi/pack_gemm.h"
 #include "engine/topi/schedule_cpu.h"
 #include "engine/topi/topi.h"
 
@@ -122,6 +123,7 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         records = std::make_unique<autotune::Database>(options.records, /*read_only=*/true);
     std::vector<runtime::KernelCall> calls;
     std::set<std::string> names;
+    std::set<int> replaced;  // constants whose packed copy a kernel reads instead
     std::vector<bool> computed(og.values.size(), false);
     for (int v : og.inputs) computed[size_t(v)] = true;
     for (size_t v = 0; v < og.values.size(); ++v)
@@ -165,6 +167,28 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
             cpu.vector_lanes = codegen::host_vector_lanes();
             f = topi::schedule_cpu_default(f, og.nodes[size_t(anchor)], cpu);
         }
+        // Constant matmul operands are packed into panels here, once, instead
+        // of by a packing nest on every call.
+        std::vector<int> args = lg.args;
+        topi::PrepackResult pre = topi::prepack_constant_operands(f, [&](size_t p) {
+            return p < args.size() && model->graph.values[size_t(args[p])].is_constant();
+        });
+        for (const topi::PrepackedOperand& op : pre.operands) {
+            const graph::Value src = model->graph.values[size_t(args[op.param])];
+            NDArray x = constant_array(src);
+            graph::Value v;
+            v.name = src.name + "_packed";
+            const tir::Buffer& xp = pre.func->params[op.param];
+            v.type = {src.type.dtype, xp.const_shape()};
+            auto data = std::make_shared<graph::ConstantData>();
+            data->bytes = topi::pack_panels(x.raw(), op.shape,
+                                            size_t(src.type.num_bytes() / src.type.num_elements()),
+                                            op.tiled_dim, op.factor);
+            v.constant = std::move(data);
+            replaced.insert(args[op.param]);
+            args[op.param] = model->graph.add_value(std::move(v));
+        }
+        f = pre.func;
         // Kernel symbols must be unique within one JIT module.
         std::string name = f->name;
         for (int k = 1; names.count(name); ++k) name = f->name + "_" + std::to_string(k);
@@ -174,7 +198,7 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
 
         runtime::KernelCall c;
         c.kernel = name;
-        c.args = lg.args;
+        c.args = args;
         TS_CHECK(c.args.size() == f->params.size())
             << "kernel '" << name << "' has " << f->params.size() << " params but its group has "
             << c.args.size() << " inputs and outputs";
@@ -195,9 +219,14 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
     std::vector<NDArray> constants;
     types.reserve(og.values.size());
     constants.reserve(og.values.size());
-    for (const graph::Value& v : og.values) {
-        types.push_back(v.type);
-        constants.push_back(v.is_constant() ? constant_array(v) : NDArray());
+    // A constant replaced by its packed copy everywhere is not kept.
+    std::set<int> read(og.outputs.begin(), og.outputs.end());
+    for (const runtime::KernelCall& c : calls) read.insert(c.args.begin(), c.args.end());
+    for (size_t v = 0; v < og.values.size(); ++v) {
+        const graph::Value& val = og.values[v];
+        types.push_back(val.type);
+        const bool dropped = replaced.count(int(v)) && !read.count(int(v));
+        constants.push_back(val.is_constant() && !dropped ? constant_array(val) : NDArray());
     }
     model->executor = std::make_shared<runtime::GraphExecutor>(
         std::move(types), std::move(constants), og.inputs, og.outputs, std::move(calls), jit);

@@ -1,6 +1,8 @@
 // Operand packing for matmul kernels (see pack_gemm.h).
 #include "engine/topi/pack_gemm.h"
 
+#include <algorithm>
+#include <cstring>
 #include <set>
 
 #include "engine/schedule/primitives.h"
@@ -14,6 +16,8 @@ using namespace tessera::tir;
 namespace sd = tessera::schedule::detail;
 
 namespace {
+
+constexpr const char* kPackAnnotation = "tessera.pack_operand";
 
 // Loads X[e0, e1] -> Xp[e_t // F, e_o, e_t % F].
 class PackLoads : public IRMutator {
@@ -191,7 +195,10 @@ std::optional<PackResult> pack_matmul_operand(const PrimFunc& f, const PackSpec&
     for (int i = 0; i < 3; ++i)
         pivs.push_back(IterVar{iters[size_t(i)], Range{sd::int_const(0), sd::int_const(ext[i])},
                               IterKind::Spatial, ""});
-    Stmt tmp = Block::make(bname, {}, {}, {}, Stmt(), store);
+    // The annotation lets prepack_constant_operands find the nest again.
+    Stmt tmp = Block::make(bname, {}, {}, {}, Stmt(), store, {},
+                           {{kPackAnnotation, x->name + ":" + std::to_string(t) + ":" +
+                                                  std::to_string(F)}});
     Stmt pblock = sd::with_regions(tmp.as<Block>(), Stmt(), store, pivs, bname);
     Stmt nest = BlockRealize::make({loops[0], loops[1], loops[2]}, Expr(), pblock);
     const bool vec = spec.vector_lanes > 0 && F % spec.vector_lanes == 0;
@@ -225,6 +232,105 @@ std::optional<PackResult> pack_matmul_operand(const PrimFunc& f, const PackSpec&
     PrimFunc out = f.with_body(BlockRealize::make(nr->iter_values, nr->predicate, rb));
     out = sd::add_root_alloc(out, xp);
     return PackResult{out, bname, pname};
+}
+
+namespace {
+
+// The packing block under a root statement (a nest of loops around one block
+// realize), or null.
+const Block* pack_block_of(const Stmt& s) {
+    Stmt cur = s;
+    while (const For* l = cur.as<For>()) cur = l->body;
+    const BlockRealize* r = cur.as<BlockRealize>();
+    if (!r) return nullptr;
+    const Block* b = r->block_node();
+    return b->annotations.count(kPackAnnotation) ? b : nullptr;
+}
+
+bool loads_from(const Stmt& s, const Buffer& b) {
+    bool found = false;
+    post_order_visit(s, [&](const Object* o) {
+        if (o->node_type == NodeType::BufferLoad &&
+            static_cast<const BufferLoad*>(o)->buffer.same_as(b))
+            found = true;
+    });
+    return found;
+}
+
+}  // namespace
+
+PrepackResult prepack_constant_operands(const PrimFunc& f,
+                                        const std::function<bool(size_t)>& is_constant) {
+    PrepackResult out{f, {}};
+    const BlockRealize* root_r = f->body.as<BlockRealize>();
+    if (!root_r) return out;
+    const Block* root = root_r->block_node();
+    std::vector<Stmt> seq;
+    if (const SeqStmt* s = root->body.as<SeqStmt>())
+        seq = s->seq;
+    else
+        seq = {root->body};
+    std::vector<Buffer> params = f->params;
+    std::vector<Buffer> allocs = root->alloc_buffers;
+    std::vector<Stmt> kept;
+    for (size_t i = 0; i < seq.size(); ++i) {
+        const Block* pb = pack_block_of(seq[i]);
+        const BufferStore* st = pb ? pb->body.as<BufferStore>() : nullptr;
+        if (!st) {
+            kept.push_back(seq[i]);
+            continue;
+        }
+        const std::string& ann = pb->annotations.at(kPackAnnotation);
+        const size_t c1 = ann.rfind(':', ann.rfind(':') - 1), c2 = ann.rfind(':');
+        const std::string src = ann.substr(0, c1);
+        const int t = std::stoi(ann.substr(c1 + 1, c2 - c1 - 1));
+        const int64_t F = std::stoll(ann.substr(c2 + 1));
+        size_t pi = params.size();
+        for (size_t p = 0; p < params.size(); ++p)
+            if (params[p]->name == src) pi = p;
+        const Buffer xp = st->buffer;
+        auto alloc_it = std::find_if(allocs.begin(), allocs.end(),
+                                     [&](const Buffer& a) { return a.same_as(xp); });
+        bool ok = pi < params.size() && alloc_it != allocs.end() && is_constant(pi);
+        if (ok) {
+            // The source must be read by nothing but this nest.
+            const Buffer x = params[pi];
+            for (size_t j = 0; j < seq.size() && ok; ++j)
+                if (j != i && loads_from(seq[j], x)) ok = false;
+            if (ok) {
+                out.operands.push_back(PrepackedOperand{pi, x.const_shape(), t, F});
+                params[pi] = xp;
+                allocs.erase(alloc_it);
+                continue;  // drop the nest
+            }
+        }
+        kept.push_back(seq[i]);
+    }
+    if (out.operands.empty()) return out;
+    Stmt body = kept.size() == 1 ? kept[0] : SeqStmt::make(kept);
+    Stmt rb = Block::make(root->name, root->iter_vars, root->reads, root->writes, root->init, body,
+                          allocs, root->annotations);
+    out.func = PrimFunc(f->name, params,
+                        BlockRealize::make(root_r->iter_values, root_r->predicate, rb), f->attrs);
+    return out;
+}
+
+std::vector<uint8_t> pack_panels(const void* x, const std::vector<int64_t>& shape,
+                                 size_t elem_bytes, int tiled_dim, int64_t factor) {
+    const int64_t dt = shape[size_t(tiled_dim)], d_o = shape[size_t(1 - tiled_dim)];
+    const int64_t panels = (dt + factor - 1) / factor;
+    std::vector<uint8_t> out(size_t(panels * d_o * factor) * elem_bytes, 0);
+    const auto* src = static_cast<const uint8_t*>(x);
+    for (int64_t p = 0; p < panels; ++p)
+        for (int64_t o = 0; o < d_o; ++o)
+            for (int64_t i = 0; i < factor; ++i) {
+                const int64_t col = p * factor + i;
+                if (col >= dt) break;
+                const int64_t r = tiled_dim == 1 ? o : col, c = tiled_dim == 1 ? col : o;
+                std::memcpy(&out[size_t((p * d_o + o) * factor + i) * elem_bytes],
+                            src + size_t(r * shape[1] + c) * elem_bytes, elem_bytes);
+            }
+    return out;
 }
 
 }  // namespace tessera::topi
