@@ -107,6 +107,26 @@ namespace detail {
 
 std::string where(const Node& n) { return "node '" + n.name + "' (" + n.op + ")"; }
 
+std::vector<int64_t> ints_of_size(const Node& n, const std::string& key, size_t size, int64_t dflt) {
+    std::vector<int64_t> v = n.attr_ints(key, std::vector<int64_t>(size, dflt));
+    TS_USER_CHECK(v.size() == size)
+        << where(n) << ": attribute '" << key << "' needs " << size << " values, got " << v.size();
+    return v;
+}
+
+int64_t window_out(const Node& n, int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel,
+                   int64_t stride, int64_t dilation, bool ceil_mode) {
+    TS_USER_CHECK(stride >= 1 && dilation >= 1 && kernel >= 1 && pad_lo >= 0 && pad_hi >= 0)
+        << where(n) << ": strides, dilations and kernel must be positive and pads non-negative";
+    int64_t span = in + pad_lo + pad_hi - dilation * (kernel - 1) - 1;
+    TS_USER_CHECK(span >= 0) << where(n) << ": window of extent " << dilation * (kernel - 1) + 1
+                             << " does not fit the padded input extent " << in + pad_lo + pad_hi;
+    int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+    // A last window that starts inside the end padding is dropped (PyTorch, ONNX >= 1.15).
+    if (ceil_mode && (out - 1) * stride >= in + pad_lo) --out;
+    return out;
+}
+
 std::string shape_str(const std::vector<int64_t>& s) {
     std::ostringstream os;
     os << "(";

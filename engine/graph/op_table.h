@@ -39,5 +39,12 @@ std::vector<int64_t> broadcast_shapes(const Node& n, const std::vector<int64_t>&
                                       const std::vector<int64_t>& b);
 /// "(1, 3, 4)".
 std::string shape_str(const std::vector<int64_t>& s);
+/// The int list attribute `key` (default: `size` copies of `dflt`); throws
+/// UserError naming the node unless it has exactly `size` values.
+std::vector<int64_t> ints_of_size(const Node& n, const std::string& key, size_t size, int64_t dflt);
+/// Output extent of a sliding window along one axis (conv/pool), with ONNX's
+/// ceil_mode rule that drops a last window starting inside the end padding.
+int64_t window_out(const Node& n, int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel,
+                   int64_t stride, int64_t dilation, bool ceil_mode);
 
 }  // namespace tessera::graph::detail

@@ -49,13 +49,6 @@ Types infer_layout_transform(const Node& n, const Types& in) {
     return {TensorType{in[0].dtype, {s[0], channels, s[2], s[3]}}};
 }
 
-std::vector<int64_t> ints_sized(const Node& n, const std::string& key, size_t size, int64_t dflt) {
-    std::vector<int64_t> v = n.attr_ints(key, std::vector<int64_t>(size, dflt));
-    TS_USER_CHECK(v.size() == size)
-        << where(n) << ": attribute '" << key << "' needs " << size << " values, got " << v.size();
-    return v;
-}
-
 Types infer_conv2d_nchwc(const Node& n, const Types& in) {
     expect_arity(n, in, 2, 3);
     expect_float(n, in, 0, 5);
@@ -70,9 +63,9 @@ Types infer_conv2d_nchwc(const Node& n, const Types& in) {
         TS_USER_CHECK(in[2].shape == std::vector<int64_t>({w[0], w[5]}))
             << where(n) << ": bias " << in[2].str() << " must be " << shape_str({w[0], w[5]});
     }
-    auto strides = ints_sized(n, "strides", 2, 1);
-    auto pad = ints_sized(n, "padding", 4, 0);
-    auto dil = ints_sized(n, "dilation", 2, 1);
+    auto strides = ints_of_size(n, "strides", 2, 1);
+    auto pad = ints_of_size(n, "padding", 4, 0);
+    auto dil = ints_of_size(n, "dilation", 2, 1);
     int64_t out[2];
     for (int a = 0; a < 2; ++a) {
         TS_USER_CHECK(strides[size_t(a)] >= 1 && dil[size_t(a)] >= 1 && pad[size_t(a)] >= 0 &&

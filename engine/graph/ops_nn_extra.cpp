@@ -10,38 +10,19 @@ namespace {
 
 using Types = std::vector<TensorType>;
 
-std::vector<int64_t> ints2(const Node& n, const std::string& key, size_t size, int64_t dflt) {
-    std::vector<int64_t> v = n.attr_ints(key, std::vector<int64_t>(size, dflt));
-    TS_USER_CHECK(v.size() == size)
-        << where(n) << ": attribute '" << key << "' needs " << size << " values, got " << v.size();
-    return v;
-}
-
-int64_t pool_out(const Node& n, int64_t in, int64_t lo, int64_t hi, int64_t k, int64_t s,
-                 int64_t d, bool ceil_mode) {
-    TS_USER_CHECK(s >= 1 && d >= 1 && k >= 1 && lo >= 0 && hi >= 0)
-        << where(n) << ": strides, dilations and kernel must be positive and pads non-negative";
-    int64_t span = in + lo + hi - d * (k - 1) - 1;
-    TS_USER_CHECK(span >= 0) << where(n) << ": window of extent " << d * (k - 1) + 1
-                             << " does not fit the padded input extent " << in + lo + hi;
-    int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-    if (ceil_mode && (out - 1) * s >= in + lo) --out;
-    return out;
-}
-
 Types infer_avg_pool2d(const Node& n, const Types& in) {
     expect_arity(n, in, 1, 1);
     expect_float(n, in, 0, 4);
     const auto& x = in[0].shape;
     TS_USER_CHECK(n.attrs.count("kernel")) << where(n) << ": missing attribute 'kernel'";
-    auto k = ints2(n, "kernel", 2, 1);
-    auto s = ints2(n, "strides", 2, 1);
-    auto p = ints2(n, "padding", 4, 0);
-    auto d = ints2(n, "dilation", 2, 1);
+    auto k = ints_of_size(n, "kernel", 2, 1);
+    auto s = ints_of_size(n, "strides", 2, 1);
+    auto p = ints_of_size(n, "padding", 4, 0);
+    auto d = ints_of_size(n, "dilation", 2, 1);
     bool ceil_mode = n.attr_int("ceil_mode", 0) != 0;
     return {TensorType{DType::Float32,
-                       {x[0], x[1], pool_out(n, x[2], p[0], p[2], k[0], s[0], d[0], ceil_mode),
-                        pool_out(n, x[3], p[1], p[3], k[1], s[1], d[1], ceil_mode)}}};
+                       {x[0], x[1], window_out(n, x[2], p[0], p[2], k[0], s[0], d[0], ceil_mode),
+                        window_out(n, x[3], p[1], p[3], k[1], s[1], d[1], ceil_mode)}}};
 }
 
 Types infer_global_max_pool2d(const Node& n, const Types& in) {
@@ -64,10 +45,10 @@ Types infer_conv2d_transpose(const Node& n, const Types& in) {
     if (in.size() == 3)
         TS_USER_CHECK(in[2].shape == std::vector<int64_t>({k}))
             << where(n) << ": bias " << in[2].str() << " does not match " << k << " channels";
-    auto s = ints2(n, "strides", 2, 1);
-    auto p = ints2(n, "padding", 4, 0);
-    auto d = ints2(n, "dilation", 2, 1);
-    auto op = ints2(n, "output_padding", 2, 0);
+    auto s = ints_of_size(n, "strides", 2, 1);
+    auto p = ints_of_size(n, "padding", 4, 0);
+    auto d = ints_of_size(n, "dilation", 2, 1);
+    auto op = ints_of_size(n, "output_padding", 2, 0);
     std::vector<int64_t> out = {x[0], k, 0, 0};
     for (size_t i = 0; i < 2; ++i) {
         TS_USER_CHECK(s[i] >= 1 && d[i] >= 1 && p[i] >= 0 && p[i + 2] >= 0 && op[i] >= 0)

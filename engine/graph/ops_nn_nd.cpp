@@ -13,25 +13,6 @@ namespace {
 
 using Types = std::vector<TensorType>;
 
-std::vector<int64_t> ints_n(const Node& n, const std::string& key, size_t size, int64_t dflt) {
-    std::vector<int64_t> v = n.attr_ints(key, std::vector<int64_t>(size, dflt));
-    TS_USER_CHECK(v.size() == size)
-        << where(n) << ": attribute '" << key << "' needs " << size << " values, got " << v.size();
-    return v;
-}
-
-int64_t window_extent(const Node& n, int64_t in, int64_t lo, int64_t hi, int64_t k, int64_t s,
-                      int64_t d, bool ceil_mode) {
-    TS_USER_CHECK(s >= 1 && d >= 1 && k >= 1 && lo >= 0 && hi >= 0)
-        << where(n) << ": strides, dilations and kernel must be positive and pads non-negative";
-    int64_t span = in + lo + hi - d * (k - 1) - 1;
-    TS_USER_CHECK(span >= 0) << where(n) << ": window of extent " << d * (k - 1) + 1
-                             << " does not fit the padded input extent " << in + lo + hi;
-    int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
-    if (ceil_mode && (out - 1) * s >= in + lo) --out;
-    return out;
-}
-
 constexpr size_t kSpatial = 3;
 
 Types infer_conv3d(const Node& n, const Types& in) {
@@ -49,13 +30,13 @@ Types infer_conv3d(const Node& n, const Types& in) {
         TS_USER_CHECK(in[2].shape[0] == w[0]) << where(n) << ": bias " << in[2].str()
                                               << " does not match " << w[0] << " output channels";
     }
-    auto s = ints_n(n, "strides", kSpatial, 1);
-    auto p = ints_n(n, "padding", 2 * kSpatial, 0);
-    auto d = ints_n(n, "dilation", kSpatial, 1);
+    auto s = ints_of_size(n, "strides", kSpatial, 1);
+    auto p = ints_of_size(n, "padding", 2 * kSpatial, 0);
+    auto d = ints_of_size(n, "dilation", kSpatial, 1);
     std::vector<int64_t> out = {x[0], w[0]};
     for (size_t i = 0; i < kSpatial; ++i)
         out.push_back(
-            window_extent(n, x[i + 2], p[i], p[i + kSpatial], w[i + 2], s[i], d[i], false));
+            window_out(n, x[i + 2], p[i], p[i + kSpatial], w[i + 2], s[i], d[i], false));
     return {TensorType{DType::Float32, out}};
 }
 
@@ -64,15 +45,15 @@ Types infer_pool3d(const Node& n, const Types& in) {
     expect_float(n, in, 0, 5);
     TS_USER_CHECK(n.attrs.count("kernel")) << where(n) << ": missing attribute 'kernel'";
     const auto& x = in[0].shape;
-    auto k = ints_n(n, "kernel", kSpatial, 1);
-    auto s = ints_n(n, "strides", kSpatial, 1);
-    auto p = ints_n(n, "padding", 2 * kSpatial, 0);
-    auto d = ints_n(n, "dilation", kSpatial, 1);
+    auto k = ints_of_size(n, "kernel", kSpatial, 1);
+    auto s = ints_of_size(n, "strides", kSpatial, 1);
+    auto p = ints_of_size(n, "padding", 2 * kSpatial, 0);
+    auto d = ints_of_size(n, "dilation", kSpatial, 1);
     bool ceil_mode = n.attr_int("ceil_mode", 0) != 0;
     std::vector<int64_t> out = {x[0], x[1]};
     for (size_t i = 0; i < kSpatial; ++i)
         out.push_back(
-            window_extent(n, x[i + 2], p[i], p[i + kSpatial], k[i], s[i], d[i], ceil_mode));
+            window_out(n, x[i + 2], p[i], p[i + kSpatial], k[i], s[i], d[i], ceil_mode));
     return {TensorType{in[0].dtype, out}};
 }
 
@@ -90,10 +71,10 @@ Types infer_conv3d_transpose(const Node& n, const Types& in) {
     if (in.size() == 3)
         TS_USER_CHECK(in[2].shape == std::vector<int64_t>({k}))
             << where(n) << ": bias " << in[2].str() << " does not match " << k << " channels";
-    auto s = ints_n(n, "strides", kSpatial, 1);
-    auto p = ints_n(n, "padding", 2 * kSpatial, 0);
-    auto d = ints_n(n, "dilation", kSpatial, 1);
-    auto op = ints_n(n, "output_padding", kSpatial, 0);
+    auto s = ints_of_size(n, "strides", kSpatial, 1);
+    auto p = ints_of_size(n, "padding", 2 * kSpatial, 0);
+    auto d = ints_of_size(n, "dilation", kSpatial, 1);
+    auto op = ints_of_size(n, "output_padding", kSpatial, 0);
     std::vector<int64_t> out = {x[0], k};
     for (size_t i = 0; i < kSpatial; ++i) {
         TS_USER_CHECK(s[i] >= 1 && d[i] >= 1 && p[i] >= 0 && p[i + kSpatial] >= 0 && op[i] >= 0)
