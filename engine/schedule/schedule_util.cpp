@@ -228,7 +228,6 @@ bool uses_any_var(const Expr& e, const std::set<const Variable*>& vars) {
     return found;
 }
 
-bool uses_var(const Expr& e, const Variable* v) { return uses_any_var(e, {v}); }
 
 // True when v appears in e as a term of a sum (with a constant factor), so
 // that different values of v give different values of e: v is not only under

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/tir/functor.h"
 #include "engine/tir/stmt.h"
 
 namespace tessera::schedule::detail {
@@ -54,8 +55,7 @@ std::vector<tir::Buffer> stored_buffers(const tir::Block* b);
 /// Every index list under which the block loads `buf`.
 std::vector<std::vector<Expr>> load_indices(const tir::Block* b, const tir::Buffer& buf);
 
-/// True when the expression mentions the variable.
-bool uses_var(const Expr& e, const tir::Variable* v);
+using tir::uses_var;  // True when the expression mentions the variable.
 bool uses_any_var(const Expr& e, const std::set<const tir::Variable*>& vars);
 /// True when v appears in e as a term of a sum (distinct v give distinct e).
 bool used_linearly(const Expr& e, const tir::Variable* v);

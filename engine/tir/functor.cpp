@@ -339,6 +339,18 @@ Stmt substitute(const Stmt& s, const std::map<const Variable*, Expr>& vmap) {
     return Substituter(vmap).mutate(s);
 }
 
+bool uses_var(const Expr& e, const Variable* v) {
+    struct Finder : IRVisitor {
+        const Variable* target = nullptr;
+        bool found = false;
+        using IRVisitor::visit;
+        void visit(const Variable* op) override { found |= op == target; }
+    } finder;
+    finder.target = v;
+    finder.visit_expr(e);
+    return finder.found;
+}
+
 void post_order_visit(const Stmt& s, const std::function<void(const Object*)>& f) {
     PostOrder(f).visit_stmt(s);
 }

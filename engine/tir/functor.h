@@ -47,6 +47,9 @@ protected:
 Expr substitute(const Expr& e, const std::map<const Variable*, Expr>& vmap);
 Stmt substitute(const Stmt& s, const std::map<const Variable*, Expr>& vmap);
 
+/// True when the expression mentions the variable (by identity).
+bool uses_var(const Expr& e, const Variable* v);
+
 /// Calls f on every expression and statement node, children before parents.
 void post_order_visit(const Stmt& s, const std::function<void(const Object*)>& f);
 

@@ -77,12 +77,6 @@ std::string float_literal(double v, int bits) {
 // idx == base + lane. Returns base (undefined when idx has another form).
 Expr contiguous_base(const Expr& idx, const Variable* lane);
 
-bool uses_var(const Expr& e, const Variable* v) {
-    bool found = false;
-    post_order_visit(Evaluate::make(e), [&](const Object* n) { found |= n == v; });
-    return found;
-}
-
 Expr contiguous_base(const Expr& idx, const Variable* lane) {
     if (idx.get() == lane) return IntImm::make(idx.dtype(), 0);
     if (const Add* a = idx.as<Add>()) {

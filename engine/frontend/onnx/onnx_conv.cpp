@@ -90,6 +90,12 @@ void convert_conv3d(NodeCtx& ctx, int x, int w) {
               {"groups", ctx.attr_int("group", 1)}});
 }
 
+/// An (N, C, W) value reshaped to (N, C, 1, W): 1-D convolutions run as 2-D.
+int unit_height(NodeCtx& ctx, int v) {
+    std::vector<int64_t> s = ctx.type_of(v).shape;
+    return ctx.emit_internal("reshape", {v}, {{"newshape", std::vector<int64_t>{s[0], s[1], 1, s[2]}}});
+}
+
 void convert_conv(NodeCtx& ctx) {
     int x = ctx.input(0);
     int w = ctx.input(1);
@@ -98,13 +104,8 @@ void convert_conv(NodeCtx& ctx) {
     bool one_d = ctx.type_of(x).shape.size() == 3 && ctx.type_of(w).shape.size() == 3;
     if (one_d) {
         // 1-D convolution runs as 2-D over a unit height.
-        auto unit_h = [&](int v) {
-            std::vector<int64_t> s = ctx.type_of(v).shape;
-            return ctx.emit_internal("reshape", {v},
-                                     {{"newshape", std::vector<int64_t>{s[0], s[1], 1, s[2]}}});
-        };
-        x = unit_h(x);
-        w = unit_h(w);
+        x = unit_height(ctx, x);
+        w = unit_height(ctx, w);
     }
     const graph::TensorType xt = ctx.type_of(x);
     const graph::TensorType wt = ctx.type_of(w);
@@ -194,13 +195,8 @@ void convert_conv_transpose(NodeCtx& ctx) {
         return convert_conv_transpose3d(ctx, x, w);
     bool one_d = ctx.type_of(x).shape.size() == 3 && ctx.type_of(w).shape.size() == 3;
     if (one_d) {
-        auto unit_h = [&](int v) {
-            std::vector<int64_t> s = ctx.type_of(v).shape;
-            return ctx.emit_internal("reshape", {v},
-                                     {{"newshape", std::vector<int64_t>{s[0], s[1], 1, s[2]}}});
-        };
-        x = unit_h(x);
-        w = unit_h(w);
+        x = unit_height(ctx, x);
+        w = unit_height(ctx, w);
     }
     auto attr2 = [&](const std::string& key, int64_t dflt) {
         std::vector<int64_t> v = ctx.attr_ints(key, {dflt, dflt});

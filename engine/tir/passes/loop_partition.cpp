@@ -11,19 +11,6 @@
 namespace tessera::tir {
 namespace {
 
-bool uses_var(const Expr& e, const Variable* v) {
-    bool found = false;
-    struct Finder : IRVisitor {
-        const Variable* v;
-        bool* f;
-        void visit(const Variable* op) override { *f |= op == v; }
-    } finder;
-    finder.v = v;
-    finder.f = &found;
-    finder.visit_expr(e);
-    return found;
-}
-
 // Conjunctions of integer comparisons of expressions without modulo: the
 // set of iterations where they hold is an interval, so a prefix is all true.
 bool monotone(const Expr& c) {

@@ -13,19 +13,6 @@ namespace {
 
 constexpr int kMaxLanes = 64;
 
-bool uses_var(const Expr& e, const Variable* v) {
-    bool found = false;
-    struct Finder : IRVisitor {
-        const Variable* v;
-        bool* f;
-        void visit(const Variable* op) override { *f |= op == v; }
-    } finder;
-    finder.v = v;
-    finder.f = &found;
-    finder.visit_expr(e);
-    return found;
-}
-
 bool has_load(const Expr& e) {
     bool found = false;
     post_order_visit(Evaluate::make(e),
