@@ -153,6 +153,15 @@ tir::PrimFunc schedule_cpu_default(const tir::PrimFunc& f, const graph::Node& n,
     return apply_packs(s.func(), packs);
 }
 
+std::vector<CpuKnob> cpu_schedule_knobs(const tir::PrimFunc& f, const graph::Node& n,
+                                        const CpuScheduleOptions& options) {
+    switch (cpu_op_class(n)) {
+        case CpuOpClass::Matmul: return matmul_knobs(f, n, options);
+        case CpuOpClass::Conv2d: return conv2d_knobs(f, n, options);
+        default: return {};
+    }
+}
+
 schedule::Trace cpu_default_trace(const tir::PrimFunc& f, const graph::Node& n,
                                   const CpuScheduleOptions& options) {
     return build(f, n, options).trace();

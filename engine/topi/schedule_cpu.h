@@ -3,6 +3,10 @@
 // Trace that the studio can show and a user can edit.
 #pragma once
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "engine/graph/graph.h"
 #include "engine/schedule/trace.h"
 #include "engine/tir/stmt.h"
@@ -15,6 +19,24 @@ struct CpuScheduleOptions {
     int threads = 0;
     /// fp32 lanes of one native vector register (16 AVX-512, 8 AVX2).
     int vector_lanes = 8;
+    /// Tunable decisions of the rules, by knob name (see cpu_schedule_knobs);
+    /// a knob that is absent takes the rule's own (default) choice. The
+    /// autotuner samples these; the default schedule leaves the map empty.
+    std::map<std::string, int64_t> knobs;
+
+    /// The value of knob `name`, or `dflt` when it is not set.
+    int64_t knob(const std::string& name, int64_t dflt) const {
+        auto it = knobs.find(name);
+        return it == knobs.end() ? dflt : it->second;
+    }
+};
+
+/// One tunable decision of a default schedule rule: a name ("matmul.mr") and
+/// the values that are legal for the kernel's shapes (the first is the
+/// rule's default choice).
+struct CpuKnob {
+    std::string name;
+    std::vector<int64_t> choices;
 };
 
 /// The op class a node's kernel is scheduled as.
@@ -36,6 +58,11 @@ CpuOpClass cpu_op_class(const graph::Node& n);
 /// A rule that does not apply (a ScheduleError) leaves that block as it was.
 tir::PrimFunc schedule_cpu_default(const tir::PrimFunc& f, const graph::Node& n,
                                    const CpuScheduleOptions& options = {});
+
+/// The knobs the default rule of `n`'s op class reads when scheduling `f`
+/// (empty when the rule has none), each with its legal choices.
+std::vector<CpuKnob> cpu_schedule_knobs(const tir::PrimFunc& f, const graph::Node& n,
+                                        const CpuScheduleOptions& options = {});
 
 /// The same schedule as a Trace (for inspection and editing).
 schedule::Trace cpu_default_trace(const tir::PrimFunc& f, const graph::Node& n,

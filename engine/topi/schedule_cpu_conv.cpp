@@ -236,4 +236,12 @@ bool schedule_conv2d_block(Schedule& s, const std::string& block, const graph::N
     return false;
 }
 
+std::vector<CpuKnob> conv2d_knobs(const tir::PrimFunc& f, const graph::Node& n,
+                                  const CpuScheduleOptions& options) {
+    (void)f;
+    (void)n;
+    (void)options;
+    return {};
+}
+
 }  // namespace tessera::topi

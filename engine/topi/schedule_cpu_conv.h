@@ -28,6 +28,11 @@ namespace tessera::topi {
 bool schedule_conv2d_block(schedule::Schedule& s, const std::string& block, const graph::Node& n,
                            const CpuScheduleOptions& options);
 
+/// The knobs schedule_conv2d_block reads for the conv block of `f`
+/// ("conv2d.*": register tile, channel blocking, ...), with legal choices.
+std::vector<CpuKnob> conv2d_knobs(const tir::PrimFunc& f, const graph::Node& n,
+                                  const CpuScheduleOptions& options);
+
 /// Output columns per register tile for an output width `ow`, `lanes` fp32
 /// lanes per vector and `oc_vectors` channel-block vectors per column (a
 /// divisor of ow where one exists, so no tail).

@@ -30,6 +30,11 @@ void schedule_matmul_block(schedule::Schedule& s, const std::string& block,
                            const CpuScheduleOptions& options, std::vector<PackSpec>* packs,
                            std::vector<std::string>* epilogues = nullptr);
 
+/// The knobs schedule_matmul_block reads for the matmul block of `f`
+/// ("matmul.*": register tile, cache blocks, ...), with legal choices.
+std::vector<CpuKnob> matmul_knobs(const tir::PrimFunc& f, const graph::Node& n,
+                                  const CpuScheduleOptions& options);
+
 /// The schedule's function with the operand packings applied (in order; a
 /// spec that does not apply is skipped).
 tir::PrimFunc apply_packs(const tir::PrimFunc& f, const std::vector<PackSpec>& packs);

@@ -2,6 +2,7 @@
 // (broadcast indexing, attribute checks, error context).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,16 @@ namespace tessera::topi::detail {
 
 using Tensors = std::vector<te::Tensor>;
 using Types = std::vector<graph::TensorType>;
+
+/// One op family's compute: input tensors and output types to output tensors.
+using ComputeFn = Tensors (*)(const graph::Node&, const Tensors&, const Types&);
+/// Graph op name -> compute (topi_registry.cpp builds it from the add_*_computes below).
+using ComputeTable = std::map<std::string, ComputeFn>;
+void add_loss_computes(ComputeTable& t);  // topi_loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, training-mode ops
+void add_elemx_computes(ComputeTable& t);  // topi_elemx.cpp: extra elementwise/unary/window/quantization ops
+void add_index_computes(ComputeTable& t);  // topi_index.cpp: indexing, scatter and data-dependent-shape ops
+void add_dtype_computes(ComputeTable& t);  // topi_dtype.cpp: narrow and half-precision dtypes at the graph boundary
+void add_seq_computes(ComputeTable& t);  // topi_seq.cpp: sequence, optional, string and control-flow ops
 
 /// "node 'conv1' (nn.conv2d)": the prefix of every UserError about a node.
 std::string where(const graph::Node& n);

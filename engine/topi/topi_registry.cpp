@@ -9,11 +9,11 @@ namespace tessera::topi {
 
 namespace {
 
-using ComputeFn = detail::Tensors (*)(const graph::Node&, const detail::Tensors&,
-                                      const detail::Types&);
+using detail::ComputeFn;
 
-const std::map<std::string, ComputeFn>& table() {
-    static const std::map<std::string, ComputeFn> t = {
+const detail::ComputeTable& table() {
+    static const detail::ComputeTable t = [] {
+        detail::ComputeTable t = {
         {"nn.conv2d", detail::conv2d},
         {"nn.matmul", detail::matmul},
         {"nn.gemm", detail::gemm},
@@ -55,7 +55,14 @@ const std::map<std::string, ComputeFn>& table() {
         {"nn.conv3d_transpose", detail::conv3d_transpose},
         {"nn.max_pool2d_indices", detail::max_pool2d_indices},
         {"einsum", detail::einsum},
-    };
+        };
+        detail::add_loss_computes(t);
+        detail::add_elemx_computes(t);
+        detail::add_index_computes(t);
+        detail::add_dtype_computes(t);
+        detail::add_seq_computes(t);
+        return t;
+    }();
     return t;
 }
 

@@ -261,6 +261,11 @@ const ConverterTable& converters() {
         add_reduce_converters(t);
         add_shape_converters(t);
         add_rnn_converters(t);
+        add_loss_converters(t);
+        add_elemx_converters(t);
+        add_index_converters(t);
+        add_dtype_converters(t);
+        add_seq_converters(t);
         return t;
     }();
     return table;
