@@ -117,6 +117,7 @@ void add_bench_model_options(CLI::App* sub, BenchModelOptions& o) {
     sub->add_option("--python", o.python, "Python with onnxruntime (default: .venv/bin/python)");
     sub->add_option("--rtol", o.rtol, "relative tolerance of the output comparison");
     sub->add_flag("--json", o.json, "print one JSON object as the last line");
+    sub->add_option("--records", o.records, "tuning database whose best records apply (tessera tune)");
 }
 
 int run_bench_model(const BenchModelOptions& o) {
@@ -127,7 +128,9 @@ int run_bench_model(const BenchModelOptions& o) {
         mp.default_input_dir.empty()
             ? driver::random_inputs(g, 1)
             : driver::match_test_inputs(g, driver::read_test_data(mp.default_input_dir, "input"));
-    std::shared_ptr<driver::CompiledModel> model = driver::build(g);
+    driver::BuildOptions bo;
+    bo.records = o.records;
+    std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
     model->executor->set_num_threads(o.threads);
     std::vector<NDArray> ours = model->run(inputs);
     driver::Timing t = driver::time_runs(*model->executor, o.repeat);

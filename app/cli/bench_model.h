@@ -17,6 +17,7 @@ struct BenchModelOptions {
     std::string python;  // "" = $TESSERA_PYTHON, ./.venv, the source tree's .venv, python3
     double rtol = 1e-4;
     bool json = false;
+    std::string records;  // tuning database whose best records apply to our kernels
 };
 
 /// Adds the options of `bench model` to its subcommand.

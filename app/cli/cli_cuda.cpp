@@ -3,12 +3,16 @@
 #include "app/cli/cli_cuda.h"
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #if TESSERA_WITH_CUDA
 #include "engine/codegen/cuda/cuda_model.h"
+#include "engine/frontend/onnx/onnx_importer.h"
+#include "engine/package/package_export_cuda.h"
 #include "engine/runtime/cuda_driver.h"
 #include "engine/topi/schedule_gpu.h"
 #endif
@@ -17,20 +21,39 @@ namespace tessera::cli {
 
 #if TESSERA_WITH_CUDA
 
-std::string cuda_source(const std::vector<tir::PrimFunc>& funcs) {
+std::vector<tir::PrimFunc> cuda_schedule(const std::vector<tir::PrimFunc>& funcs) {
     std::vector<tir::PrimFunc> scheduled;
     for (const tir::PrimFunc& f : funcs) scheduled.push_back(topi::schedule_gpu_default(f));
-    return codegen::emit_cuda_source(scheduled);
+    return scheduled;
+}
+
+std::string cuda_source(const std::vector<tir::PrimFunc>& funcs) {
+    return codegen::emit_cuda_source(cuda_schedule(funcs));
+}
+
+std::vector<std::string> cuda_passes(const std::vector<std::string>& spec, int opt_level) {
+    std::vector<std::string> p = codegen::cuda_pass_pipeline(spec, opt_level);
+    if (p.empty()) p.push_back("none");
+    return p;
+}
+
+std::shared_ptr<codegen::CudaModel> build_cuda_model(const graph::Graph& g, int opt_level,
+                                                     const std::vector<std::string>& passes) {
+    driver::BuildOptions bo;
+    bo.opt_level = opt_level;
+    bo.passes = cuda_passes(passes, opt_level);
+    return codegen::build_cuda(driver::optimize(g, bo));
 }
 
 int run_cuda_target(const RunOptions& o, const std::string& model_file, const graph::Graph& g,
                     const std::vector<runtime::NDArray>& inputs, const std::string& input_source) {
-    std::shared_ptr<codegen::CudaModel> model = codegen::build_cuda(g);
+    std::shared_ptr<codegen::CudaModel> model = build_cuda_model(g, o.opt_level, o.passes);
     size_t launches = 0;
     for (const auto& c : model->calls) launches += c.launches.size();
     std::cout << "model:      " << model_file << "\n"
               << "inputs:     " << input_source << "\n"
-              << "nodes:      " << g.nodes.size() << "\n"
+              << "nodes:      " << g.nodes.size() << " (" << model->graph.nodes.size()
+              << " after the graph passes)\n"
               << "target:     cuda (" << model->compiled.arch << ", " << codegen::nvrtc_version()
               << ")\n"
               << "kernels:    " << model->calls.size() << " functions, " << launches
@@ -97,7 +120,122 @@ int run_cuda_target(const RunOptions& o, const std::string& model_file, const gr
     return failed ? kCheckFailed : kOk;
 }
 
+int compile_cuda_package(const std::string& model_file, const graph::Graph& g, int opt_level,
+                         const std::vector<std::string>& passes, const std::string& output,
+                         bool json) {
+    std::shared_ptr<codegen::CudaModel> model = build_cuda_model(g, opt_level, passes);
+    package::ExportOptions eo;
+    eo.target = "cuda";
+    eo.opt_level = opt_level;
+    eo.passes = codegen::cuda_pass_pipeline(passes, opt_level);
+    auto t0 = std::chrono::steady_clock::now();
+    std::string meta = package::export_cuda_package(*model, eo, output);
+    double export_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    auto bytes = std::filesystem::file_size(output);
+    size_t launches = 0;
+    for (const auto& c : model->calls) launches += c.launches.size();
+    std::string pass_list;
+    for (const auto& p : eo.passes) pass_list += (pass_list.empty() ? "" : ",") + p;
+    std::cout << "model:      " << model_file << "\n"
+              << "package:    " << output << " (" << bytes << " bytes)\n"
+              << "target:     cuda (" << model->compiled.arch << ", " << codegen::nvrtc_version()
+              << ")\n"
+              << "kernels:    " << model->calls.size() << " (from " << model->graph.nodes.size()
+              << " nodes), " << launches << " launches, PTX " << model->compiled.ptx.size()
+              << " bytes\n"
+              << "passes:     " << (pass_list.empty() ? "none" : pass_list) << "\n"
+              << "compile:    " << fixed(model->compile_seconds, 3) << " s, package "
+              << fixed(export_s, 3) << " s\n";
+    if (json) {
+        nlohmann::json j = nlohmann::json::parse(meta);
+        j["package"] = output;
+        j["bytes"] = bytes;
+        j["compile_seconds"] = model->compile_seconds;
+        j["export_seconds"] = export_s;
+        std::cout.flush();
+        print_json_line(j);
+    }
+    return kOk;
+}
+
+int run_cuda_package(const RunOptions& o, const package::LoadedPackage& pkg) {
+    runtime::CudaGraphExecutor& ex = *pkg.cuda_executor;
+    std::vector<runtime::NDArray> given, inputs;
+    std::string source;
+    if (!o.inputs.empty()) {
+        for (const auto& f : o.inputs) given.push_back(frontend::read_tensor_pb(f));
+        source = "--inputs";
+    } else if (!o.input_dir.empty()) {
+        given = driver::read_test_data(o.input_dir, "input");
+        source = o.input_dir;
+    }
+    size_t t = 0;
+    for (size_t i = 0; i < ex.num_inputs(); ++i) {
+        if (source.empty()) {  // the streams of driver::random_inputs, as for llvm packages
+            inputs.push_back(runtime::random_ndarray(ex.input_type(i), o.seed * 1000003 + i));
+            continue;
+        }
+        while (t < given.size() && !(given[t].type() == ex.input_type(i))) ++t;
+        TS_USER_CHECK(t < given.size()) << "no input array fits package input " << i << " ("
+                                        << ex.input_type(i).str() << ")";
+        inputs.push_back(given[t++]);
+    }
+    if (source.empty()) source = "random (seed " + std::to_string(o.seed) + ")";
+    for (size_t i = 0; i < inputs.size(); ++i) ex.set_input(i, inputs[i]);
+    ex.run();
+    nlohmann::json j;
+    bool failed = false;
+    if (!o.compare_dir.empty()) {
+        std::vector<runtime::NDArray> expected = driver::read_test_data(o.compare_dir, "output");
+        TS_USER_CHECK(expected.size() == ex.num_outputs())
+            << "the package has " << ex.num_outputs() << " outputs but " << o.compare_dir
+            << " has " << expected.size();
+        double max_abs = 0;
+        for (size_t i = 0; i < expected.size(); ++i) {
+            runtime::NDArray out = ex.get_output(i);
+            TS_USER_CHECK(out.shape() == expected[i].shape())
+                << "output " << i << " is " << out.type().str() << " but " << o.compare_dir
+                << " has " << expected[i].type().str();
+            max_abs = std::max(max_abs, runtime::compare(out, expected[i]).max_abs);
+            failed = failed || !runtime::allclose(out, expected[i], kRtol, kAtol);
+        }
+        j["max_abs_err"] = max_abs;
+        j["passed"] = !failed;
+    }
+    std::vector<double> ms = ex.time_runs(o.repeat);
+    std::sort(ms.begin(), ms.end());
+    const double median = ms[ms.size() / 2];
+    std::cout << "package:    " << o.model << " (cuda)\n"
+              << "inputs:     " << source << "\n"
+              << "device:     " << runtime::cuda::device_info().name << "\n"
+              << "kernels:    " << ex.calls().size() << "\n"
+              << "latency:    median " << fixed(median, 4) << " ms, min " << fixed(ms.front(), 4)
+              << " ms (" << ms.size() << " runs, CUDA events)\n";
+    if (j.contains("max_abs_err"))
+        std::cout << "check:      " << (failed ? "FAIL" : "ok") << " (max abs err "
+                  << sci(j["max_abs_err"].get<double>()) << ")\n";
+    if (failed) std::cerr << "check failed: the GPU outputs differ from " << o.compare_dir << std::endl;
+    if (o.json) {
+        j["package"] = o.model;
+        j["model"] = pkg.name;
+        j["target"] = "cuda";
+        j["latency_ms_median"] = median;
+        j["latency_ms_min"] = ms.front();
+        std::cout.flush();
+        print_json_line(j);
+    }
+    return failed ? kCheckFailed : kOk;
+}
+
 #else
+
+std::vector<tir::PrimFunc> cuda_schedule(const std::vector<tir::PrimFunc>&) {
+    TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
+}
+
+std::vector<std::string> cuda_passes(const std::vector<std::string>&, int) {
+    TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
+}
 
 std::string cuda_source(const std::vector<tir::PrimFunc>&) {
     TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
@@ -106,6 +244,15 @@ std::string cuda_source(const std::vector<tir::PrimFunc>&) {
 int run_cuda_target(const RunOptions&, const std::string&, const graph::Graph&,
                     const std::vector<runtime::NDArray>&, const std::string&) {
     TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
+}
+
+int compile_cuda_package(const std::string&, const graph::Graph&, int,
+                         const std::vector<std::string>&, const std::string&, bool) {
+    TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
+}
+
+int run_cuda_package(const RunOptions&, const package::LoadedPackage&) {
+    TS_USER_FAIL() << "this build of tessera cannot run CUDA packages";
 }
 
 #endif

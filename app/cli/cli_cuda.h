@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/cli/cli_common.h"
+#include "engine/package/package_loader.h"
 #include "engine/runtime/ndarray.h"
 #include "engine/tir/stmt.h"
 
@@ -16,10 +17,27 @@ namespace tessera::cli {
 /// no CUDA back end.
 std::string cuda_source(const std::vector<tir::PrimFunc>& funcs);
 
+/// The functions with their default GPU schedules (already bound ones kept).
+std::vector<tir::PrimFunc> cuda_schedule(const std::vector<tir::PrimFunc>& funcs);
+
+/// The graph pass list for the GPU (codegen::cuda_pass_pipeline) as an exact
+/// list for driver::BuildOptions::passes ({"none"} when empty).
+std::vector<std::string> cuda_passes(const std::vector<std::string>& spec, int opt_level);
+
 /// `run --target cuda`: compiles every kernel with NVRTC and prints a
 /// summary; runs, checks and times on the GPU when one is present, else
 /// throws UserError "no CUDA device is available (...)" (exit 2).
 int run_cuda_target(const RunOptions& o, const std::string& model_file, const graph::Graph& g,
                     const std::vector<runtime::NDArray>& inputs, const std::string& input_source);
+
+/// `compile --target cuda`: the GPU graph passes, fused groups with their
+/// default GPU schedules, NVRTC, and a CUDA package (PTX) at `output`.
+int compile_cuda_package(const std::string& model_file, const graph::Graph& g, int opt_level,
+                         const std::vector<std::string>& passes, const std::string& output,
+                         bool json);
+
+/// `run PACKAGE.tar` for a loaded CUDA package: inputs (files, a folder or
+/// random), one run, --compare-dir, event timing.
+int run_cuda_package(const RunOptions& o, const package::LoadedPackage& pkg);
 
 }  // namespace tessera::cli

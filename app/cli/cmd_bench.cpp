@@ -65,6 +65,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& o) {
     o.conv->add_option("--pad", o.c.pad, "padding on every side")->check(CLI::NonNegativeNumber);
     o.conv->add_option("--compare", o.compare, "library to compare with")
         ->check(CLI::IsMember({"onednn"}));
+    o.gemm->add_option("--records", o.g.records,
+                       "tuning database whose best records apply to our kernel");
+    o.conv->add_option("--records", o.c.records,
+                       "tuning database whose best records apply to our kernel");
     for (CLI::App* sub : {o.gemm, o.conv}) {
         sub->add_option("--threads", o.threads, "threads of ours and theirs")
             ->check(CLI::Range(1, 256));

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_cuda.h"
+#include "engine/autotune/database.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/package/package_export.h"
@@ -29,7 +31,7 @@ CLI::App* add_compile_command(CLI::App& app, CompileOptions& o) {
     CLI::App* cmd = app.add_subcommand(
         "compile", "Compile a model into a package (.tar) that runs without the compiler");
     cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder")->required();
-    cmd->add_option("--target", o.target, "code generation target")->check(CLI::IsMember({"llvm"}));
+    cmd->add_option("--target", o.target, "code generation target")->check(CLI::IsMember({"llvm", "cuda"}));
     cmd->add_option("--opt-level", o.opt_level, "optimization level (graph passes and LLVM)")
         ->check(CLI::Range(0, 3));
     cmd->add_option("--passes", o.passes,
@@ -46,11 +48,20 @@ int run_compile(const CompileOptions& o) {
         << "tuning database '" << o.records << "' does not exist";
     ModelPath mp = resolve_model_path(o.model);
     graph::Graph g = load(mp);
+    if (o.target == "cuda") {  // PTX package (app/cli/cli_cuda.cpp)
+        TS_USER_CHECK(o.records.empty()) << "--records holds CPU schedules; --target cuda uses "
+                                            "the default GPU schedules";
+        return compile_cuda_package(mp.file, g, o.opt_level, o.passes, o.output, o.json);
+    }
     driver::BuildOptions bo;
     bo.target = o.target;
     bo.opt_level = o.opt_level;
     bo.passes = o.passes;
     bo.records = o.records;
+    if (!o.records.empty()) {  // records from another CPU are not applied: say so
+        const std::string note = autotune::foreign_records_note(autotune::Database(o.records, true));
+        if (!note.empty()) std::cerr << note << "\n";
+    }
     std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
 
     package::ExportOptions eo;

@@ -25,6 +25,9 @@ CLI::App* add_inspect_command(CLI::App& app, InspectOptions& o) {
     cmd->add_option("--op", o.op, "the node (by name) whose kernel to print; all nodes if omitted");
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
     add_pass_options(cmd, o.passes, o.opt_level, o.print_after_all);
+    cmd->add_option("--target", o.target,
+                    "llvm, or cuda: fuse with the GPU pass pipeline and print GPU-scheduled kernels")
+        ->check(CLI::IsMember({"llvm", "cuda"}));
     cmd->add_option("--trace", o.trace,
                     "a schedule trace (JSON) to apply to the kernel of --op before printing");
     return cmd;
@@ -79,11 +82,12 @@ int run_inspect(const InspectOptions& o) {
         }
         return kOk;
     }
-    bool optimized = !o.passes.empty() || o.opt_level >= 0 || o.print_after_all;
+    const bool gpu = o.target == "cuda";
+    bool optimized = !o.passes.empty() || o.opt_level >= 0 || o.print_after_all || gpu;
     if (optimized) {
         driver::BuildOptions bo;
         bo.opt_level = o.opt_level >= 0 ? o.opt_level : 2;
-        bo.passes = o.passes;
+        bo.passes = gpu ? cuda_passes(o.passes, bo.opt_level) : o.passes;
         if (o.print_after_all)
             bo.print_after = [](const std::string& pass, const graph::Graph& after) {
                 std::cerr << "// ---- graph after " << pass << "\n" << graph::print(after);
@@ -122,6 +126,7 @@ int run_inspect(const InspectOptions& o) {
                 }
             }
         }
+        if (gpu && o.print == "loop") funcs = cuda_schedule(funcs);
         if (o.print == "loop") {
             for (const auto& f : funcs) {
                 if (!text.empty()) text += "\n";

@@ -7,6 +7,7 @@
 #include "app/cli/cli_cuda.h"
 #include "app/cli/profile_table.h"
 #include "app/cli/run_package.h"
+#include "engine/autotune/database.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/frontend/onnx/onnx_importer.h"
@@ -118,6 +119,10 @@ int run_run(const RunOptions& o) {
     bo.passes = o.passes;
     bo.records = o.records;
     bo.threads = o.threads;  // kernels are scheduled for the thread count they run on
+    if (!o.records.empty()) {  // records from another CPU are not applied: say so
+        const std::string note = autotune::foreign_records_note(autotune::Database(o.records, true));
+        if (!note.empty()) std::cerr << note << "\n";
+    }
     if (o.print_after_all)
         bo.print_after = [](const std::string& pass, const graph::Graph& after) {
             std::cerr << "// ---- graph after " << pass << "\n" << graph::print(after);

@@ -1,4 +1,4 @@
-// `tessera tune MODEL|--gemm MxNxK --trials N --records DB`: autotunes the
+// `tessera tune MODEL|--gemm MxNxK|--conv CxHxWxKxRxS --trials N --records DB`: autotunes the
 // fused kernels of a model, appending every measurement to the database
 // (resumable); a progress bar on a terminal, JSON lines with --json; Ctrl-C
 // stops within a second keeping what was recorded.
@@ -20,6 +20,7 @@ namespace {
 struct TuneCmdOptions {
     std::string model;
     std::string gemm;  // "MxNxK"
+    std::string conv;  // "CxHxWxKxRxS"
     std::string records;
     int trials = 64;
     int workers = 1;
@@ -29,6 +30,7 @@ struct TuneCmdOptions {
     uint64_t seed = 1;
     bool json = false;
     int opt_level = 2;
+    int llvm_opt_level = -1;  // -1: the same as opt_level (what `tessera run/compile` use)
     std::vector<std::string> passes;
     bool print_after_all = false;
 };
@@ -43,7 +45,12 @@ CLI::App* add_tune_command(CLI::App& app, TuneCmdOptions& o) {
         "tune", "Autotune the kernels of a model, recording measurements in a database");
     auto* model = cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder");
     auto* gemm = cmd->add_option("--gemm", o.gemm, "tune one fp32 GEMM instead: MxNxK (A: MxK, B: KxN)");
+    auto* conv = cmd->add_option("--conv", o.conv,
+                                 "tune one fp32 conv2d instead: CxHxWxKxRxS (batch 1, stride 1, "
+                                 "same padding; opt level 3 gives the blocked NCHWc kernel)");
     model->excludes(gemm);
+    model->excludes(conv);
+    gemm->excludes(conv);
     cmd->add_option("--records", o.records, "tuning database (JSON lines; appended, resumed)")
         ->required();
     cmd->add_option("--trials", o.trials, "measured candidates in all (recorded ones count)")
@@ -58,6 +65,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneCmdOptions& o) {
     cmd->add_option("--seed", o.seed, "search seed");
     cmd->add_flag("--json", o.json, "one JSON line per trial, a summary object last");
     add_pass_options(cmd, o.passes, o.opt_level, o.print_after_all);
+    cmd->add_option("--llvm-opt-level", o.llvm_opt_level,
+                    "LLVM level candidates are compiled and measured at (default: --opt-level, "
+                    "as the build that applies the records compiles them)")
+        ->check(CLI::Range(0, 3));
     return cmd;
 }
 
@@ -68,6 +79,15 @@ graph::Graph gemm_from(const std::string& spec) {
                   n > 0 && k > 0)
         << "--gemm must be MxNxK with positive sizes, got '" << spec << "'";
     return autotune::gemm_graph(m, n, k);
+}
+
+graph::Graph conv_from(const std::string& spec) {
+    long long c = 0, h = 0, w = 0, k = 0, r = 0, sz = 0;
+    char tail = 0;
+    TS_USER_CHECK(std::sscanf(spec.c_str(), "%lldx%lldx%lldx%lldx%lldx%lld%c", &c, &h, &w, &k, &r,
+                              &sz, &tail) == 6)
+        << "--conv must be CxHxWxKxRxS, got '" << spec << "'";
+    return autotune::conv2d_graph(c, h, w, k, r, sz);
 }
 
 nlohmann::json task_json(const autotune::TaskProgress& t) {
@@ -100,8 +120,11 @@ void draw_bar(const autotune::Progress& p) {
 }
 
 int run_tune(const TuneCmdOptions& o) {
-    TS_USER_CHECK(!o.model.empty() || !o.gemm.empty()) << "tune: give a MODEL or --gemm MxNxK";
-    graph::Graph g = o.gemm.empty() ? load(resolve_model_path(o.model)) : gemm_from(o.gemm);
+    TS_USER_CHECK(!o.model.empty() || !o.gemm.empty() || !o.conv.empty())
+        << "tune: give a MODEL, --gemm MxNxK or --conv CxHxWxKxRxS";
+    graph::Graph g = !o.gemm.empty()   ? gemm_from(o.gemm)
+                     : !o.conv.empty() ? conv_from(o.conv)
+                                       : load(resolve_model_path(o.model));
     driver::BuildOptions bo;
     bo.opt_level = o.opt_level;
     bo.passes = o.passes;
@@ -116,7 +139,12 @@ int run_tune(const TuneCmdOptions& o) {
     to.seed = o.seed;
     to.measure.timeout_s = o.timeout;
     to.measure.workers = o.workers;
+    // Measured as they will run: a kernel's speed can depend on the LLVM level.
+    to.measure.opt_level = o.llvm_opt_level >= 0 ? o.llvm_opt_level : o.opt_level;
     autotune::Database db(o.records);
+    // Records from another CPU neither seed the search nor count as trials.
+    const std::string foreign = autotune::foreign_records_note(db);
+    if (!foreign.empty() && !o.json) std::cerr << foreign << "\n";
 
     autotune::CancelToken cancel;
     g_cancel = &cancel;
@@ -126,6 +154,14 @@ int run_tune(const TuneCmdOptions& o) {
         std::cerr << "tuning " << tasks.size() << " task(s) of '" << g.name << "', " << o.trials
                   << " trials, records " << o.records << " (" << db.records().size()
                   << " already)\n";
+    if (!o.json)
+        for (const autotune::TuneTask& t : tasks) {
+            if (t.knobs.empty()) continue;
+            std::cerr << "  " << t.name << ": default-rule knobs";
+            for (const topi::CpuKnob& k : t.knobs)
+                std::cerr << " " << k.name << "(" << k.choices.size() << ")";
+            std::cerr << "\n";
+        }
     auto progress = [&](const autotune::Progress& p) {
         if (o.json) {
             nlohmann::json j = {{"event", "trial"},
@@ -155,7 +191,10 @@ int run_tune(const TuneCmdOptions& o) {
     if (tty) std::cerr << "\n";
 
     nlohmann::json summary = {{"event", "done"},
-                              {"model", o.gemm.empty() ? o.model : "gemm " + o.gemm},
+                              {"model", !o.gemm.empty()   ? "gemm " + o.gemm
+                                        : !o.conv.empty() ? "conv " + o.conv
+                                                          : o.model},
+                              {"foreign_records", db.foreign_records()},
                               {"records", o.records},
                               {"trials", r.final.trials},
                               {"resumed", r.final.resumed},

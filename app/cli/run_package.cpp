@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "app/cli/cli_cuda.h"
 #include "app/cli/profile_table.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
@@ -43,6 +44,7 @@ int run_package(const RunOptions& o) {
                                "code: use --compare-dir, or run the .onnx model with --check";
     TS_USER_CHECK(o.target == "llvm") << "packages run on the target they were compiled for";
     std::shared_ptr<package::LoadedPackage> pkg = package::load_package(o.model);
+    if (pkg->cuda_executor) return run_cuda_package(o, *pkg);  // app/cli/cli_cuda.cpp
     runtime::GraphExecutor& ex = *pkg->executor;
     ex.set_num_threads(o.threads);
 

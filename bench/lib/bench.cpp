@@ -88,9 +88,11 @@ int add_value(graph::Graph& g, const std::string& name, std::vector<int64_t> sha
     return g.add_value(v);
 }
 
-std::shared_ptr<driver::CompiledModel> compile(const graph::Graph& g, int threads) {
+std::shared_ptr<driver::CompiledModel> compile(const graph::Graph& g, int threads,
+                                               const std::string& records = "") {
     driver::BuildOptions options;
     options.threads = threads;
+    options.records = records;
     auto model = driver::build(g, options);
     model->executor->set_num_threads(threads);
     return model;
@@ -152,7 +154,7 @@ graph::Graph gemm_graph(const GemmShape& s) {
 }  // namespace
 
 std::string gemm_kernel_text(const GemmShape& s, int threads, const std::string& what) {
-    auto model = compile(gemm_graph(s), threads);
+    auto model = compile(gemm_graph(s), threads, s.records);
     codegen::LlvmOptions lo;
     lo.threads = threads;
     if (what == "tir" || what == "lowered") {
@@ -171,7 +173,7 @@ Comparison bench_gemm(const GemmShape& s, int threads, const std::string& compar
         << "bench gemm: --compare must be 'openblas', got '" << compare << "'";
     graph::Graph g = gemm_graph(s);
     const int a = g.inputs[0], b = g.inputs[1];
-    auto model = compile(g, threads);
+    auto model = compile(g, threads, s.records);
     NDArray A = runtime::random_ndarray(g.values[size_t(a)].type, 1);
     NDArray B = runtime::random_ndarray(g.values[size_t(b)].type, 2);
     auto& ex = *model->executor;
@@ -245,7 +247,7 @@ Comparison bench_conv2d(const ConvShape& s, int threads, const std::string& comp
 
     // Timed: the conv kernel alone, as oneDNN's is timed without its reorders.
     graph::Graph kg = conv_kernel_graph(model->graph);
-    auto kernel = compile(kg, threads);
+    auto kernel = compile(kg, threads, s.records);
     for (size_t i = 0; i < kg.inputs.size(); ++i)
         kernel->executor->set_input(
             i, runtime::random_ndarray(kg.values[size_t(kg.inputs[i])].type, 5 + i));

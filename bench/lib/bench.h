@@ -41,6 +41,7 @@ struct Comparison {
 
 struct GemmShape {
     int64_t m = 1024, n = 1024, k = 1024;
+    std::string records;  // tuning database whose best records apply (empty = defaults)
 };
 /// C = A B (fp32, row-major) with our default schedule at `threads` threads,
 /// then `compare` ("openblas" or "") on the same data; `rounds` times
@@ -53,6 +54,7 @@ std::string gemm_kernel_text(const GemmShape& s, int threads, const std::string&
 
 struct ConvShape {
     int64_t n = 1, c = 64, h = 56, w = 56, k = 64, r = 3, s = 3, stride = 1, pad = 1;
+    std::string records;  // tuning database whose best records apply (empty = defaults)
 };
 /// NCHW conv2d with OIHW constant weights; `compare` "onednn" or "".
 Comparison bench_conv2d(const ConvShape& s, int threads, const std::string& compare);

@@ -98,8 +98,17 @@ Database::~Database() {
     if (m_file) std::fclose(m_file);
 }
 
+bool Database::is_local(const TuningRecord& r) {
+    static const std::string here = machine_fingerprint();
+    return r.machine.empty() || r.machine == here;
+}
+
 void Database::index(size_t i) {
     const TuningRecord& r = m_records[i];
+    if (!is_local(r)) {
+        ++m_foreign;
+        return;
+    }
     if (!r.baseline) m_count[r.workload]++;
     if (!r.ok()) return;
     const std::string key = r.workload + "|" + r.target;
@@ -129,6 +138,19 @@ int Database::count(const std::string& workload) const {
 std::string machine_fingerprint() {
     return codegen::host_target_description() + "; " +
            std::to_string(std::thread::hardware_concurrency()) + " cores";
+}
+
+std::string foreign_records_note(const Database& db) {
+    if (db.foreign_records() == 0) return "";
+    std::string other;
+    for (const TuningRecord& r : db.records())
+        if (!Database::is_local(r)) {
+            other = r.machine;
+            break;
+        }
+    return "tuning records '" + db.path() + "': " + std::to_string(db.foreign_records()) + " of " +
+           std::to_string(db.records().size()) + " were measured on another machine (" + other +
+           ") and are not applied; this machine is " + machine_fingerprint();
 }
 
 }  // namespace tessera::autotune

@@ -49,10 +49,17 @@ public:
     /// Appends and flushes one record.
     void append(const TuningRecord& r);
     const std::vector<TuningRecord>& records() const { return m_records; }
-    /// The fastest successful record of a workload, or null.
+    /// The fastest successful record of a workload measured on this machine
+    /// (machine_fingerprint(); records without a fingerprint count as local),
+    /// or null. Records from another machine are kept but never chosen.
     const TuningRecord* best(const std::string& workload, const std::string& target = "llvm") const;
-    /// Tuning trials (successes and errors, baselines excluded) of a workload.
+    /// Tuning trials (successes and errors, baselines excluded) of a workload
+    /// on this machine.
     int count(const std::string& workload) const;
+    /// Records measured on another machine (ignored by best() and count()).
+    int foreign_records() const { return m_foreign; }
+    /// Whether `r` was measured on this machine.
+    static bool is_local(const TuningRecord& r);
     /// Lines of the file that could not be parsed (a torn last write).
     int skipped_lines() const { return m_skipped; }
     const std::string& path() const { return m_path; }
@@ -64,10 +71,16 @@ private:
     std::map<std::string, size_t> m_best;  // workload|target -> record index
     std::map<std::string, int> m_count;
     int m_skipped = 0;
+    int m_foreign = 0;
     void index(size_t i);
 };
 
 /// "x86_64, <cpu>, <features>; <n> cores": what records are valid for.
 std::string machine_fingerprint();
+
+/// A line for people about the records of `db` that apply here, e.g.
+/// "tuning records 'r.jsonl': 40 of 52 from another machine (<fingerprint>)
+/// are not applied"; empty when all are local.
+std::string foreign_records_note(const Database& db);
 
 }  // namespace tessera::autotune

@@ -19,6 +19,9 @@
 
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
+#include "engine/tir/functor.h"
+#include "engine/tir/op.h"
+#include "engine/tir/passes/unroll_loops.h"
 
 namespace tessera::autotune {
 
@@ -53,7 +56,35 @@ double seconds_since(Clock::time_point t0) {
     _exit(0);
 }
 
+struct CodeSize : tir::IRVisitor {
+    int64_t mult = 1, size = 0;
+    using tir::IRVisitor::visit;
+    void visit(const tir::For* op) override {
+        const int64_t* e = tir::as_const_int(op->extent);
+        const bool copies = op->kind == tir::ForKind::Unrolled && e && *e > 1 &&
+                            *e <= tir::kMaxUnrollExtent;
+        const int64_t saved = mult;
+        if (copies) mult = std::min<int64_t>(mult * *e, int64_t(1) << 40);
+        tir::IRVisitor::visit(op);
+        mult = saved;
+    }
+    void visit(const tir::BufferLoad* op) override {
+        size += mult;
+        tir::IRVisitor::visit(op);
+    }
+    void visit(const tir::BufferStore* op) override {
+        size += mult;
+        tir::IRVisitor::visit(op);
+    }
+};
+
 }  // namespace
+
+int64_t code_size_estimate(const tir::PrimFunc& f) {
+    CodeSize c;
+    c.visit_stmt(f->body);
+    return c.size;
+}
 
 double MeasureResult::median_ms() const {
     if (!ok()) return std::numeric_limits<double>::infinity();
@@ -86,7 +117,12 @@ TaskMeasurer::TaskMeasurer(const TuneTask& task, const MeasureOptions& o) : m_ta
         }
     }
     // Reference output and the baseline time: the default schedule.
+    const MeasureOptions limits = m_o;  // the default schedule is exempt from the compile limits
+    m_o.max_code_size = std::numeric_limits<int64_t>::max();
+    m_o.compile_limit_s = std::numeric_limits<double>::infinity();
     std::vector<Built> b = build({task.default_func});
+    m_o.max_code_size = limits.max_code_size;
+    m_o.compile_limit_s = limits.compile_limit_s;
     TS_CHECK(b[0].error.empty()) << "default schedule of '" << task.name
                                  << "' does not compile: " << b[0].error;
     m_default_module = b[0].keep;
@@ -121,6 +157,13 @@ std::vector<Built> TaskMeasurer::build(const std::vector<tir::PrimFunc>& funcs,
             out[i].error = "cancelled";
             return;
         }
+        const int64_t size = code_size_estimate(funcs[i]);
+        if (size > m_o.max_code_size) {
+            out[i].error = "compile limit: " + std::to_string(size) +
+                           " memory accesses after unrolling (limit " +
+                           std::to_string(m_o.max_code_size) + ")";
+            return;
+        }
         try {
             std::shared_ptr<codegen::JitModule> jit = codegen::jit_compile({funcs[i]}, lo);
             out[i].fn = jit->lookup(funcs[i]->name);
@@ -129,6 +172,11 @@ std::vector<Built> TaskMeasurer::build(const std::vector<tir::PrimFunc>& funcs,
             out[i].error = std::string("compile: ") + e.what();
         }
         out[i].compile_s = seconds_since(t0);
+        if (out[i].error.empty() && out[i].compile_s > m_o.compile_limit_s) {
+            out[i].error = "compile limit: took " + std::to_string(out[i].compile_s) +
+                           " s (limit " + std::to_string(m_o.compile_limit_s) + " s)";
+            out[i].fn = nullptr;
+        }
     };
     const size_t workers = std::max<size_t>(1, size_t(m_o.workers));
     if (workers == 1 || funcs.size() == 1) {

@@ -34,6 +34,13 @@ struct MeasureOptions {
     bool cpu_clock = true;
     int opt_level = 3;
     int workers = 1;            // compile threads
+    /// Compile-time limits for runaway candidates: more than this many memory
+    /// accesses after unrolling (code_size_estimate) is an error without
+    /// compiling; a compile that takes longer than compile_limit_s is
+    /// recorded as an error (it cannot be interrupted; the limit keeps such
+    /// candidates out of the best records and teaches the cost model).
+    int64_t max_code_size = 1 << 16;
+    double compile_limit_s = 30;
     double rtol = 1e-3, atol = 1e-4;
 };
 
@@ -52,6 +59,10 @@ struct Built {
     std::string error;
     double compile_s = 0;
 };
+
+/// Memory accesses (loads and stores) in the code of `f` once its unrolled
+/// loops are copied out: a predictor of LLVM compile time.
+int64_t code_size_estimate(const tir::PrimFunc& f);
 
 class TaskMeasurer {
 public:

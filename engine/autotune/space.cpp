@@ -297,6 +297,35 @@ bool generates(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions
     }
 }
 
+bool has_knobs(const SpaceOptions& o) { return o.anchor != nullptr && !o.knobs.empty(); }
+
+Candidate sample_knobbed(const SpaceOptions& o, std::mt19937_64& rng) {
+    Candidate c;
+    c.knobbed = true;
+    for (const topi::CpuKnob& k : o.knobs)
+        if (!k.choices.empty())
+            c.knobs[k.name] =
+                k.choices[std::uniform_int_distribution<size_t>(0, k.choices.size() - 1)(rng)];
+    return c;
+}
+
+// The rule options with the candidate's knob values, each checked against the
+// kernel's legal choices (a record from another version of the rules may hold others).
+topi::CpuScheduleOptions knob_options(const Candidate& c, const SpaceOptions& o) {
+    TS_USER_CHECK(o.anchor != nullptr) << "knobbed default candidate without its anchor node";
+    for (const auto& [name, value] : c.knobs) {
+        auto k = std::find_if(o.knobs.begin(), o.knobs.end(),
+                              [&](const topi::CpuKnob& x) { return x.name == name; });
+        TS_USER_CHECK(k != o.knobs.end())
+            << "schedule knob '" << name << "' is not a knob of this kernel's default rule";
+        TS_USER_CHECK(std::find(k->choices.begin(), k->choices.end(), value) != k->choices.end())
+            << "schedule knob '" << name << "' = " << value << " is not a legal choice";
+    }
+    topi::CpuScheduleOptions cpu = o.cpu;
+    cpu.knobs = c.knobs;
+    return cpu;
+}
+
 }  // namespace
 
 std::vector<int64_t> prime_factors(int64_t n) {
@@ -314,7 +343,38 @@ std::vector<int64_t> random_factorization(int64_t n, int parts, std::mt19937_64&
     return f;
 }
 
+tir::PrimFunc knobbed_default(const tir::PrimFunc& func, const graph::Node& anchor,
+                              const topi::CpuScheduleOptions& cpu,
+                              const std::map<std::string, int64_t>& knobs) {
+    topi::CpuScheduleOptions k = cpu;
+    k.knobs = knobs;
+    return topi::schedule_cpu_default(func, anchor, k);
+}
+
+Candidate default_candidate(const SpaceOptions& o) {
+    TS_USER_CHECK(o.anchor != nullptr) << "the default candidate needs the kernel's anchor node";
+    Candidate c;
+    c.knobbed = true;
+    for (const topi::CpuKnob& k : o.knobs)
+        if (!k.choices.empty()) c.knobs[k.name] = k.choices.front();
+    return c;
+}
+
+Realized realize(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o) {
+    if (!c.knobbed) {
+        Schedule s = generate(func, c, o);
+        return {s.func(), s.trace()};
+    }
+    topi::CpuScheduleOptions cpu = knob_options(c, o);
+    return {topi::schedule_cpu_default(func, *o.anchor, cpu),
+            topi::cpu_default_trace(func, *o.anchor, cpu)};
+}
+
 Schedule generate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o) {
+    if (c.knobbed) {
+        topi::CpuScheduleOptions cpu = knob_options(c, o);
+        return topi::cpu_default_trace(func, *o.anchor, cpu).apply(func);
+    }
     Schedule s(func);
     std::map<std::string, TileLoops> tiled;
     for (const BlockDecision& d : c.blocks) {
@@ -330,6 +390,7 @@ Schedule generate(const tir::PrimFunc& func, const Candidate& c, const SpaceOpti
 }
 
 Candidate sample(const tir::PrimFunc& func, const SpaceOptions& o, std::mt19937_64& rng) {
+    if (has_knobs(o) && std::bernoulli_distribution(o.knob_share)(rng)) return sample_knobbed(o, rng);
     for (int attempt = 0; attempt < 8; ++attempt) {
         Candidate c = sample_once(func, o, rng, attempt >= 4);
         if (generates(func, c, o)) return c;
@@ -339,6 +400,21 @@ Candidate sample(const tir::PrimFunc& func, const SpaceOptions& o, std::mt19937_
 
 Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o,
                  std::mt19937_64& rng) {
+    if (c.knobbed) {  // one knob to another of its choices
+        std::vector<const topi::CpuKnob*> movable;
+        for (const topi::CpuKnob& k : o.knobs)
+            if (k.choices.size() > 1) movable.push_back(&k);
+        if (movable.empty()) return c;
+        const topi::CpuKnob& k =
+            *movable[std::uniform_int_distribution<size_t>(0, movable.size() - 1)(rng)];
+        Candidate m = c;
+        auto cur = c.knobs.find(k.name);
+        std::vector<int64_t> others;
+        for (int64_t v : k.choices)
+            if (cur == c.knobs.end() || v != cur->second) others.push_back(v);
+        m.knobs[k.name] = others[std::uniform_int_distribution<size_t>(0, others.size() - 1)(rng)];
+        return m;
+    }
     if (c.blocks.empty()) return c;
     for (int attempt = 0; attempt < 16; ++attempt) {
         Candidate m = c;
@@ -389,6 +465,11 @@ Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptio
 // ---------------------------------------------------------------- JSON
 
 std::string Candidate::to_json() const {
+    if (knobbed) {
+        nlohmann::json k = nlohmann::json::object();
+        for (const auto& [name, value] : knobs) k[name] = value;
+        return nlohmann::json{{"rule", "default"}, {"knobs", k}}.dump();
+    }
     nlohmann::json j = nlohmann::json::array();
     for (const BlockDecision& d : blocks) {
         nlohmann::json b = {{"block", d.block}, {"rule", d.rule}};
@@ -412,6 +493,17 @@ std::string Candidate::to_json() const {
 Candidate Candidate::from_json(const std::string& text) {
     Candidate c;
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_object() && j.value("rule", "") == "default") {
+        c.knobbed = true;
+        const nlohmann::json k = j.value("knobs", nlohmann::json::object());
+        TS_USER_CHECK(k.is_object()) << "candidate decisions: 'knobs' must be an object";
+        for (const auto& [name, value] : k.items()) {
+            TS_USER_CHECK(value.is_number_integer())
+                << "candidate decisions: knob '" << name << "' must be an integer";
+            c.knobs[name] = value.get<int64_t>();
+        }
+        return c;
+    }
     TS_USER_CHECK(j.is_array()) << "candidate decisions: expected a JSON array";
     for (const auto& b : j) {
         BlockDecision d;

@@ -8,20 +8,33 @@
 //   - elementwise producers of a reduction inlined, consumers (epilogues)
 //     computed at a tile loop of the reduction;
 //   - other elementwise blocks: fused, split for a vector, parallel outer.
+// Besides these free-form sketches, the "knobbed default" rule: the kernel's
+// default CPU schedule (topi::schedule_cpu_default, with its operand packing
+// and layout steps that a Trace does not hold) with sampled values of the
+// rule's knobs (topi::cpu_schedule_knobs), MetaSchedule-style.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "engine/graph/graph.h"
 #include "engine/schedule/schedule.h"
+#include "engine/topi/schedule_cpu.h"
 
 namespace tessera::autotune {
 
 struct SpaceOptions {
     int threads = 1;       // 1 = no parallel loops
     int vector_lanes = 8;  // fp32 lanes of one native vector
+    /// The knobbed-default rule (off when null): the node whose default rule
+    /// schedules the kernel, that rule's options (threads, lanes) and knobs.
+    const graph::Node* anchor = nullptr;
+    topi::CpuScheduleOptions cpu;
+    std::vector<topi::CpuKnob> knobs;
+    double knob_share = 0.5;  // share of sampled candidates from that rule (when it has knobs)
 };
 
 /// The decisions for one block.
@@ -45,21 +58,47 @@ struct BlockDecision {
 
 struct Candidate {
     std::vector<BlockDecision> blocks;
+    /// The knobbed default rule: the default schedule with these knob values
+    /// (all of the rule's knobs, by name) instead of `blocks`.
+    bool knobbed = false;
+    std::map<std::string, int64_t> knobs;
     std::string to_json() const;
     static Candidate from_json(const std::string& text);
     bool operator==(const Candidate& o) const = default;
 };
 
 /// Builds the schedule a candidate describes on `func` (throws ScheduleError
-/// when a decision does not apply).
+/// when a decision does not apply). For a knobbed candidate: the default
+/// rule's schedule without its operand packing (see realize).
 schedule::Schedule generate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o);
 
+/// A candidate's kernel and the trace of its schedule.
+struct Realized {
+    tir::PrimFunc func;
+    schedule::Trace trace;
+};
+/// The kernel a candidate describes: generate()'s for free-form candidates;
+/// for knobbed ones topi::schedule_cpu_default with the knob values (packing
+/// included). Throws UserError when a knob or value is not one of o.knobs.
+Realized realize(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o);
+
+/// The knobbed default with every knob at its first (the rule's own) choice:
+/// the default schedule. Requires o.anchor.
+Candidate default_candidate(const SpaceOptions& o);
+
+/// topi::schedule_cpu_default of `anchor` with the given knob values.
+tir::PrimFunc knobbed_default(const tir::PrimFunc& func, const graph::Node& anchor,
+                              const topi::CpuScheduleOptions& cpu,
+                              const std::map<std::string, int64_t>& knobs);
+
 /// A random candidate that generates without errors (falls back to simpler
-/// decisions, in the end to the unscheduled loops).
+/// decisions, in the end to the unscheduled loops); with o.anchor and knobs,
+/// a share o.knob_share of them are knobbed defaults with random knob values.
 Candidate sample(const tir::PrimFunc& func, const SpaceOptions& o, std::mt19937_64& rng);
 
 /// A neighbour of `c`: one tile size factor moved between levels, or an
-/// unroll / vectorize / parallel / compute-at decision changed. Returns a
+/// unroll / vectorize / parallel / compute-at decision changed; for a
+/// knobbed candidate, one knob set to another of its choices. Returns a
 /// candidate that generates (or `c` itself when no mutation applied).
 Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o,
                  std::mt19937_64& rng);

@@ -3,9 +3,11 @@
 
 #include <cstdio>
 #include <map>
+#include <random>
 #include <regex>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/core/error.h"
 #include "engine/passes/fuse_ops.h"
 #include "engine/tir/printer.h"
 #include "engine/topi/lower_group.h"
@@ -65,16 +67,15 @@ std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& ta
         std::string key = workload_key(lg.func, target);
         double flops = 0;
         TaskKind kind = TaskKind::Injective;
-        int anchor = group.back();
         for (int nd : group) {
             const graph::Node& n = g.nodes[size_t(nd)];
             flops += graph::node_flops(g, n);
             topi::CpuOpClass c = topi::cpu_op_class(n);
-            if (c == topi::CpuOpClass::Matmul) kind = TaskKind::Matmul, anchor = nd;
+            if (c == topi::CpuOpClass::Matmul) kind = TaskKind::Matmul;
             const bool conv = c == topi::CpuOpClass::Conv2d || n.op == "nn.conv2d";  // grouped too
-            if (conv && kind != TaskKind::Matmul)
-                kind = TaskKind::Conv2d, anchor = nd;
+            if (conv && kind != TaskKind::Matmul) kind = TaskKind::Conv2d;
         }
+        const int anchor = anchor_node(g, group);  // the node the driver's default rule uses
         auto it = index.find(key);
         if (it != index.end()) {
             tasks[it->second].weight++;
@@ -88,6 +89,9 @@ std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& ta
         topi::CpuScheduleOptions cpu;
         cpu.threads = threads;
         cpu.vector_lanes = codegen::host_vector_lanes();
+        t.anchor = g.nodes[size_t(anchor)];
+        t.cpu = cpu;
+        t.knobs = topi::cpu_schedule_knobs(lg.func, t.anchor, cpu);
         t.default_func = topi::schedule_cpu_default(lg.func, g.nodes[size_t(anchor)], cpu);
         t.default_trace = topi::cpu_default_trace(lg.func, g.nodes[size_t(anchor)], cpu);
         t.default_trace.workload = key;
@@ -97,6 +101,17 @@ std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& ta
         tasks.push_back(std::move(t));
     }
     return tasks;
+}
+
+int anchor_node(const graph::Graph& g, const std::vector<int>& group) {
+    int anchor = group.back();
+    for (int nd : group) {
+        const graph::Node& n = g.nodes[size_t(nd)];
+        topi::CpuOpClass c = topi::cpu_op_class(n);
+        if (c == topi::CpuOpClass::Matmul || c == topi::CpuOpClass::Conv2d || n.op == "nn.conv2d")
+            anchor = nd;
+    }
+    return anchor;
 }
 
 graph::Graph gemm_graph(int64_t m, int64_t n, int64_t k) {
@@ -116,6 +131,43 @@ graph::Graph gemm_graph(int64_t m, int64_t n, int64_t k) {
     node.name = "gemm";
     node.inputs = {a, b};
     node.outputs = {c};
+    g.add_node(node);
+    return g;
+}
+
+graph::Graph conv2d_graph(int64_t c, int64_t h, int64_t w, int64_t k, int64_t r, int64_t s) {
+    TS_USER_CHECK(c > 0 && h > 0 && w > 0 && k > 0 && r > 0 && s > 0 && r % 2 == 1 && s % 2 == 1)
+        << "conv2d: sizes must be positive and the kernel odd, got c=" << c << " h=" << h
+        << " w=" << w << " k=" << k << " r=" << r << " s=" << s;
+    graph::Graph g;
+    g.name = "conv2d";
+    auto add = [&](const std::string& name, std::vector<int64_t> shape, bool constant) {
+        graph::Value v;
+        v.name = name;
+        v.type = {graph::DType::Float32, std::move(shape)};
+        if (constant) {
+            auto data = std::make_shared<graph::ConstantData>();
+            std::vector<float> x(size_t(v.type.num_elements()));
+            std::mt19937_64 rng(3);
+            std::uniform_real_distribution<float> u(-1.f, 1.f);
+            for (float& e : x) e = u(rng);
+            const auto* p = reinterpret_cast<const uint8_t*>(x.data());
+            data->bytes.assign(p, p + x.size() * sizeof(float));
+            v.constant = data;
+        }
+        return g.add_value(v);
+    };
+    int x = add("X", {1, c, h, w}, false), wt = add("W", {k, c, r, s}, true);
+    int y = add("Y", {1, k, h, w}, false);
+    g.inputs = {x};
+    g.outputs = {y};
+    graph::Node node;
+    node.op = "nn.conv2d";
+    node.name = "conv";
+    node.attrs["strides"] = std::vector<int64_t>{1, 1};
+    node.attrs["padding"] = std::vector<int64_t>{(r - 1) / 2, (s - 1) / 2, (r - 1) / 2, (s - 1) / 2};
+    node.inputs = {x, wt};
+    node.outputs = {y};
     g.add_node(node);
     return g;
 }

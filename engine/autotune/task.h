@@ -8,6 +8,7 @@
 #include "engine/graph/graph.h"
 #include "engine/schedule/trace.h"
 #include "engine/tir/stmt.h"
+#include "engine/topi/schedule_cpu.h"
 
 namespace tessera::autotune {
 
@@ -21,6 +22,13 @@ struct TuneTask {
     tir::PrimFunc default_func;  // with the default CPU schedule (the baseline, the reference)
     schedule::Trace default_trace;  // the default schedule as a trace on `func`
     TaskKind kind = TaskKind::Injective;
+    /// The node whose default rule schedules the kernel (its matmul/conv, else
+    /// its last node), the options of that rule, and the rule's knobs
+    /// (topi::cpu_schedule_knobs): knobbed-default candidates rebuild
+    /// topi::schedule_cpu_default(func, anchor, cpu + knob values).
+    graph::Node anchor;
+    topi::CpuScheduleOptions cpu;
+    std::vector<topi::CpuKnob> knobs;
     int num_outputs = 1; // the last params of func are outputs
     int weight = 1;      // occurrences in the model
     double flops = 0;    // per call
@@ -40,6 +48,16 @@ std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& ta
 /// A one-node graph C = A B (fp32, A: m x k, B: k x n), for `tessera tune --gemm`.
 graph::Graph gemm_graph(int64_t m, int64_t n, int64_t k);
 
+/// A one-node graph Y = conv2d(X, W) (fp32 NCHW, batch 1, W: k x c x r x s
+/// constant with seeded random values, stride 1, "same" padding (r-1)/2), for
+/// `tessera tune --conv`; optimized at opt level 3 it is the blocked
+/// conv2d_NCHWc kernel that `tessera bench conv2d` times.
+graph::Graph conv2d_graph(int64_t c, int64_t h, int64_t w, int64_t k, int64_t r, int64_t s);
+
 const char* task_kind_name(TaskKind k);
+
+/// The node of a fused group whose default rule schedules the group's kernel:
+/// its matmul or conv (grouped ones too), else its last node (as the driver picks it).
+int anchor_node(const graph::Graph& g, const std::vector<int>& group);
 
 }  // namespace tessera::autotune

@@ -42,20 +42,36 @@ struct TaskState {
     std::vector<std::pair<double, Candidate>> good;  // measured, (ms, candidate), best first
     double best_before_round = 0;
     double gain = 1;  // relative improvement of the last round
+    SpaceOptions space;  // with the task's knobbed-default rule
     TaskProgress p;
 };
+
+}  // namespace
+
+SpaceOptions space_options(const TuneTask& t, int threads) {
+    SpaceOptions o;
+    o.threads = threads;
+    o.vector_lanes = codegen::host_vector_lanes();
+    if (!t.anchor.op.empty()) {  // tasks from extract_tasks
+        o.anchor = &t.anchor;
+        o.cpu = t.cpu;
+        o.knobs = t.knobs;
+    }
+    return o;
+}
+
+namespace {
 
 class Tuner {
 public:
     Tuner(const std::vector<TuneTask>& tasks, Database& db, const TuneOptions& o,
           const std::function<void(const Progress&)>& cb, const CancelToken* cancel)
         : m_db(db), m_o(o), m_cb(cb), m_cancel(cancel), m_rng(o.seed) {
-        m_space.threads = o.threads;
-        m_space.vector_lanes = codegen::host_vector_lanes();
         m_o.measure.threads = o.threads;
         for (const TuneTask& t : tasks) {
             TaskState s;
             s.task = &t;
+            s.space = space_options(t, o.threads);
             s.p.name = t.name;
             s.p.key = t.key;
             s.p.kind = task_kind_name(t.kind);
@@ -102,7 +118,6 @@ private:
     std::function<void(const Progress&)> m_cb;
     const CancelToken* m_cancel;
     std::mt19937_64 m_rng;
-    SpaceOptions m_space;
     std::vector<TaskState> m_tasks;
     CostModel m_model;
     std::vector<double> m_batch_corr;  // per batch: Spearman of predictions made before it ran
@@ -118,6 +133,7 @@ private:
             for (const TuningRecord& r : m_db.records()) {
                 if (r.workload != t.task->key) continue;
                 if (r.baseline) continue;  // re-measured: the default schedules change
+                if (!Database::is_local(r)) continue;  // measured on another machine
                 t.p.trials++;
                 m_progress.trials++;
                 if (!r.ok()) t.p.errors++;
@@ -129,7 +145,7 @@ private:
                     t.seen.insert(c.to_json());
                     if (r.ok()) t.good.push_back({r.median_ms(), c});
                     if (m_model.size() < 4000) {
-                        tir::PrimFunc f = r.trace.apply(t.task->func).func();
+                        tir::PrimFunc f = realize(t.task->func, c, t.space).func;
                         m_model.add(extract_features(f), t.task->key, r.ok() ? r.median_ms() : -1);
                     }
                 } catch (const UserError&) {
@@ -150,6 +166,9 @@ private:
             r.workload = t.task->key;
             r.task = t.task->name;
             r.trace = t.task->default_trace;
+            // The default rule as a knobbed candidate: applying the record rebuilds
+            // the default kernel with its packing (the trace alone lacks it).
+            if (t.space.anchor) r.decisions = default_candidate(t.space).to_json();
             r.times_ms = t.measurer->baseline().times_ms;
             r.flops = t.task->flops;
             r.timestamp = now_epoch();
@@ -177,9 +196,9 @@ private:
     bool score(const TaskState& t, Candidate c, Scored& out) {
         out.key = c.to_json();
         try {
-            schedule::Schedule s = generate(t.task->func, c, m_space);
-            out.func = s.func();
-            out.trace = s.trace();
+            Realized r = realize(t.task->func, c, t.space);
+            out.func = r.func;
+            out.trace = r.trace;
             out.features = extract_features(out.func);
         } catch (const UserError&) {
             return false;
@@ -199,9 +218,12 @@ private:
             in_pop.insert(s.key);
             pop.push_back(std::move(s));
         };
+        // The default schedule (knobs at their first choices) is measured first, so
+        // the tuned kernel is never slower than the default one.
+        if (t.space.anchor) add(default_candidate(t.space));
         for (size_t i = 0; i < t.good.size() && i < 8; ++i) add(t.good[i].second);
         for (int tries = 0; int(pop.size()) < m_o.population && tries < 2 * m_o.population; ++tries)
-            add(sample(t.task->func, m_space, m_rng));
+            add(sample(t.task->func, t.space, m_rng));
         if (m_model.trained()) {
             for (int g = 0; g < m_o.generations && !cancelled(); ++g) {
                 predict(pop);
@@ -211,7 +233,7 @@ private:
                 const size_t before = pop.size();
                 for (size_t i = 0; i < before; ++i) {
                     const Candidate& p = pop[std::uniform_int_distribution<size_t>(0, parents - 1)(m_rng)].c;
-                    add(mutate(t.task->func, p, m_space, m_rng));
+                    add(mutate(t.task->func, p, t.space, m_rng));
                 }
             }
             predict(pop);
@@ -221,6 +243,14 @@ private:
         std::stable_sort(pop.begin(), pop.end(),
                          [](const Scored& a, const Scored& b) { return a.score > b.score; });
         std::vector<Scored> out;
+        if (t.space.anchor) {
+            const std::string dflt = default_candidate(t.space).to_json();
+            for (Scored& s : pop)
+                if (s.key == dflt && !t.seen.count(s.key)) {
+                    t.seen.insert(s.key);
+                    out.push_back(s);
+                }
+        }
         const int greedy = m_model.trained() ? int(std::ceil(n * (1.0 - m_o.epsilon))) : 0;
         for (Scored& s : pop) {
             if (int(out.size()) >= greedy) break;
@@ -230,7 +260,7 @@ private:
         }
         for (int tries = 0; int(out.size()) < n && tries < 8 * n; ++tries) {  // epsilon: random
             Scored s;
-            if (!score(t, sample(t.task->func, m_space, m_rng), s) || t.seen.count(s.key)) continue;
+            if (!score(t, sample(t.task->func, t.space, m_rng), s) || t.seen.count(s.key)) continue;
             t.seen.insert(s.key);
             out.push_back(std::move(s));
         }
@@ -351,6 +381,33 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db, const st
     if (!r) return func;
     try {
         tir::PrimFunc out = r->trace.apply(func).func();
+        if (applied) *applied = true;
+        return out;
+    } catch (const UserError&) {
+        return func;
+    }
+}
+
+tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
+                         const topi::CpuScheduleOptions& cpu, const Database& db,
+                         const std::string& target, bool* applied) {
+    if (applied) *applied = false;
+    const TuningRecord* r = db.best(workload_key(func, target), target);
+    if (!r) return func;
+    try {
+        Candidate c = r->decisions.empty() ? Candidate{} : Candidate::from_json(r->decisions);
+        tir::PrimFunc out;
+        if (c.knobbed) {
+            SpaceOptions o;
+            o.threads = cpu.threads;
+            o.vector_lanes = cpu.vector_lanes;
+            o.anchor = &anchor;
+            o.cpu = cpu;
+            o.knobs = topi::cpu_schedule_knobs(func, anchor, cpu);
+            out = realize(func, c, o).func;
+        } else {
+            out = r->trace.apply(func).func();
+        }
         if (applied) *applied = true;
         return out;
     } catch (const UserError&) {

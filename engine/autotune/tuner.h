@@ -12,6 +12,7 @@
 
 #include "engine/autotune/database.h"
 #include "engine/autotune/measure.h"
+#include "engine/autotune/space.h"
 #include "engine/autotune/task.h"
 
 namespace tessera::autotune {
@@ -63,6 +64,11 @@ struct TuneResult {
     double trials_per_minute = 0;
 };
 
+/// The design space of a task: the free-form sketches for kernels running on
+/// `threads`, and the knobbed-default rule of its anchor node (which `t`
+/// must outlive the options). Tasks without an anchor get the sketches only.
+SpaceOptions space_options(const TuneTask& t, int threads);
+
 /// Tunes `tasks`, appending to `db`. `progress` (may be null) is called after
 /// each trial and once at the start. `cancel` (may be null) stops within a
 /// second; the records written so far stay valid.
@@ -71,8 +77,20 @@ TuneResult tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
                 const CancelToken* cancel = nullptr);
 
 /// `func` with the best record of its workload applied; `func` itself when
-/// the database has none or the trace no longer replays.
+/// the database has none or the trace no longer replays. Replays the trace
+/// only: a knobbed-default record loses its operand packing here (use the
+/// overload with the anchor node).
 tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db,
+                         const std::string& target = "llvm", bool* applied = nullptr);
+
+/// `func` (a fused group's unscheduled kernel) with the best record of its
+/// workload measured on this machine applied: a knobbed-default record
+/// rebuilds topi::schedule_cpu_default(func, anchor, cpu with its knob
+/// values), packing and layout steps included; a free-form one replays its
+/// trace. `func` itself when there is none or it no longer applies (a knob
+/// value that is not a legal choice any more, a trace that does not replay).
+tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
+                         const topi::CpuScheduleOptions& cpu, const Database& db,
                          const std::string& target = "llvm", bool* applied = nullptr);
 
 }  // namespace tessera::autotune

@@ -138,7 +138,13 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         for (int v : lg.outputs) computed[size_t(v)] = true;
         tir::PrimFunc f = lg.func;
         bool tuned = false;
-        if (records) f = autotune::apply_best(lg.func, *records, options.target, &tuned);
+        if (records) {  // knobbed-default records rebuild the anchor's default rule
+            topi::CpuScheduleOptions cpu;
+            cpu.threads = options.threads;
+            cpu.vector_lanes = codegen::host_vector_lanes();
+            f = autotune::apply_best(lg.func, og.nodes[size_t(autotune::anchor_node(og, group))],
+                                     cpu, *records, options.target, &tuned);
+        }
         for (int nd : group) {
             const std::string& node_name = og.nodes[size_t(nd)].name;
             auto trace = options.kernel_traces.find(node_name);

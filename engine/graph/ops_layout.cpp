@@ -1,5 +1,6 @@
 // Blocked-layout graph ops for CPU convolution (TVM's conv2d_NCHWc):
-// layout_transform between NCHW and NCHW[x]c, and nn.conv2d_NCHWc.
+// layout_transform between NCHW and NCHW[x]c, nn.conv2d_NCHWc (dense or
+// depthwise), and max / global average pooling in the blocked layout.
 #include <algorithm>
 
 #include "engine/core/error.h"
@@ -54,10 +55,21 @@ Types infer_conv2d_nchwc(const Node& n, const Types& in) {
     expect_float(n, in, 0, 5);
     expect_float(n, in, 1, 6);
     const auto& x = in[0].shape;  // N, ICo, H, W, ib
-    const auto& w = in[1].shape;  // OCo, ICo, KH, KW, ib, ob
-    TS_USER_CHECK(x[1] == w[1] && x[4] == w[4])
-        << where(n) << ": data " << in[0].str() << " and packed weight " << in[1].str()
-        << " disagree on the input channel blocks";
+    const auto& w = in[1].shape;  // OCo, ICo, KH, KW, ib, ob (depthwise: Co, 1, KH, KW, 1, b)
+    const int64_t groups = n.attr_int("groups", 1);
+    if (groups != 1) {
+        // Depthwise: one group per channel, `groups` = the (unpadded) channels.
+        TS_USER_CHECK(w[0] == x[1] && w[1] == 1 && w[4] == 1 && w[5] == x[4])
+            << where(n) << ": depthwise data " << in[0].str() << " needs packed weight (" << x[1]
+            << ", 1, KH, KW, 1, " << x[4] << "), got " << in[1].str();
+        TS_USER_CHECK(groups > (x[1] - 1) * x[4] && groups <= x[1] * x[4])
+            << where(n) << ": groups=" << groups << " is not the channel count of " << in[0].str()
+            << " (only depthwise grouping is blocked)";
+    } else {
+        TS_USER_CHECK(x[1] == w[1] && x[4] == w[4])
+            << where(n) << ": data " << in[0].str() << " and packed weight " << in[1].str()
+            << " disagree on the input channel blocks";
+    }
     if (in.size() == 3) {
         expect_float(n, in, 2, 2);
         TS_USER_CHECK(in[2].shape == std::vector<int64_t>({w[0], w[5]}))
@@ -79,6 +91,34 @@ Types infer_conv2d_nchwc(const Node& n, const Types& in) {
     return {TensorType{DType::Float32, {x[0], w[0], out[0], out[1], w[5]}}};
 }
 
+// Max pooling over NCHW<b>c data: the window of nn.max_pool2d per channel.
+Types infer_max_pool2d_nchwc(const Node& n, const Types& in) {
+    expect_arity(n, in, 1, 1);
+    expect_float(n, in, 0, 5);
+    TS_USER_CHECK(n.attrs.count("kernel")) << where(n) << ": missing attribute 'kernel'";
+    const auto& x = in[0].shape;
+    auto k = ints_of_size(n, "kernel", 2, 1);
+    auto strides = ints_of_size(n, "strides", 2, 1);
+    auto pad = ints_of_size(n, "padding", 4, 0);
+    auto dil = ints_of_size(n, "dilation", 2, 1);
+    const bool ceil_mode = n.attr_int("ceil_mode", 0) != 0;
+    for (size_t i = 0; i < 2; ++i)
+        TS_USER_CHECK(k[i] >= 1 && strides[i] >= 1 && dil[i] >= 1 &&
+                      pad[i] < dil[i] * (k[i] - 1) + 1 && pad[i + 2] < dil[i] * (k[i] - 1) + 1)
+            << where(n) << ": kernel, strides and dilation must be >= 1, padding smaller than "
+            << "the window";
+    const int64_t oh = window_out(n, x[2], pad[0], pad[2], k[0], strides[0], dil[0], ceil_mode);
+    const int64_t ow = window_out(n, x[3], pad[1], pad[3], k[1], strides[1], dil[1], ceil_mode);
+    return {TensorType{DType::Float32, {x[0], x[1], oh, ow, x[4]}}};
+}
+
+Types infer_global_avg_pool2d_nchwc(const Node& n, const Types& in) {
+    expect_arity(n, in, 1, 1);
+    expect_float(n, in, 0, 5);
+    const auto& x = in[0].shape;
+    return {TensorType{DType::Float32, {x[0], x[1], 1, 1, x[4]}}};
+}
+
 }  // namespace
 
 void add_layout_ops(std::vector<OpDef>& table) {
@@ -88,8 +128,16 @@ void add_layout_ops(std::vector<OpDef>& table) {
                      OpPattern::Injective, infer_layout_transform});
     table.push_back({"nn.conv2d_NCHWc",
                      "2-D convolution in the blocked layout: data NCHW<ib>c, packed weights "
-                     "OIHW<ib>i<ob>o, optional bias (OCo, ob); strides, padding, dilation",
+                     "OIHW<ib>i<ob>o, optional bias (OCo, ob); strides, padding, dilation; "
+                     "groups = channels: depthwise, weights (Co, 1, KH, KW, 1, b)",
                      OpPattern::OutEWiseFusable, infer_conv2d_nchwc});
+    table.push_back({"nn.max_pool2d_NCHWc",
+                     "2-D max pooling over NCHW<b>c float32 data; kernel, strides, padding, "
+                     "dilation, ceil_mode as nn.max_pool2d (pads never win)",
+                     OpPattern::OutEWiseFusable, infer_max_pool2d_nchwc});
+    table.push_back({"nn.global_avg_pool2d_NCHWc",
+                     "Mean over H and W of NCHW<b>c float32 data: (N, C/b, 1, 1, b)",
+                     OpPattern::CommReduce, infer_global_avg_pool2d_nchwc});
 }
 
 }  // namespace tessera::graph::detail

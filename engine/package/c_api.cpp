@@ -62,6 +62,9 @@ TesseraModel* tessera_model_load(const char* package_path) {
         TS_USER_CHECK(package_path != nullptr) << "tessera_model_load: null path";
         auto m = std::make_unique<TesseraModel>();
         m->pkg = tessera::package::load_package(package_path);
+        TS_USER_CHECK(m->pkg->executor != nullptr)
+            << package_path << ": a CUDA package; this C interface runs llvm packages "
+            << "(run CUDA packages with `tessera run`)";
         auto* e = m->pkg->executor.get();
         for (size_t i = 0; i < e->num_inputs(); ++i)
             m->input_dtypes.push_back(tessera::graph::dtype_name(e->input_type(i).dtype));

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/error.h"
+#include "engine/package/package_cuda.h"
 #include "engine/package/package_format.h"
 #include "engine/package/sha256.h"
 #include "engine/package/tar.h"
@@ -118,6 +119,26 @@ void check_meta(const json& meta, const std::map<std::string, const TarMember*>&
         << "'); recompile the model on this machine";
 }
 
+std::shared_ptr<LoadedPackage> load_cuda_package(const std::vector<TarMember>& all,
+                                                 const std::string& what) {
+    CudaPackageContents c = read_cuda_package(all, what);
+    auto pkg = std::make_shared<LoadedPackage>();
+    pkg->path = what;
+    pkg->target = "cuda";
+    for (const TarMember& m : all) {
+        if (m.name == kMetaMember) pkg->meta_json = m.data;
+        if (m.name == kGraphMember) pkg->graph_json = m.data;
+    }
+    pkg->cuda_executor = load_cuda_executor(c, what);  // UserError without a device
+    pkg->name = c.name;
+    pkg->node_names = c.node_names;
+    pkg->node_ops = c.node_ops;
+    pkg->total_flops = c.total_flops;
+    pkg->input_names = c.input_names;
+    pkg->output_names = c.output_names;
+    return pkg;
+}
+
 }  // namespace
 
 bool looks_like_package(const std::string& path) {
@@ -136,6 +157,7 @@ std::shared_ptr<LoadedPackage> load_package_bytes(const std::string& bytes,
     std::vector<TarMember> all = read_tar(bytes, what);
     std::map<std::string, const TarMember*> members;
     for (const TarMember& m : all) members[m.name] = &m;
+    if (is_cuda_package(all)) return load_cuda_package(all, what);
     for (const char* name : {kMetaMember, kLibMember, kGraphMember, kParamsMember}) {
         TS_USER_CHECK(members.count(name))
             << what << ": the package has no member '" << name

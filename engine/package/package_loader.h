@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/runtime/cuda_executor.h"
 #include "engine/runtime/graph_executor.h"
 
 namespace tessera::package {
@@ -20,13 +21,18 @@ struct LoadedPackage {
     std::vector<std::string> node_names;  // graph nodes, for profiles
     std::vector<std::string> node_ops;
     double total_flops = 0;  // per inference
-    std::shared_ptr<runtime::GraphExecutor> executor;
+    std::shared_ptr<runtime::GraphExecutor> executor;  // llvm packages
+    /// CUDA packages (package_cuda.h): set instead of `executor`.
+    std::string target = "llvm";
+    std::vector<std::string> input_names, output_names;
+    std::shared_ptr<runtime::CudaGraphExecutor> cuda_executor;
 };
 
 /// Reads, verifies and loads a package file. UserError (naming the file and
 /// what to do) for: not a tar, a missing member, a checksum mismatch, a newer
 /// format version, another target, a CPU feature the host lacks, a kernel
-/// missing from lib.so.
+/// missing from lib.so; for a CUDA package (kernels.ptx) also when no CUDA
+/// driver or device is available.
 std::shared_ptr<LoadedPackage> load_package(const std::string& path);
 
 /// Same, from the archive's bytes (`what` names it in errors).

@@ -1,6 +1,7 @@
-// convert_layout: NCHW conv2d -> blocked nn.conv2d_NCHWc with packed
-// constant weights; blocked values flow through convs, relus and adds, and
-// layout_transform nodes are inserted only where an NCHW reader needs one.
+// convert_layout: NCHW conv2d (dense and depthwise) -> blocked
+// nn.conv2d_NCHWc with packed constant weights; blocked values flow through
+// convs, relus, adds and pools, and layout_transform nodes are inserted only
+// where an NCHW reader needs one.
 #include "engine/passes/convert_layout.h"
 
 #include <algorithm>
@@ -102,6 +103,47 @@ struct Rewriter {
         return x.dtype == graph::DType::Float32 && x.shape.size() == 4;
     }
 
+    // Depthwise: groups == input channels == output channels (multiplier 1).
+    bool convertible_depthwise(const Node& n) const {
+        if (n.op != "nn.conv2d" || n.inputs.size() < 2) return false;
+        for (size_t i = 1; i < n.inputs.size(); ++i)
+            if (!is_float_constant(in, n.inputs[i])) return false;
+        const TensorType& x = in.values[size_t(n.inputs[0])].type;
+        const auto& ws = in.values[size_t(n.inputs[1])].type.shape;
+        if (x.dtype != graph::DType::Float32 || x.shape.size() != 4 || ws.size() != 4) return false;
+        const int64_t groups = n.attr_int("groups", 1);
+        return groups > 1 && groups == x.shape[1] && ws[0] == groups && ws[1] == 1;
+    }
+
+    void depthwise(const Node& n) {
+        const int x = n.inputs[0], y = n.outputs[0];
+        const auto& ws = in.values[size_t(n.inputs[1])].type.shape;
+        const int64_t C = ws[0], KH = ws[2], KW = ws[3];
+        const int64_t b = blocked[size_t(x)] >= 0 ? block_of(blocked[size_t(x)]) : layout_block(C);
+        Node c;
+        c.op = "nn.conv2d_NCHWc";
+        c.name = n.name;
+        for (const char* key : {"strides", "padding", "dilation"})
+            if (n.attrs.count(key)) c.attrs[key] = n.attrs.at(key);
+        c.attrs["groups"] = C;
+        int xb = blocked_of(x, b);
+        const graph::Value& wv = in.values[size_t(n.inputs[1])];
+        int w = add_float_constant(out, names.fresh(wv.name + "_dw" + std::to_string(b) + "c"),
+                                   {ceil_div(C, b), 1, KH, KW, 1, b},
+                                   pack_depthwise_weight(constant_floats(wv), C, KH, KW, b));
+        c.inputs = {xb, w};
+        if (n.inputs.size() == 3) {
+            const graph::Value& bv = in.values[size_t(n.inputs[2])];
+            std::vector<float> bias = constant_floats(bv);
+            bias.resize(size_t(ceil_div(C, b) * b), 0.f);
+            c.inputs.push_back(add_float_constant(out, names.fresh(bv.name + "_blocked"),
+                                                  {ceil_div(C, b), b}, bias));
+        }
+        c.outputs = {new_blocked(y, b)};
+        out.add_node(c);
+        changed = true;
+    }
+
     void conv(const Node& n) {
         const int x = n.inputs[0], y = n.outputs[0];
         const auto& ws = in.values[size_t(n.inputs[1])].type.shape;
@@ -174,6 +216,25 @@ struct Rewriter {
         return true;
     }
 
+    // Max pooling and global average pooling of a blocked value stay blocked
+    // (padded channels stay zero: pads never win a max, zeros average to 0).
+    bool pool(const Node& n) {
+        if ((n.op != "nn.max_pool2d" && n.op != "nn.global_avg_pool2d") || n.inputs.size() != 1 ||
+            n.outputs.size() != 1)
+            return false;
+        const int x = n.inputs[0];
+        const int b = blocked[size_t(x)];
+        const TensorType& t = in.values[size_t(x)].type;
+        if (b < 0 || t.dtype != graph::DType::Float32 || t.shape.size() != 4) return false;
+        Node p = n;
+        p.op = n.op + "_NCHWc";
+        p.attrs.erase("fuse_group");
+        p.inputs = {b};
+        p.outputs = {new_blocked(n.outputs[0], block_of(b))};
+        out.add_node(p);
+        return true;
+    }
+
     // nn.gemm with a constant transposed B ([N, K]): B is stored as [K, N] at
     // compile time, so the kernel's vector loop over N reads contiguous rows.
     bool gemm_weight(const Node& n) {
@@ -236,12 +297,24 @@ std::vector<float> pack_conv2d_weight(const std::vector<float>& w, int64_t K, in
     return p;
 }
 
+std::vector<float> pack_depthwise_weight(const std::vector<float>& w, int64_t C, int64_t KH,
+                                         int64_t KW, int64_t b) {
+    TS_CHECK(int64_t(w.size()) == C * KH * KW) << "pack_depthwise_weight: size";
+    std::vector<float> p(size_t(ceil_div(C, b) * KH * KW * b), 0.f);
+    for (int64_t c = 0; c < C; ++c)
+        for (int64_t r = 0; r < KH * KW; ++r)
+            p[size_t(((c / b) * KH * KW + r) * b + c % b)] = w[size_t(c * KH * KW + r)];
+    return p;
+}
+
 graph::Graph convert_layout(const graph::Graph& in, const PassContext&) {
     Rewriter r(in);
     for (const Node& n : in.nodes) {
         if (r.convertible_conv(n))
             r.conv(n);
-        else if (!r.elementwise(n) && !r.gemm_weight(n))
+        else if (r.convertible_depthwise(n))
+            r.depthwise(n);
+        else if (!r.elementwise(n) && !r.pool(n) && !r.gemm_weight(n))
             r.copy(n);
     }
     if (!r.changed) return in;

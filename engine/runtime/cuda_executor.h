@@ -43,6 +43,8 @@ public:
 
     size_t num_inputs() const { return m_inputs.size(); }
     size_t num_outputs() const { return m_outputs.size(); }
+    const TensorType& input_type(size_t i) const { return m_types.at(size_t(m_inputs.at(i))); }
+    const TensorType& output_type(size_t i) const { return m_types.at(size_t(m_outputs.at(i))); }
     /// Copies `a` to the device; UserError on a type mismatch.
     void set_input(size_t i, const NDArray& a);
     /// Launches every kernel and waits for them.

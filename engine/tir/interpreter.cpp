@@ -574,6 +574,24 @@ Scalar Interpreter::intrinsic(const std::string& name, DataType t, const Scalar*
         r = f32 ? std::sin(float(x)) : std::sin(x);
     else if (name == "cos")
         r = f32 ? std::cos(float(x)) : std::cos(x);
+    else if (name == "tan")
+        r = f32 ? std::tan(float(x)) : std::tan(x);
+    else if (name == "asin")
+        r = f32 ? std::asin(float(x)) : std::asin(x);
+    else if (name == "acos")
+        r = f32 ? std::acos(float(x)) : std::acos(x);
+    else if (name == "atan")
+        r = f32 ? std::atan(float(x)) : std::atan(x);
+    else if (name == "sinh")
+        r = f32 ? std::sinh(float(x)) : std::sinh(x);
+    else if (name == "cosh")
+        r = f32 ? std::cosh(float(x)) : std::cosh(x);
+    else if (name == "asinh")
+        r = f32 ? std::asinh(float(x)) : std::asinh(x);
+    else if (name == "acosh")
+        r = f32 ? std::acosh(float(x)) : std::acosh(x);
+    else if (name == "atanh")
+        r = f32 ? std::atanh(float(x)) : std::atanh(x);
     else if (name == "pow")
         r = f32 ? std::pow(float(x), float(arg(1))) : std::pow(x, arg(1));
     else if (name == "fma")

@@ -39,18 +39,20 @@ struct Rules {
         if (loops.empty()) return;
         const int64_t w = work(s, loops);
         const int64_t inner = loop_extent(s.func(), loops.back());
-        if (loops.size() > 1 && inner % (2 * o.vector_lanes) == 0) {
+        // Knob "injective.vector_factor": the width of the vectorized inner loop.
+        const int64_t vf = std::max<int64_t>(o.knob("injective.vector_factor", 2 * o.vector_lanes), 1);
+        if (loops.size() > 1 && inner % vf == 0) {
             // Rows fused, the long contiguous inner loop kept: its indices stay
             // linear (a fully fused index costs a div/mod per dimension).
             Names outer(loops.begin(), loops.end() - 1);
             std::string fo = outer.size() > 1 ? s.fuse(outer) : outer[0];
-            Names parts = s.split(loops.back(), {-1, 2 * o.vector_lanes});
+            Names parts = s.split(loops.back(), {-1, vf});
             s.vectorize(parts[1]);
             if (parallel_ok(w)) s.parallel(fo);
             return;
         }
         std::string fused = loops.size() > 1 ? s.fuse(loops) : loops[0];
-        const int64_t v = std::min<int64_t>(w, 2 * o.vector_lanes);
+        const int64_t v = std::min<int64_t>(w, vf);
         if (w < 2) return;
         Names parts = s.split(fused, {-1, v});
         s.vectorize(parts[1]);
@@ -116,8 +118,10 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
         const size_t npacks = packs ? packs->size() : 0;
         try {
             Rules r{s, o};
-            // Grouped convs (class Injective for the tuner) use the conv rules too.
-            if ((cls == CpuOpClass::Conv2d || n.op == "nn.conv2d") &&
+            // Grouped convs (class Injective for the tuner) and blocked pools
+            // use the conv rules too.
+            if ((cls == CpuOpClass::Conv2d || n.op == "nn.conv2d" ||
+                 n.op.find("_NCHWc") != std::string::npos) &&
                 schedule_conv2d_block(s, block, n, o))
                 continue;
             if (n.op == "layout_transform" && r.layout(block)) continue;
@@ -158,7 +162,19 @@ std::vector<CpuKnob> cpu_schedule_knobs(const tir::PrimFunc& f, const graph::Nod
     switch (cpu_op_class(n)) {
         case CpuOpClass::Matmul: return matmul_knobs(f, n, options);
         case CpuOpClass::Conv2d: return conv2d_knobs(f, n, options);
-        default: return {};
+        default: {
+            // The injective rule's vector width (when the kernel has an elementwise block).
+            Schedule s(f);
+            bool elementwise = false;
+            for (const std::string& block : s.blocks()) {
+                const tir::Block* b = find_block(s.func(), block);
+                if (b && !b->iter_vars.empty() && !is_reduction(b) && !s.get_loops(block).empty())
+                    elementwise = true;
+            }
+            if (!elementwise || n.op == "layout_transform" || n.op == "nn.conv2d") return {};
+            const int64_t l = std::max(options.vector_lanes, 1);
+            return {CpuKnob{"injective.vector_factor", {2 * l, l, 4 * l}}};
+        }
     }
 }
 

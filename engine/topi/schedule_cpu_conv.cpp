@@ -1,5 +1,6 @@
 // The conv2d schedule rule (see schedule_cpu_conv.h): register-tiled direct
-// convolution in the blocked NCHW[x]c layout, and the older NCHW rule.
+// and depthwise convolution in the blocked NCHW[x]c layout, the older NCHW
+// rules, and the knobs they read.
 #include "engine/topi/schedule_cpu_conv.h"
 
 #include <algorithm>
@@ -26,7 +27,6 @@ constexpr int64_t kMinParallelWork = 1 << 15;
 // Output planes smaller than this (in pixels) loop over rows inside channel blocks.
 constexpr int64_t kSmallPlane = 400;
 
-
 /// Largest divisor of n in [lo, hi], or hi when there is none (a tail).
 int64_t pick_factor(int64_t n, int64_t lo, int64_t hi) {
     if (n <= hi) return n;
@@ -44,6 +44,64 @@ std::string conv_block_of(const Schedule& s, size_t iter_vars = 9) {
     return "";
 }
 
+/// Loop order of the dense NCHW[x]c rule: 0 = output rows outermost, 1 =
+/// output-channel blocks outermost (small planes: a block's weights stay in
+/// cache over all rows), 2 = also the input-channel blocks outside the rows
+/// (small planes with a window: ResNet-18's 3x3 7x7 layers ~12 % faster; a
+/// 1x1 conv does too little per input block to reload its partial sums).
+int64_t default_channels_outer(int64_t eoh, int64_t eow, int64_t window) {
+    if (eoh * eow >= kSmallPlane) return 0;
+    return window > 1 ? 2 : 1;
+}
+
+/// Output-channel block vectors per register tile of the dense NCHW[x]c rule:
+/// two with 32 registers (one broadcast feeds two FMAs) where they divide.
+int64_t default_oc_vectors(int64_t eoc, const CpuScheduleOptions& o) {
+    return o.vector_lanes >= 16 && eoc % 2 == 0 ? 2 : 1;
+}
+
+/// Output columns per depthwise register tile: a divisor of ow in [4, 8]
+/// where one exists (8 accumulators, 9 weight vectors and the input vectors
+/// of a row fit 32 zmm / spill little with 16 ymm).
+int64_t depthwise_columns(int64_t eow) { return pick_factor(eow, 4, 8); }
+
+/// Depthwise loop order: channel blocks outermost (one block's weights and
+/// input planes stay in cache) unless there are too few blocks for the
+/// threads, then output rows outermost.
+int64_t depthwise_rows_outer(int64_t eco, int64_t eoh, const CpuScheduleOptions& o) {
+    const int64_t threads = o.threads == 1 ? 1 : 2;
+    return eco < 2 * threads && eoh >= 2 * threads ? 1 : 0;
+}
+
+/// Output rows per depthwise row block (the padded input of a block is made
+/// in cache right before it): 2 measured best of 1/2/4/8/14 on MobileNetV2's
+/// shapes (within 5 %); a tail block costs more than it saves.
+int64_t depthwise_row_block(int64_t eoh) { return eoh % 2 == 0 ? 2 : 1; }
+
+/// `dflt` first, then the other values of `more` that lie in [1, hi], once each.
+std::vector<int64_t> choices(int64_t dflt, const std::vector<int64_t>& more, int64_t hi) {
+    std::vector<int64_t> c = {dflt};
+    for (int64_t v : more)
+        if (v >= 1 && v <= hi && std::find(c.begin(), c.end(), v) == c.end()) c.push_back(v);
+    return c;
+}
+
+/// The loop orders 0, 1, 2 with `dflt` first.
+std::vector<int64_t> order_choices(int64_t dflt) {
+    std::vector<int64_t> c = {dflt};
+    for (int64_t v : {0, 1, 2})
+        if (v != dflt) c.push_back(v);
+    return c;
+}
+
+/// Divisors of n up to hi, plus `extra` (tails are legal: the split guards them).
+std::vector<int64_t> column_choices(int64_t n, int64_t hi, std::vector<int64_t> extra) {
+    for (int64_t d = 1; d <= std::min(n, hi); ++d)
+        if (n % d == 0) extra.push_back(d);
+    std::sort(extra.begin(), extra.end());
+    return extra;
+}
+
 struct ConvRule {
     Schedule& s;
     const CpuScheduleOptions& o;
@@ -59,8 +117,11 @@ struct ConvRule {
         const int64_t eoc = loop_extent(s.func(), l[1]);
         const int64_t eow = loop_extent(s.func(), l[3]);
         const int64_t w = work(s, l);
-        const int64_t oc_tiles = o.vector_lanes >= 16 && eoc % 2 == 0 ? 2 : 1;
-        const int64_t reg_n = conv_register_columns(eow, o.vector_lanes, oc_tiles);
+        const int64_t oc_tiles =
+            std::clamp<int64_t>(o.knob("conv2d.oc_vectors", default_oc_vectors(eoc, o)), 1, eoc);
+        const int64_t reg_n = std::clamp<int64_t>(
+            o.knob("conv2d.reg_cols", conv_register_columns(eow, o.vector_lanes, oc_tiles)), 1,
+            eow);
         Names ocs = s.split(l[1], {-1, oc_tiles});
         Names ows = s.split(l[3], {-1, std::max<int64_t>(reg_n, 1)});
         // Output rows outside channel blocks: consecutive tiles read the same
@@ -71,7 +132,16 @@ struct ConvRule {
         // Small planes (deep layers, big weights): channel blocks outermost, so
         // one block's weights stay in cache across all rows.
         const int64_t eoh = loop_extent(s.func(), l[2]);
-        if (eoh * eow < kSmallPlane) {
+        const int64_t window = loop_extent(s.func(), l[6]) * loop_extent(s.func(), l[7]);
+        const int64_t outer =
+            o.knob("conv2d.channels_outer", default_channels_outer(eoh, eow, window));
+        if (outer == 2) {
+            // Input-channel blocks outside the rows: one block's weights (KH x
+            // KW x ib x ob x oc_tiles) stay in L1 across the whole small plane,
+            // whose partial sums stay in L1 too.
+            s.reorder({ocs[0], l[0], l[5], l[2], ows[0], l[6], l[7], l[8], ows[1], ocs[1], l[4]});
+            if (parallel_ok(w)) s.parallel(ocs[0]);
+        } else if (outer == 1) {
             s.reorder({ocs[0], l[0], l[2], ows[0], l[5], l[6], l[7], l[8], ows[1], ocs[1], l[4]});
             if (parallel_ok(w)) s.parallel(ocs[0]);
         } else {
@@ -92,6 +162,83 @@ struct ConvRule {
         if (loop_extent(s.func(), l[8]) < 8) s.fuse({l[7], l[8]});
     }
 
+    // Depthwise NCHW[b]c: (n, c, oh, ow, i, ry, rx) ->
+    // c n oh ow_o | ry rx ow_i i (or oh n c ow_o ...): a register tile of
+    // reg_n output columns, each a vector of the channel block; every tap is
+    // one weight vector times reg_n contiguous input vectors (stride 2 reads
+    // every other vector: no gathers). The window loops are unrolled so the
+    // whole tile is straight-line FMAs whose input loads LLVM shares between
+    // neighbouring columns.
+    void depthwise(const std::string& block) {
+        Names l = s.get_loops(block);
+        const int64_t eco = loop_extent(s.func(), l[1]);
+        const int64_t eoh = loop_extent(s.func(), l[2]);
+        const int64_t eow = loop_extent(s.func(), l[3]);
+        const int64_t w = work(s, l);
+        const int64_t reg_n =
+            std::clamp<int64_t>(o.knob("conv2d.reg_cols", depthwise_columns(eow)), 1, eow);
+        Names ows = s.split(l[3], {-1, reg_n});
+        const bool rows_outer = o.knob("conv2d.rows_outer", depthwise_rows_outer(eco, eoh, o)) != 0;
+        const tir::Block* pad = find_block(s.func(), "data_pad");
+        const bool pad_here = pad && o.knob("conv2d.pad_per_row", 1);
+        // Output rows in blocks of `rows`: the padded input rows a block reads
+        // are made right before it (in cache) instead of a padded copy of the
+        // whole input; rows that two blocks share are padded twice.
+        const int64_t rows =
+            pad_here
+                ? std::clamp<int64_t>(o.knob("conv2d.row_block", depthwise_row_block(eoh)), 1, eoh)
+                : 1;
+        Names ohs = rows > 1 ? s.split(l[2], {-1, rows}) : Names{l[2]};
+        const std::string& oh_in = ohs.back();
+        if (rows_outer) {
+            Names order = {ohs[0], l[0], l[1]};
+            if (rows > 1) order.push_back(oh_in);
+            for (const std::string& x : {ows[0], l[5], l[6], ows[1], l[4]}) order.push_back(x);
+            s.reorder(order);
+            if (parallel_ok(w)) s.parallel(ohs[0]);
+            if (pad_here) s.compute_at("data_pad", l[1]);
+        } else {
+            Names order = {l[1], l[0]};
+            for (const std::string& x : ohs) order.push_back(x);
+            for (const std::string& x : {ows[0], l[5], l[6], ows[1], l[4]}) order.push_back(x);
+            s.reorder(order);
+            if (parallel_ok(w)) s.parallel(l[1]);
+            if (pad_here) s.compute_at("data_pad", ohs[0]);
+        }
+        if (pad_here) {
+            Names pl = s.get_loops("data_pad");
+            if (!pl.empty() && loop_extent(s.func(), pl.back()) >= 4) s.vectorize(pl.back());
+        }
+        std::string init = s.decompose_reduction(block, l[5]);
+        Names il = s.get_loops(init);
+        if (il.size() >= 2) s.vectorize(il.back());
+        if (o.knob("conv2d.unroll_window", 1)) {
+            s.unroll(l[5]);
+            s.unroll(l[6]);
+        }
+        s.unroll(ows[1]);
+        s.vectorize(l[4]);
+    }
+
+    // Blocked pools (max over a window, or the sum of a global average):
+    // (n, c, oh, ow, i, ry, rx) -> fused(n, c, oh) ow | ry rx | i(vector),
+    // the window unrolled when small.
+    void blocked_pool(const std::string& block) {
+        Names l = s.get_loops(block);
+        const int64_t w = work(s, l);
+        s.reorder({l[0], l[1], l[2], l[3], l[5], l[6], l[4]});
+        std::string par = s.fuse({l[0], l[1], l[2]});
+        if (parallel_ok(w)) s.parallel(par);
+        std::string init = s.decompose_reduction(block, l[5]);
+        Names il = s.get_loops(init);
+        if (il.size() >= 2) s.vectorize(il.back());
+        if (loop_extent(s.func(), l[5]) * loop_extent(s.func(), l[6]) <= 16) {
+            s.unroll(l[5]);
+            s.unroll(l[6]);
+        }
+        s.vectorize(l[4]);
+    }
+
     // Padding in NCHW[x]c: rows in parallel, the channel block as a vector.
     void pad(const std::string& block) {
         Names l = s.get_loops(block);
@@ -104,12 +251,18 @@ struct ConvRule {
 
     // Bias / fused elementwise stages: inside the conv's tile loop, vectorized
     // over the channel block. Falls back to the caller's rules if not possible.
+    // The epilogue goes to the loop just outside the conv's outermost
+    // reduction loop (te names reduction loops r*, spatial ones i*): one
+    // register tile ((oh n oco_o | oco_o n oh) ow_o), or with the input
+    // channel blocks outside the rows, the whole plane of a channel block.
     bool epilogue(const std::string& block, size_t conv_loops = 9) {
         std::string conv = conv_block_of(s, conv_loops);
         if (conv.empty()) return false;
         Names cl = s.get_loops(conv);
-        if (cl.size() < 4) return false;
-        s.reverse_compute_at(block, cl[3]);  // (oh n oco_o | oco_o n oh) ow_o: one tile
+        size_t k = 0;
+        while (k < cl.size() && cl[k].rfind('r', 0) != 0) ++k;
+        if (k == 0 || k == cl.size()) return false;
+        s.reverse_compute_at(block, cl[k - 1]);
         Names l = s.get_loops(block);
         if (l.size() < 4) return true;
         s.vectorize(l.back());
@@ -159,8 +312,12 @@ struct ConvRule {
         const int64_t eoc = loop_extent(s.func(), loops[1]);
         const int64_t eow = loop_extent(s.func(), loops[3]);
         const int64_t w = work(s, loops);
-        const int64_t ocb = std::min<int64_t>(eoc, o.vector_lanes >= 16 ? 8 : 4);
-        const int64_t owb = pick_factor(eow, o.vector_lanes, 2 * o.vector_lanes);
+        const int64_t ocb = std::clamp<int64_t>(
+            o.knob("conv2d.oc_block", std::min<int64_t>(eoc, o.vector_lanes >= 16 ? 8 : 4)), 1,
+            eoc);
+        const int64_t owb = std::clamp<int64_t>(
+            o.knob("conv2d.ow_block", pick_factor(eow, o.vector_lanes, 2 * o.vector_lanes)), 1,
+            eow);
         Names ocs = s.split(loops[1], {-1, ocb});
         Names ows = s.split(loops[3], {-1, owb});
         s.reorder(
@@ -190,14 +347,24 @@ bool schedule_conv2d_block(Schedule& s, const std::string& block, const graph::N
     if (!b) return false;
     ConvRule r{s, options};
     const size_t loops = s.get_loops(block).size();
+    if (n.op == "nn.max_pool2d_NCHWc" || n.op == "nn.global_avg_pool2d_NCHWc") {
+        if (!is_reduction(b) || loops != 7) return false;
+        r.blocked_pool(block);
+        return true;
+    }
     if (n.op == "nn.conv2d_NCHWc") {
+        const bool dw = n.attr_int("groups", 1) != 1;
         if (is_reduction(b)) {
-            if (loops != 9) return false;
-            r.nchwc(block);
+            if (loops != (dw ? 7u : 9u)) return false;
+            if (dw)
+                r.depthwise(block);
+            else
+                r.nchwc(block);
             return true;
         }
         if (block.rfind("data_pad", 0) == 0) {
-            r.pad(block);
+            // Depthwise: placed per output row by the conv's rule.
+            if (!dw || !options.knob("conv2d.pad_per_row", 1)) r.pad(block);
             return true;
         }
         // A stage after the conv (reads its output): computed per tile.
@@ -205,7 +372,7 @@ bool schedule_conv2d_block(Schedule& s, const std::string& block, const graph::N
         if (loops == 5 && !producers.empty()) {
             Schedule before = s;
             try {
-                if (r.epilogue(block)) return true;
+                if (r.epilogue(block, dw ? 7 : 9)) return true;
             } catch (const schedule::ScheduleError&) {
                 s = before;
             }
@@ -238,9 +405,56 @@ bool schedule_conv2d_block(Schedule& s, const std::string& block, const graph::N
 
 std::vector<CpuKnob> conv2d_knobs(const tir::PrimFunc& f, const graph::Node& n,
                                   const CpuScheduleOptions& options) {
-    (void)f;
-    (void)n;
-    (void)options;
+    const CpuScheduleOptions& o = options;
+    Schedule s(f);
+    if (n.op == "nn.conv2d_NCHWc" && n.attr_int("groups", 1) != 1) {
+        std::string b = conv_block_of(s, 7);
+        if (b.empty()) return {};
+        Names l = s.get_loops(b);
+        const int64_t eco = loop_extent(s.func(), l[1]), eoh = loop_extent(s.func(), l[2]);
+        const int64_t eow = loop_extent(s.func(), l[3]);
+        const int64_t rows = depthwise_rows_outer(eco, eoh, o);
+        std::vector<CpuKnob> k = {
+            {"conv2d.reg_cols",
+             choices(depthwise_columns(eow), column_choices(eow, 16, {4, 6, 8, 12, 16}), eow)},
+            {"conv2d.rows_outer", {rows, 1 - rows}},
+            {"conv2d.unroll_window", {1, 0}}};
+        if (find_block(s.func(), "data_pad")) {
+            k.push_back({"conv2d.pad_per_row", {1, 0}});
+            k.push_back(
+                {"conv2d.row_block", choices(depthwise_row_block(eoh), {1, 2, 4, 7, 8}, eoh)});
+        }
+        return k;
+    }
+    if (n.op == "nn.conv2d_NCHWc") {
+        std::string b = conv_block_of(s, 9);
+        if (b.empty()) return {};
+        Names l = s.get_loops(b);
+        const int64_t eoc = loop_extent(s.func(), l[1]), eoh = loop_extent(s.func(), l[2]);
+        const int64_t eow = loop_extent(s.func(), l[3]);
+        const int64_t ocv = default_oc_vectors(eoc, o);
+        std::vector<int64_t> ocs = {1};
+        for (int64_t v : {2, 4})
+            if (eoc % v == 0) ocs.push_back(v);
+        const int64_t outer = default_channels_outer(
+            eoh, eow, loop_extent(s.func(), l[6]) * loop_extent(s.func(), l[7]));
+        return {
+            {"conv2d.reg_cols", choices(conv_register_columns(eow, o.vector_lanes, ocv),
+                                        column_choices(eow, 28, {4, 6, 8, 12, 14, 16, 28}), eow)},
+            {"conv2d.oc_vectors", choices(ocv, ocs, eoc)},
+            {"conv2d.channels_outer", order_choices(outer)}};
+    }
+    if (n.op == "nn.conv2d" && n.attr_int("groups", 1) == 1) {
+        std::string b = conv_block_of(s, 7);
+        if (b.empty()) return {};
+        Names l = s.get_loops(b);
+        const int64_t eoc = loop_extent(s.func(), l[1]), eow = loop_extent(s.func(), l[3]);
+        return {
+            {"conv2d.oc_block",
+             choices(std::min<int64_t>(eoc, o.vector_lanes >= 16 ? 8 : 4), {1, 2, 4, 8, 16}, eoc)},
+            {"conv2d.ow_block", choices(pick_factor(eow, o.vector_lanes, 2 * o.vector_lanes),
+                                        {4, 8, 16, 32, o.vector_lanes, 2 * o.vector_lanes}, eow)}};
+    }
     return {};
 }
 

@@ -2,8 +2,12 @@
 #include "engine/topi/schedule_cpu_matmul.h"
 
 #include <algorithm>
+#include <thread>
+
+#include <unistd.h>
 
 #include "engine/schedule/primitives.h"
+#include "engine/schedule/query.h"
 #include "engine/schedule/schedule_util.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
@@ -21,8 +25,11 @@ constexpr int64_t kMinParallelWork = 1 << 15;
 // AVX-512 Xeon (48 KiB L1, 2 MiB L2): a 64 KiB panel (KC = 512, streamed
 // from L2) is no slower than an L1-sized one at 1024^3 and 2048^3 and halves
 // the passes over C (each pass over K re-reads and re-writes C); MC = 64
-// rows was a little faster than 128 or 256 at 2048^3; packing A as well did
-// not pay for its copy.
+// rows was a little faster than 128 or 256 at 2048^3. Not worth it there on
+// one thread (measured, kept as knobs for the tuner): packing A into MR-row
+// panels (its copy costs more than the contiguous broadcasts gain), an NC
+// block of B (KC x NC in L2), the BLIS loop order, KC from 128 to 2048,
+// MR = 12 or 4 x 4 vectors.
 constexpr int64_t kPanelBytes = 64 * 1024;
 constexpr int64_t kMcRows = 64;
 // B with at least this many elements is packed by all threads.
@@ -54,24 +61,143 @@ bool is_var(const tir::Expr& e, const tir::Var& v) {
     return e.as<tir::Variable>() == v.get();
 }
 
-/// The rank-2 parameter the block reads as X[k, j] or X[j, k] (the B
-/// operand); its name and the dimension indexed by j. Empty when none.
-std::pair<std::string, int> find_b_operand(const tir::PrimFunc& f, const tir::Block* b) {
+/// The rank-2 parameter the block reads as X[r, c] or X[c, r] (with r, c
+/// the block variables at positions `ir`, `ic` of its iteration variables):
+/// its name and the dimension indexed by r. Empty when none.
+std::pair<std::string, int> find_operand(const tir::PrimFunc& f, const tir::Block* b, size_t ir,
+                                         size_t ic) {
     const auto& iv = b->iter_vars;
-    if (iv.size() < 3 || iv.back().kind != tir::IterKind::Reduce) return {"", -1};
-    const tir::Var& vj = iv[iv.size() - 2].var;
-    const tir::Var& vk = iv.back().var;
+    const tir::Var& vr = iv[ir].var;
+    const tir::Var& vc = iv[ic].var;
     for (const tir::BufferRegion& r : b->reads) {
         const tir::Buffer& x = r.buffer;
         if (x->shape.size() != 2 || !schedule::detail::is_param(f, x)) continue;
         auto all = schedule::detail::load_indices(b, x);
         if (all.size() != 1) continue;
         const auto& idx = all[0];
-        if (is_var(idx[0], vk) && is_var(idx[1], vj)) return {x->name, 1};
-        if (is_var(idx[0], vj) && is_var(idx[1], vk)) return {x->name, 0};
+        if (is_var(idx[0], vc) && is_var(idx[1], vr)) return {x->name, 1};
+        if (is_var(idx[0], vr) && is_var(idx[1], vc)) return {x->name, 0};
     }
     return {"", -1};
 }
+
+/// What the rule needs to know about a matmul block: its loops (batch..,
+/// i, j, k), their extents and the operands it can pack.
+struct Geometry {
+    Names loops;
+    int64_t ei = 0, ej = 0, ek = 0, work = 1;
+    std::string a, b;  // packable operands (rank-2 parameters), "" if none
+    int adim = -1;     // A's dimension indexed by i
+    int bdim = -1;     // B's dimension indexed by j
+};
+
+std::optional<Geometry> geometry(const Schedule& s, const std::string& block) {
+    Geometry g;
+    g.loops = s.get_loops(block);
+    const tir::Block* b = find_block(s.func(), block);
+    const size_t n = g.loops.size();
+    if (n < 3 || !b) return std::nullopt;
+    g.ei = loop_extent(s.func(), g.loops[n - 3]);
+    g.ej = loop_extent(s.func(), g.loops[n - 2]);
+    g.ek = loop_extent(s.func(), g.loops[n - 1]);
+    if (g.ei < 1 || g.ej < 1 || g.ek < 1) return std::nullopt;
+    for (const std::string& l : g.loops) g.work *= std::max<int64_t>(loop_extent(s.func(), l), 1);
+    const auto& iv = b->iter_vars;
+    if (n == 3 && iv.size() == 3 && iv[2].kind == tir::IterKind::Reduce) {
+        std::tie(g.b, g.bdim) = find_operand(s.func(), b, 1, 2);
+        std::tie(g.a, g.adim) = find_operand(s.func(), b, 0, 2);
+    }
+    return g;
+}
+
+/// The rule's decisions for one block: register tile, cache blocks, packing.
+struct Plan {
+    int64_t mr = 1, nr = 1;    // register tile (rows unrolled, columns vectorized)
+    bool blocked = false;      // MC / KC (/ NC) cache blocking
+    int64_t kc = 1, mc = 1, nc = 0;  // cache blocks (nc 0: all of N)
+    int order = 0;  // 0: (NC,) MC, KC, NR panels; 1: BLIS NC, KC, MC, NR panels
+    bool pack_a = false, pack_b = false;
+    bool parallel = false;
+};
+
+/// This core's L2 cache in bytes (1 MiB when the system does not say).
+int64_t l2_bytes() {
+    static const int64_t bytes = [] {
+        const long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+        return v > 0 ? int64_t(v) : int64_t(1) << 20;
+    }();
+    return bytes;
+}
+
+int lanes_of(const CpuScheduleOptions& o) { return std::max(o.vector_lanes, 4); }
+int64_t default_mr(const CpuScheduleOptions& o) { return lanes_of(o) >= 16 ? 8 : 6; }
+
+// The default choices (no knobs set).
+Plan default_plan(const Geometry& g, const CpuScheduleOptions& o) {
+    Plan p;
+    const int lanes = lanes_of(o);
+    // Register tile: MR rows x NR = 2 vectors; accumulators 2 MR of 32 (AVX-512) / 16 registers.
+    const int64_t mr_full = default_mr(o);
+    p.mr = mr_full;
+    p.nr = 2 * lanes;
+    p.pack_b = !g.b.empty() && g.ei >= 4 * mr_full && g.ej >= 2 * lanes &&
+               g.ek * g.ej * 4 >= kPackMinBytes;
+    p.blocked = p.pack_b;
+    const int64_t kcmax = kPanelBytes / (p.nr * 4);
+    p.kc = pick_factor(g.ek, kcmax / 2, kcmax);
+    p.mc = kMcRows;
+    p.nc = 0;
+    p.pack_a = false;
+    p.parallel = o.threads != 1 && g.work >= kMinParallelWork;
+    if (p.blocked && p.parallel) {
+        // Threads share nothing but A: BLIS order with one NC block of
+        // columns per thread, each thread's KC x NC block of B in its own L2
+        // (measured 5-35 % faster at 2 threads than splitting the MC blocks
+        // of the one-thread order; slower on one thread, where the
+        // KC x N panel sweep over an L2-resident block of A wins).
+        const int64_t threads =
+            o.threads > 0 ? o.threads : std::max<int64_t>(std::thread::hardware_concurrency(), 1);
+        const int64_t panels = (g.ej + p.nr - 1) / p.nr;
+        p.order = 1;
+        p.nc = (panels + threads - 1) / threads * p.nr;
+        // KC x NC of B in half of this core's L2 (2048^3 on 2 threads:
+        // KC 256 instead of 512, 0.88 -> 0.93 of OpenBLAS).
+        const int64_t kc_l2 = l2_bytes() / 2 / (std::min(p.nc, g.ej) * 4);
+        if (kc_l2 < p.kc) p.kc = pick_factor(g.ek, std::max<int64_t>(kc_l2 / 2, 1), std::max<int64_t>(kc_l2, 1));
+        if (p.nc >= g.ej) p.nc = 0;
+    }
+    return p;
+}
+
+Plan make_plan(const Geometry& g, const CpuScheduleOptions& o) {
+    Plan p = default_plan(g, o);
+    const int lanes = lanes_of(o);
+    p.mr = o.knob("matmul.mr", p.mr);
+    p.nr = o.knob("matmul.nr_vectors", p.nr / lanes) * lanes;
+    const bool can_block = g.loops.size() == 3;
+    p.blocked = can_block && o.knob("matmul.blocked", p.blocked) != 0;
+    p.pack_b = !g.b.empty() && o.knob("matmul.pack_b", p.pack_b) != 0;
+    p.pack_a = !g.a.empty() && p.blocked && o.knob("matmul.pack_a", p.pack_a) != 0;
+    p.kc = o.knob("matmul.kc", p.kc);
+    p.mc = o.knob("matmul.mc", p.mc);
+    p.nc = o.knob("matmul.nc", p.nc);
+    p.order = int(o.knob("matmul.order", p.order));
+    p.parallel = p.parallel && o.knob("matmul.parallel", 1) != 0;
+    // Clamp to the shapes (every knob combination schedules).
+    p.mr = std::clamp<int64_t>(p.mr, 1, g.ei);
+    p.nr = std::clamp<int64_t>(p.nr, 1, g.ej);
+    p.kc = std::clamp<int64_t>(p.kc, 1, g.ek);
+    p.mc = std::max(p.mc, p.mr);
+    if (p.nc >= g.ej) p.nc = 0;
+    if (p.nc > 0) p.nc = std::max(p.nc, p.nr);
+    return p;
+}
+
+void schedule_blocked(Schedule& s, const std::string& block, const Geometry& g, const Plan& p,
+                      const CpuScheduleOptions& o, std::vector<PackSpec>* packs,
+                      std::vector<std::string>* epilogues);
+void schedule_small(Schedule& s, const std::string& block, const Geometry& g, const Plan& p,
+                    const CpuScheduleOptions& o, std::vector<std::string>* epilogues);
 
 }  // namespace
 
@@ -103,69 +229,97 @@ void place_epilogues(Schedule& s, const std::string& block, const std::string& l
     }
 }
 
-void schedule_matmul_block(Schedule& s, const std::string& block, const CpuScheduleOptions& o,
-                           std::vector<PackSpec>* packs, std::vector<std::string>* epilogues) {
-    Names loops = s.get_loops(block);
-    const tir::Block* b = find_block(s.func(), block);
-    if (loops.size() < 3 || !b) return;
-    const size_t n = loops.size();
-    const std::string i = loops[n - 3], j = loops[n - 2], k = loops[n - 1];
-    const int64_t ei = loop_extent(s.func(), i), ej = loop_extent(s.func(), j),
-                  ek = loop_extent(s.func(), k);
-    int64_t w = 1;
-    for (const std::string& l : loops) w *= std::max<int64_t>(loop_extent(s.func(), l), 1);
-    const bool par = o.threads != 1 && w >= kMinParallelWork;
-    const int lanes = std::max(o.vector_lanes, 4);
-    // Register tile: MR rows x NR = 2 vectors; accumulators 2 MR of 32 (AVX-512) / 16 registers.
-    const int64_t mr_full = lanes >= 16 ? 8 : 6;
-    const int64_t mr = std::min<int64_t>(ei, mr_full);
-    const int64_t nr = std::min<int64_t>(ej, 2 * lanes);
+namespace {
 
-    auto [bname, bdim] = find_b_operand(s.func(), b);
-    const bool pack = n == 3 && !bname.empty() && ei >= 4 * mr_full && ej >= 2 * lanes &&
-                      ek * ej * 4 >= kPackMinBytes;
-    if (pack) {
-        const int64_t kcmax = kPanelBytes / (nr * 4);
-        const int64_t kc = pick_factor(ek, kcmax / 2, kcmax);
-        const int64_t mc_tiles = std::clamp<int64_t>(kMcRows / mr, 1, (ei + mr - 1) / mr);
-        Names is = s.split(i, {-1, mc_tiles, mr});
-        Names js = s.split(j, {-1, nr});
-        Names ks = s.split(k, {-1, kc});
-        s.reorder({is[0], ks[0], js[0], is[1], ks[1], is[2], js[1]});
-        std::string init = s.decompose_reduction(block, ks[0]);
-        Names init_loops = s.get_loops(init);
-        if (init_loops.size() >= 2) s.vectorize(init_loops.back());
-        if (par) {
-            if (loop_extent(s.func(), is[0]) >= 2)
-                s.parallel(is[0]);
-            else
-                s.parallel(js[0]);
-        }
-        if (mr > 1) s.unroll(is[2]);
-        s.vectorize(js[1]);
-        place_epilogues(s, block, is[0], lanes, epilogues);
-        // The packing nest (1-3 % of the work) runs in parallel only when it
-        // is large: a second fork/join costs more than a small copy, the
-        // more so when the other core is busy.
-        const bool par_pack = par && ek * ej >= kParallelPackElements;
-        if (packs) packs->push_back(PackSpec{block, bname, bdim, nr, par_pack, lanes});
-        return;
+void schedule_blocked(Schedule& s, const std::string& block, const Geometry& g, const Plan& p,
+                      const CpuScheduleOptions& o, std::vector<PackSpec>* packs,
+                      std::vector<std::string>* epilogues) {
+    const int lanes = lanes_of(o);
+    const std::string i = g.loops[0], j = g.loops[1], k = g.loops[2];
+    const int64_t mc_tiles = std::clamp<int64_t>(p.mc / p.mr, 1, (g.ei + p.mr - 1) / p.mr);
+    const int64_t panels = (g.ej + p.nr - 1) / p.nr;
+    const int64_t nc_panels = p.nc > 0 ? std::clamp<int64_t>(p.nc / p.nr, 1, panels) : panels;
+    Names is = s.split(i, {-1, mc_tiles, p.mr});
+    Names ks = s.split(k, {-1, p.kc});
+    Names order;
+    std::string jtile, jvec, outer;
+    Names par_candidates;
+    if (p.order == 1) {
+        // BLIS: NC columns, KC, MC rows; a KC x NC block of B stays in L2
+        // while every MC block of A passes over it, the KC x NR micro-panel
+        // in L1 while the MR-row tiles of one MC block pass over it.
+        Names js = s.split(j, {-1, nc_panels, p.nr});
+        order = {js[0], ks[0], is[0], js[1], is[1], ks[1], is[2], js[2]};
+        jtile = js[1];
+        jvec = js[2];
+        outer = js[0];
+        par_candidates = {js[0], is[0]};
+    } else if (nc_panels < panels) {
+        // NC blocks of columns outermost, then (MC, KC).
+        Names js = s.split(j, {-1, nc_panels, p.nr});
+        order = {js[0], is[0], ks[0], js[1], is[1], ks[1], is[2], js[2]};
+        jtile = js[1];
+        jvec = js[2];
+        outer = js[0];
+        par_candidates = {js[0], is[0]};
+    } else {
+        Names js = s.split(j, {-1, p.nr});
+        order = {is[0], ks[0], js[0], is[1], ks[1], is[2], js[1]};
+        jtile = js[0];
+        jvec = js[1];
+        outer = is[0];
+        par_candidates = {is[0]};
     }
+    s.reorder(order);
+    std::string init = s.decompose_reduction(block, ks[0]);
+    Names init_loops = s.get_loops(init);
+    if (init_loops.size() >= 2) s.vectorize(init_loops.back());
+    if (p.parallel) {
+        // The outermost loop with work for every thread: MC blocks share B.
+        std::string par = jtile;
+        for (const std::string& l : par_candidates)
+            if (loop_extent(s.func(), l) >= 2) {
+                par = l;
+                break;
+            }
+        s.parallel(par);
+    }
+    if (p.mr > 1) s.unroll(is[2]);
+    s.vectorize(jvec);
+    place_epilogues(s, block, outer, lanes, epilogues);
+    if (!packs) return;
+    // The packing nests (1-3 % of the work) run in parallel only when they
+    // are large: a second fork/join costs more than a small copy, the more
+    // so when the other core is busy.
+    if (p.pack_b) {
+        const bool par_pack = p.parallel && g.ek * g.ej >= kParallelPackElements;
+        packs->push_back(PackSpec{block, g.b, g.bdim, p.nr, par_pack, lanes});
+    }
+    if (p.pack_a) {
+        // A in MR-row panels (BLIS): the micro-kernel's broadcasts walk one
+        // contiguous strip instead of MR rows K apart.
+        const bool par_pack = p.parallel && g.ek * g.ei >= kParallelPackElements;
+        packs->push_back(PackSpec{block, g.a, g.adim, p.mr, par_pack, 0});
+    }
+}
 
-    Names is = s.split(i, {-1, mr});
-    Names js = s.split(j, {-1, nr});
-    Names order(loops.begin(), loops.end() - 3);
+void schedule_small(Schedule& s, const std::string& block, const Geometry& g, const Plan& p,
+                    const CpuScheduleOptions& o, std::vector<std::string>* epilogues) {
+    const size_t n = g.loops.size();
+    const std::string i = g.loops[n - 3], j = g.loops[n - 2], k = g.loops[n - 1];
+    Names is = s.split(i, {-1, p.mr});
+    Names js = s.split(j, {-1, p.nr});
+    Names order(g.loops.begin(), g.loops.end() - 3);
     // jo outside io: consecutive tiles reuse one K x NR panel of B from cache.
     order.insert(order.end(), {js[0], is[0], k, is[1], js[1]});
     s.reorder(order);
-    Names outer(loops.begin(), loops.end() - 3);
+    Names outer(g.loops.begin(), g.loops.end() - 3);
     outer.insert(outer.end(), {js[0], is[0]});
     // Never fused: separate loops keep the tile indices linear for LLVM, and
     // let region inference give an epilogue placed at io exactly one tile (a
     // fused loop made it recompute whole rows per tile). Parallel: the
     // outermost loop with more than one iteration.
-    std::string fused = is[0];
-    if (par)
+    if (p.parallel)
         for (const std::string& l : outer)
             if (loop_extent(s.func(), l) >= 2) {
                 s.parallel(l);
@@ -174,9 +328,40 @@ void schedule_matmul_block(Schedule& s, const std::string& block, const CpuSched
     std::string init = s.decompose_reduction(block, k);
     Names init_loops = s.get_loops(init);
     if (init_loops.size() >= 2) s.vectorize(init_loops.back());
-    if (mr > 1) s.unroll(is[1]);
+    if (p.mr > 1) s.unroll(is[1]);
     s.vectorize(js[1]);
-    place_epilogues(s, block, fused, lanes, epilogues);
+    place_epilogues(s, block, is[0], lanes_of(o), epilogues);
+}
+
+/// The first reduction block of `f` (the matmul of a fused group).
+std::string matmul_block(const Schedule& s) {
+    for (const std::string& name : s.blocks())
+        if (const tir::Block* b = find_block(s.func(), name))
+            if (!b->iter_vars.empty() && schedule::is_reduction(b)) return name;
+    return "";
+}
+
+/// `dflt` first, then the other candidates (in order, without repeats).
+std::vector<int64_t> choices(int64_t dflt, const std::vector<int64_t>& others) {
+    std::vector<int64_t> out{dflt};
+    for (int64_t v : others)
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+    return out;
+}
+
+}  // namespace
+
+void schedule_matmul_block(Schedule& s, const std::string& block, const CpuScheduleOptions& o,
+                           std::vector<PackSpec>* packs, std::vector<std::string>* epilogues) {
+    std::optional<Geometry> g = geometry(s, block);
+    if (!g) return;
+    const Plan p = make_plan(*g, o);
+    if (p.blocked)
+        schedule_blocked(s, block, *g, p, o, p.pack_a || p.pack_b ? packs : nullptr, epilogues);
+    else
+        schedule_small(s, block, *g, p, o, epilogues);
+    if (!p.blocked && p.pack_b && packs)
+        packs->push_back(PackSpec{block, g->b, g->bdim, p.nr, false, lanes_of(o)});
 }
 
 tir::PrimFunc apply_packs(const tir::PrimFunc& f, const std::vector<PackSpec>& packs) {
@@ -188,10 +373,40 @@ tir::PrimFunc apply_packs(const tir::PrimFunc& f, const std::vector<PackSpec>& p
 
 std::vector<CpuKnob> matmul_knobs(const tir::PrimFunc& f, const graph::Node& n,
                                   const CpuScheduleOptions& options) {
-    (void)f;
     (void)n;
-    (void)options;
-    return {};
+    Schedule s(f);
+    const std::string block = matmul_block(s);
+    if (block.empty()) return {};
+    std::optional<Geometry> g = geometry(s, block);
+    if (!g) return {};
+    const Plan d = default_plan(*g, options);
+    const int lanes = lanes_of(options);
+    auto upto = [](std::vector<int64_t> v, int64_t hi) {
+        v.erase(std::remove_if(v.begin(), v.end(), [&](int64_t x) { return x > hi; }), v.end());
+        return v;
+    };
+    std::vector<CpuKnob> out;
+    // Register tile (rows unrolled x vectors of columns).
+    out.push_back({"matmul.mr", choices(std::min(d.mr, g->ei), upto({1, 2, 4, 6, 8, 12, 16}, g->ei))});
+    const int64_t max_vectors = (g->ej + lanes - 1) / lanes;
+    out.push_back({"matmul.nr_vectors",
+                   choices(std::min(d.nr / lanes, max_vectors), upto({1, 2, 3, 4}, max_vectors))});
+    if (g->loops.size() == 3) {
+        out.push_back({"matmul.blocked", choices(d.blocked, {0, 1})});
+        if (!g->b.empty()) out.push_back({"matmul.pack_b", choices(d.pack_b, {0, 1})});
+        if (!g->a.empty()) out.push_back({"matmul.pack_a", choices(d.pack_a, {0, 1})});
+        out.push_back({"matmul.kc", choices(std::min(d.kc, g->ek),
+                                            upto({32, 64, 128, 256, 384, 512, 768, 1024}, g->ek))});
+        out.push_back({"matmul.mc", choices(d.mc, upto({16, 32, 64, 96, 128, 192, 256, 512},
+                                                       std::max<int64_t>(g->ei, 16)))});
+        std::vector<int64_t> nc = {0};
+        for (int64_t v : {128, 256, 512, 1024, 2048})
+            if (v < g->ej) nc.push_back(v);
+        out.push_back({"matmul.nc", choices(d.nc, nc)});
+        out.push_back({"matmul.order", choices(d.order, {0, 1})});
+    }
+    if (d.parallel) out.push_back({"matmul.parallel", {1, 0}});
+    return out;
 }
 
 }  // namespace tessera::topi

@@ -18,7 +18,9 @@ namespace tessera::topi {
 ///    A kept in L2, a KC x NR panel of B in L1 and the MR x NR accumulator
 ///    tile in registers (i2 unrolled, j1 one NR-wide vector); parallel over
 ///    i0 (or j0); B is packed into NR-wide panels (`packs` gets the spec,
-///    applied after the schedule by apply_packs);
+///    applied after the schedule by apply_packs); with parallel loops the
+///    BLIS order (jc, k0, i0, j1, i1, k1, i2, j2) with one NC block of
+///    columns per thread, parallel over jc;
 ///  - small ones: (fused(batch.., jo, io)) k ii(unrolled) ji(vector).
 /// The init is decomposed above the reduction loops. Elementwise consumers
 /// (bias, activation: the fused group's epilogue) are computed at the tile
@@ -30,8 +32,14 @@ void schedule_matmul_block(schedule::Schedule& s, const std::string& block,
                            const CpuScheduleOptions& options, std::vector<PackSpec>* packs,
                            std::vector<std::string>* epilogues = nullptr);
 
-/// The knobs schedule_matmul_block reads for the matmul block of `f`
-/// ("matmul.*": register tile, cache blocks, ...), with legal choices.
+/// The knobs schedule_matmul_block reads for the matmul block of `f`, with
+/// legal choices (the first is the default rule's): "matmul.mr" (rows of
+/// the register tile), "matmul.nr_vectors" (its width in vectors),
+/// "matmul.blocked" (cache blocking), "matmul.pack_a" / "matmul.pack_b"
+/// (operand panels), "matmul.kc" / "matmul.mc" / "matmul.nc" (cache blocks;
+/// nc 0 = all columns), "matmul.order" (0: MC, KC, NR panels; 1: BLIS NC,
+/// KC, MC) and "matmul.parallel". Every combination schedules and computes
+/// the product (tails are predicated).
 std::vector<CpuKnob> matmul_knobs(const tir::PrimFunc& f, const graph::Node& n,
                                   const CpuScheduleOptions& options);
 

@@ -14,7 +14,18 @@ struct GpuScheduleOptions {
     /// at least block_reduce_min_extent elements one thread block per output.
     bool tiled_rules = true;
     int64_t block_reduce_min_extent = 64;
+    /// Inline injective intermediate stages (a conv's padding) into their
+    /// readers first (inline_spatial_stages).
+    bool inline_stages = true;
+    /// Run an elementwise stage that follows a reduction over its output
+    /// (bias + relu after a conv) in the reduction's kernel, where each
+    /// output is stored: a fused group becomes one __global__.
+    bool fuse_epilogues = true;
 };
+
+/// Every block that schedule::Schedule::compute_inline accepts (injective,
+/// not a function output) inlined into its readers.
+tir::PrimFunc inline_spatial_stages(const tir::PrimFunc& f);
 
 /// Reduction stages first try the tiled rules (see GpuScheduleOptions).
 /// Binds every other stage of a function made by te::create_prim_func to the GPU:

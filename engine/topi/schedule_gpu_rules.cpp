@@ -89,7 +89,30 @@ bool const_value(const Expr& e, double& v) {
 // The tile configuration of the SGEMM rule for one output extent.
 int64_t block_tile(int64_t extent) { return extent >= 128 ? 128 : extent >= 64 ? 64 : 32; }
 
+// Replaces every load of one buffer by an expression.
+class ReplaceLoads : public IRMutator {
+public:
+    ReplaceLoads(const Buffer& b, const Expr& with) : m_buffer(b), m_with(with) {}
+
+protected:
+    Expr visit(const BufferLoad* op) override {
+        if (op->buffer.same_as(m_buffer)) return m_with;
+        return IRMutator::visit(op);
+    }
+
+private:
+    Buffer m_buffer;
+    Expr m_with;
+};
+
 }  // namespace
+
+Stmt epilogue_store(const Epilogue& ep, const std::vector<Expr>& indices, const Expr& result) {
+    std::map<const Variable*, Expr> map;
+    for (size_t i = 0; i < ep.vars.size(); ++i) map[ep.vars[i].get()] = indices[i];
+    Expr value = substitute(ReplaceLoads(ep.in, result).mutate(ep.value), map);
+    return BufferStore::make(ep.out, value, indices);
+}
 
 bool analyze_stage(const Stmt& nest, Stage& out) {
     std::vector<const For*> loops;
@@ -143,7 +166,7 @@ bool analyze_stage(const Stmt& nest, Stage& out) {
     return !uses_any(out.init->value, out.reduce);
 }
 
-Stmt gemm_stage(const Stage& st) {
+Stmt gemm_stage(const Stage& st, const Epilogue* ep) {
     if (st.kind != NodeType::Add) return Stmt();
     const Mul* prod = st.value.as<Mul>();
     if (!prod) return Stmt();
@@ -245,7 +268,9 @@ Stmt gemm_stage(const Stage& st) {
         decompose(col, J, map);
         std::vector<Expr> idx;
         for (const Expr& e : st.update->indices) idx.push_back(substitute(e, map));
-        Stmt store = BufferStore::make(st.update->buffer, BufferLoad::make(acc, {t, m, n}), idx);
+        Expr result = BufferLoad::make(acc, {t, m, n});
+        Stmt store = ep ? epilogue_store(*ep, idx, result)
+                        : BufferStore::make(st.update->buffer, result, idx);
         Expr cond;
         if (M % BM != 0) cond = row < ci(M);
         if (N % BN != 0) cond = cond.defined() ? (cond && col < ci(N)) : col < ci(N);
@@ -263,7 +288,7 @@ Stmt gemm_stage(const Stage& st) {
     return body;
 }
 
-Stmt block_reduce_stage(const Stage& st, int64_t min_extent) {
+Stmt block_reduce_stage(const Stage& st, int64_t min_extent, const Epilogue* ep) {
     double init = 0;
     if (!const_value(st.init->value, init)) return Stmt();
     if ((st.kind == NodeType::Add && init != 0) || (st.kind == NodeType::Mul && init != 1))
@@ -305,9 +330,10 @@ Stmt block_reduce_stage(const Stage& st, int64_t min_extent) {
         Var t("tx");
         std::vector<Expr> idx;
         for (const Expr& e : st.update->indices) idx.push_back(substitute(e, smap));
-        phases.push_back(
-            thread_loop(t, 1, "threadIdx.x",
-                        BufferStore::make(st.update->buffer, BufferLoad::make(red, {ci(0)}), idx)));
+        Expr result = BufferLoad::make(red, {ci(0)});
+        phases.push_back(thread_loop(t, 1, "threadIdx.x",
+                                     ep ? epilogue_store(*ep, idx, result)
+                                        : BufferStore::make(st.update->buffer, result, idx)));
     }
     Stmt body = Allocate::make(red, SeqStmt::make(phases));
     return For::make(b, ci(0), ci(rows), ForKind::ThreadBinding, body, "blockIdx.x");

@@ -19,6 +19,21 @@ struct Stage {
     std::vector<tir::IterVar> spatial, reduce;
 };
 
+/// An elementwise stage fused after a reduction stage (conv + bias + relu):
+/// `out[vars] = value`, where value reads the reduction's output `in` only
+/// at [vars]. The rules store it where they store the reduction's result,
+/// so the pair becomes one kernel.
+struct Epilogue {
+    tir::Buffer in, out;
+    std::vector<tir::Var> vars;  // out's indices, in order (the stage's block vars)
+    tir::Expr value;
+};
+
+/// The epilogue's store at `indices` (one per var), with every read of
+/// `in` replaced by `result` (the reduction's value at those indices).
+tir::Stmt epilogue_store(const Epilogue& ep, const std::vector<tir::Expr>& indices,
+                         const tir::Expr& result);
+
 /// Recognizes a reduction stage; false for anything else.
 bool analyze_stage(const tir::Stmt& nest, Stage& out);
 
@@ -27,12 +42,14 @@ bool analyze_stage(const tir::Stmt& nest, Stage& out);
 /// tile up to 128x128x8 in shared memory fetched cooperatively by 256
 /// threads, 8x8 (or smaller) register tile per thread, unrolled inner loops.
 /// Convolutions fit as implicit GEMM. Undefined Stmt when it does not apply.
-tir::Stmt gemm_stage(const Stage& st);
+/// With `ep`, the tile's results go through the epilogue instead of into
+/// the reduction's buffer.
+tir::Stmt gemm_stage(const Stage& st, const Epilogue* ep = nullptr);
 
 /// One thread block per output element (row): strided per-thread partials,
 /// then a shared-memory tree. Needs at least `min_extent` reduced elements
 /// and an identity init (0 for sums, 1 for products, any constant for max
 /// and min). Undefined Stmt when it does not apply.
-tir::Stmt block_reduce_stage(const Stage& st, int64_t min_extent);
+tir::Stmt block_reduce_stage(const Stage& st, int64_t min_extent, const Epilogue* ep = nullptr);
 
 }  // namespace tessera::topi::gpu_rules

@@ -7,6 +7,11 @@
 
 namespace tessera::topi {
 
+namespace detail {
+// topi_conv_nchwc.cpp: the blocked-layout pools (nn.max_pool2d_NCHWc, nn.global_avg_pool2d_NCHWc).
+void add_layout_computes(ComputeTable& t);
+}  // namespace detail
+
 namespace {
 
 using detail::ComputeFn;
@@ -61,6 +66,7 @@ const detail::ComputeTable& table() {
         detail::add_index_computes(t);
         detail::add_dtype_computes(t);
         detail::add_seq_computes(t);
+        detail::add_layout_computes(t);
         return t;
     }();
     return t;

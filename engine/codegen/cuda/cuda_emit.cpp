@@ -309,7 +309,9 @@ private:
             return (f32 ? "rintf(" : "rint(") + a[0] + ")";
         }
         static const std::set<std::string> unary = {"exp", "log", "sqrt", "tanh", "erf", "fabs",
-                                                    "floor", "ceil", "trunc", "sin", "cos"};
+                                                    "floor", "ceil", "trunc", "sin", "cos",
+                                                    "tan", "asin", "acos", "atan", "sinh",
+                                                    "cosh", "asinh", "acosh", "atanh"};
         if (unary.count(name)) {
             need(1);
             return call_name(name, t) + "(" + a[0] + ")";

@@ -5,6 +5,9 @@
 #include <set>
 
 #include "engine/core/error.h"
+#include "engine/passes/fuse_ops.h"
+#include "engine/passes/pass_manager.h"
+#include "engine/topi/lower_group.h"
 #include "engine/topi/schedule_gpu.h"
 #include "engine/topi/topi.h"
 
@@ -12,46 +15,60 @@ namespace tessera::codegen {
 
 namespace {
 
-std::vector<tir::PrimFunc> lower_nodes(const graph::Graph& g, const std::vector<int>& nodes) {
-    std::vector<tir::PrimFunc> funcs;
+struct GroupFunc {
+    tir::PrimFunc func;
+    std::vector<int> args;  // graph values bound to the params
+    std::vector<int> nodes;
+};
+
+// One scheduled function per group (passes::fused_groups order), unique names.
+std::vector<GroupFunc> lower_groups(const graph::Graph& g,
+                                    const std::vector<std::vector<int>>& groups) {
+    std::vector<GroupFunc> out;
     std::set<std::string> names;
-    for (int i : nodes) {
-        tir::PrimFunc f = topi::lower_node_gpu(g, i);
+    for (const std::vector<int>& group : groups) {
+        topi::LoweredGroup lg = topi::lower_group(g, group);
+        tir::PrimFunc f = topi::schedule_gpu_default(lg.func);
         std::string name = f->name;
         for (int k = 1; names.count(name); ++k) name = f->name + "_" + std::to_string(k);
         if (name != f->name) f = tir::PrimFunc(name, f->params, f->body, f->attrs);
         names.insert(name);
-        funcs.push_back(f);
+        out.push_back({f, lg.args, group});
     }
-    return funcs;
+    return out;
 }
 
 }  // namespace
+
+std::vector<std::string> cuda_pass_pipeline(const std::vector<std::string>& spec, int opt_level) {
+    std::vector<std::string> out;
+    for (const std::string& p : passes::resolve_pipeline(spec, opt_level))
+        if (p != "convert_layout") out.push_back(p);  // NCHWc blocking is for CPU vectors
+    return out;
+}
 
 std::shared_ptr<CudaModel> build_cuda(const graph::Graph& g, const CudaOptions& options) {
     auto t0 = std::chrono::steady_clock::now();
     auto model = std::make_shared<CudaModel>();
     model->graph = g;
-    std::vector<int> all;
-    for (int i = 0; i < int(g.nodes.size()); ++i) all.push_back(i);
-    model->kernels = lower_nodes(g, all);
+    std::vector<GroupFunc> groups = lower_groups(g, passes::fused_groups(g));
+    for (const GroupFunc& gf : groups) model->kernels.push_back(gf.func);
     model->compiled = compile_cuda(model->kernels, options);
-    for (size_t i = 0; i < g.nodes.size(); ++i) {
-        const graph::Node& node = g.nodes[i];
+    for (size_t i = 0; i < groups.size(); ++i) {
+        const GroupFunc& gf = groups[i];
         const CudaFunction& f = model->compiled.funcs[i];
         runtime::CudaCall c;
         c.name = f.name;
-        c.values = node.inputs;
-        c.values.insert(c.values.end(), node.outputs.begin(), node.outputs.end());
+        c.values = gf.args;
         TS_CHECK(c.values.size() == f.params.size())
-            << "function '" << f.name << "' has " << f.params.size() << " params but node '"
-            << node.name << "' has " << c.values.size() << " inputs and outputs";
+            << "function '" << f.name << "' has " << f.params.size() << " params but its "
+            << gf.nodes.size() << " nodes bind " << c.values.size() << " values";
         for (const tir::Buffer& w : f.workspaces)
             c.workspace_bytes.push_back(w.num_elements() * w->dtype.bytes());
         for (const CudaKernel& k : f.kernels)
             c.launches.push_back({k.name, k.grid, k.block, k.shared_bytes, k.args});
-        c.nodes = {int(i)};
-        c.flops = graph::node_flops(g, node);
+        c.nodes = gf.nodes;
+        for (int nd : gf.nodes) c.flops += graph::node_flops(g, g.nodes[size_t(nd)]);
         model->total_flops += c.flops;
         model->calls.push_back(std::move(c));
     }
@@ -82,7 +99,11 @@ std::shared_ptr<runtime::CudaGraphExecutor> CudaModel::make_executor() const {
 
 std::string cuda_source_of_nodes(const graph::Graph& g, const std::vector<int>& nodes,
                                  const CudaOptions& options) {
-    return emit_cuda_source(lower_nodes(g, nodes), options);
+    std::vector<std::vector<int>> groups;
+    for (int i : nodes) groups.push_back({i});
+    std::vector<tir::PrimFunc> funcs;
+    for (const GroupFunc& gf : lower_groups(g, groups)) funcs.push_back(gf.func);
+    return emit_cuda_source(funcs, options);
 }
 
 }  // namespace tessera::codegen

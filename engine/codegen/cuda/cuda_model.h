@@ -1,6 +1,6 @@
-// A whole graph compiled for the GPU: one function per node with its
-// default GPU schedule, one CUDA C module, PTX from NVRTC, and the launch
-// list that a CudaGraphExecutor runs.
+// A whole graph compiled for the GPU: one function per fused group (one per
+// node without fuse_ops) with its default GPU schedule, one CUDA C module,
+// PTX from NVRTC, and the launch list that a CudaGraphExecutor runs.
 #pragma once
 
 #include <memory>
@@ -13,7 +13,7 @@ namespace tessera::codegen {
 
 struct CudaModel {
     graph::Graph graph;
-    std::vector<tir::PrimFunc> kernels;  // scheduled functions, one per node
+    std::vector<tir::PrimFunc> kernels;  // scheduled functions, one per fused group
     CompiledCuda compiled;
     std::vector<runtime::CudaCall> calls;
     double compile_seconds = 0;
@@ -24,8 +24,15 @@ struct CudaModel {
     std::shared_ptr<runtime::CudaGraphExecutor> make_executor() const;
 };
 
-/// Lowers every node with topi::lower_node_gpu and compiles them all with
-/// NVRTC (no device needed). UserError names the node that fails.
+/// The graph passes for the GPU: passes::resolve_pipeline(spec, opt_level)
+/// without convert_layout (its NCHWc blocking serves CPU vector units; the
+/// GPU rules run NCHW convolutions as implicit GEMM).
+std::vector<std::string> cuda_pass_pipeline(const std::vector<std::string>& spec, int opt_level);
+
+/// Lowers each fused group of `g` (passes::fused_groups; run the passes
+/// first) with topi::lower_group and the default GPU schedule, and compiles
+/// them all into one module with NVRTC (no device needed). UserError names
+/// the node that fails.
 std::shared_ptr<CudaModel> build_cuda(const graph::Graph& g, const CudaOptions& options = {});
 
 /// The CUDA C of the given nodes with their default GPU schedules.

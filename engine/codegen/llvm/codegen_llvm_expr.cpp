@@ -185,7 +185,9 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
         llvm::Value* e = m_b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, m_b.CreateFNeg(args[0]));
         return m_b.CreateFDiv(const_of(t, 1.0), m_b.CreateFAdd(const_of(t, 1.0), e));
     }
-    if (n == "tanh" || n == "erf") {
+    // Inverse and hyperbolic trigonometry: libm per lane (tanf, asinf, ...).
+    if (n == "tanh" || n == "erf" || n == "tan" || n == "asin" || n == "acos" || n == "atan" ||
+        n == "sinh" || n == "cosh" || n == "asinh" || n == "acosh" || n == "atanh") {
         TS_CHECK(args.size() == 1) << n << " takes one argument";
         return emit_libm(n, t, args[0]);
     }

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -73,11 +74,21 @@ llvm::orc::JITTargetMachineBuilder host_machine(const LlvmOptions& options) {
     jtmb.setCodeGenOptLevel(codegen_level(options.opt_level));
     // a * b + c becomes one FMA (as C compilers contract by default).
     jtmb.getOptions().AllowFPOpFusion = llvm::FPOpFusion::Fast;
-    if (!options.cpu.empty()) {
-        jtmb.setCPU(options.cpu);
+    // TESSERA_CPU / TESSERA_CPU_FEATURES ("haswell", "+avx,+avx2,+fma") stand
+    // in for an empty options.cpu: e.g. AVX2 code on an AVX-512 host, for
+    // comparisons with OpenBLAS under OPENBLAS_CORETYPE=Haswell.
+    std::string cpu = options.cpu, features = options.features;
+    if (cpu.empty())
+        if (const char* env = std::getenv("TESSERA_CPU")) {
+            cpu = env;
+            const char* f = std::getenv("TESSERA_CPU_FEATURES");
+            features = f ? f : "";
+        }
+    if (!cpu.empty()) {
+        jtmb.setCPU(cpu);
         jtmb.getFeatures() = llvm::SubtargetFeatures();
-        if (!options.features.empty()) jtmb.getFeatures().addFeaturesVector(
-            llvm::SubtargetFeatures(options.features).getFeatures());
+        if (!features.empty()) jtmb.getFeatures().addFeaturesVector(
+            llvm::SubtargetFeatures(features).getFeatures());
     }
     return jtmb;
 }

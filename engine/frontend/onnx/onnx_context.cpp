@@ -14,6 +14,13 @@ namespace tessera::frontend::onnx_import {
 int Importer::value(const std::string& name, const std::string& where) {
     auto it = values.find(name);
     if (it != values.end()) return it->second;
+    // Import-time values (onnx_seq.cpp) are not tensors of the graph.
+    TS_USER_CHECK(!strings.count(name))
+        << where << ": input '" << name << "' is a string tensor: element type STRING is not "
+        << "supported here (only by string ops evaluated at import)";
+    TS_USER_CHECK(!sequences.count(name) && !optionals.count(name))
+        << where << ": input '" << name << "' is a " << (sequences.count(name) ? "sequence" : "optional")
+        << ", not a tensor; this op is not supported on it";
     auto c = constants.find(name);
     TS_USER_CHECK(c != constants.end())
         << where << ": input '" << name

@@ -32,6 +32,13 @@ ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what,
 void encode_tensor(const graph::TensorType& type, const void* data, const std::string& name,
                    onnx::TensorProto* out);
 
+/// A string tensor, kept beside the graph (the graph IR has no string dtype):
+/// string ops run at import on constant strings (onnx_strings.cpp).
+struct StringTensor {
+    std::vector<int64_t> shape;
+    std::vector<std::string> data;
+};
+
 /// Whole-model import state.
 struct Importer {
     std::string origin;  // file path or other source name for errors
@@ -42,6 +49,12 @@ struct Importer {
     std::map<std::string, int> values;                         // ONNX name -> graph value index
     std::map<std::string, ConstTensor> constants;              // ONNX name -> constant data
     std::map<std::string, const onnx::TypeProto*> onnx_types;  // inputs, outputs, value_info
+    // Import-time values (onnx_seq.cpp): a sequence is the list of the ONNX
+    // names of its elements; an optional names its element ("" when empty).
+    std::map<std::string, std::vector<std::string>> sequences;
+    std::map<std::string, std::string> optionals;
+    std::map<std::string, StringTensor> strings;
+    int subgraphs = 0;  // counter for the name prefixes of imported subgraphs
 
     /// Graph value for an ONNX name, creating constant values on first use.
     int value(const std::string& name, const std::string& where);
@@ -124,6 +137,33 @@ void add_elemx_converters(ConverterTable& t);  // onnx_elemx.cpp: extra elementw
 void add_index_converters(ConverterTable& t);  // onnx_index.cpp: indexing, scatter and data-dependent-shape ops
 void add_dtype_converters(ConverterTable& t);  // onnx_dtype.cpp: narrow and half-precision dtypes at the graph boundary
 void add_seq_converters(ConverterTable& t);  // onnx_seq.cpp: sequence, optional, string and control-flow ops
+void add_control_flow_converters(ConverterTable& t);  // onnx_control_flow.cpp: If Loop Scan SequenceMap (called by add_seq_converters)
+void add_string_converters(ConverterTable& t);  // onnx_strings.cpp: StringNormalizer TfIdfVectorizer (called by add_seq_converters)
+
+/// True when `name` is defined in any import table (value, constant, sequence,
+/// optional or string tensor).
+bool is_defined(const Importer& imp, const std::string& name);
+/// Makes ONNX name `to` denote what `from` denotes (every table); UserError
+/// naming `where` when `from` is undefined or `to` already defined.
+void alias_name(Importer& imp, const std::string& to, const std::string& from,
+                const std::string& where);
+/// Imports `body` (an If branch, a Loop/Scan/SequenceMap body) once into
+/// imp's graph: its inputs are bound to the ONNX names `inputs` ("" leaves
+/// one unbound), its local names get a fresh prefix (so a body can be
+/// imported once per iteration) and outer names resolve as usual. Returns the
+/// names its outputs have in imp's tables. (onnx_subgraph.cpp)
+std::vector<std::string> import_subgraph(Importer& imp, const onnx::GraphProto& body,
+                                         const std::vector<std::string>& inputs,
+                                         const std::string& where);
+/// Appends ONNX graph output `name` to imp.g.outputs (a sequence: one entry
+/// per element) and, when `layout` is given, its OutputLayout. (onnx_values.cpp)
+void add_graph_output(Importer& imp, const std::string& name, std::vector<OutputLayout>* layout);
+/// import_onnx_bytes that also gives the output layout. (onnx_importer.cpp)
+graph::Graph import_bytes_with_layout(const std::string& bytes, const std::string& origin,
+                                      const ImportOptions& options,
+                                      std::vector<OutputLayout>* layout);
+/// Decodes a STRING TensorProto.
+StringTensor decode_strings(const onnx::TensorProto& t);
 
 /// An int64 constant of `shape` holding `values`.
 ConstTensor make_int64_tensor(std::vector<int64_t> shape, const std::vector<int64_t>& values);

@@ -191,10 +191,11 @@ void check_ops_supported(const onnx::ModelProto& model, const std::string& origi
     for (int i = 0; i < gp.node_size(); ++i) {
         const onnx::NodeProto& node = gp.node(i);
         bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-        if (default_domain && table.count(node.op_type())) continue;
+        // Ops of other domains are keyed "DOMAIN.OpType" in the converter table.
+        std::string op = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
+        if (table.count(op)) continue;
         std::string name =
             node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
-        std::string op = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
         TS_USER_FAIL() << origin << ": node '" << name << "' (op " << node.op_type()
                        << "): unsupported op " << op;
     }
@@ -207,7 +208,7 @@ int64_t default_opset(const onnx::ModelProto& m) {
 }
 
 graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origin,
-                         const ImportOptions& options) {
+                         const ImportOptions& options, std::vector<OutputLayout>* layout) {
     Importer imp;
     imp.origin = origin;
     imp.options = options;
@@ -219,9 +220,14 @@ graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origi
     for (const auto& vi : gp.value_info()) imp.onnx_types[vi.name()] = &vi.type();
     for (const auto& vi : gp.output()) imp.onnx_types[vi.name()] = &vi.type();
 
-    for (const auto& init : gp.initializer())
+    for (const auto& init : gp.initializer()) {
+        if (init.data_type() == onnx::TensorProto_DataType_STRING) {
+            imp.strings[init.name()] = decode_strings(init);  // for string ops at import
+            continue;
+        }
         imp.constants[init.name()] =
             decode_tensor(init, origin + ": initializer '" + init.name() + "'", true);
+    }
     for (const auto& sp : gp.sparse_initializer()) {
         (void)sp;
         TS_USER_FAIL() << origin << ": sparse initializers are not supported";
@@ -234,7 +240,8 @@ graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origi
                              << "', which is not a graph input";
     }
     for (const auto& vi : gp.input()) {
-        if (imp.constants.count(vi.name())) continue;  // IR < 4 lists initializers as inputs too
+        if (imp.constants.count(vi.name()) || imp.strings.count(vi.name()))
+            continue;  // IR < 4 lists initializers as inputs too
         graph::Value v;
         v.name = vi.name();
         v.type = input_type(imp, vi);
@@ -250,16 +257,13 @@ graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origi
             node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
         NodeCtx ctx(imp, node, name);
         bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-        auto it = default_domain ? table.find(node.op_type()) : table.end();
-        if (it == table.end()) {
-            std::string op = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
-            TS_USER_FAIL() << ctx.where() << ": unsupported op " << op;
-        }
+        std::string op = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
+        auto it = table.find(op);
+        TS_USER_CHECK(it != table.end()) << ctx.where() << ": unsupported op " << op;
         it->second(ctx);
     }
 
-    for (const auto& vi : gp.output())
-        imp.g.outputs.push_back(imp.value(vi.name(), origin + ": graph output"));
+    for (const auto& vi : gp.output()) add_graph_output(imp, vi.name(), layout);
 
     try {
         graph::verify(imp.g);
@@ -273,6 +277,13 @@ graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origi
 
 graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& origin,
                                const ImportOptions& options) {
+    return onnx_import::import_bytes_with_layout(bytes, origin, options, nullptr);
+}
+
+graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
+                                                   const std::string& origin,
+                                                   const ImportOptions& options,
+                                                   std::vector<OutputLayout>* layout) {
     onnx::ModelProto model;
     TS_USER_CHECK(model.ParseFromString(bytes))
         << "'" << origin << "' is not a valid ONNX model (protobuf parse failed)";
@@ -308,7 +319,11 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& orig
     } catch (const std::exception& e) {
         TS_USER_FAIL() << origin << ": ONNX shape inference failed: " << first_line(e.what());
     }
-    if (opset < kCanonicalOpset) {
+    // ONNX 1.12's Scan 8->9 adapter drops the batch axis from the graph's
+    // input types; onnx_control_flow.cpp imports Scan-8 itself.
+    bool has_scan = false;
+    for (const auto& n : model.graph().node()) has_scan = has_scan || n.op_type() == "Scan";
+    if (opset < kCanonicalOpset && !(opset < 9 && has_scan)) {
         // One canonical opset for the converters; newer models import as they
         // are. The few models the converter cannot adapt (its adapters need
         // shapes it does not always have) import at their own opset: the
@@ -321,7 +336,7 @@ graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& orig
         } catch (const std::exception&) {
         }
     }
-    return build_graph(model, origin, options);
+    return build_graph(model, origin, options, layout);
 }
 
 graph::Graph import_onnx_file(const std::string& path, const ImportOptions& options) {

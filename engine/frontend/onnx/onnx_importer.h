@@ -63,6 +63,67 @@ std::string export_onnx_bytes(const graph::Graph& g);
 /// Writes export_onnx_bytes(g) to `path` (UserError if it cannot be written).
 void export_onnx_file(const graph::Graph& g, const std::string& path);
 
+/// What an ONNX graph input, output or test-data file holds.
+enum class ValueKind { Tensor, Strings, Sequence, Optional };
+
+/// An ONNX value beyond a plain tensor (test data for sequences, optionals
+/// and string tensors). (Added by helper "seq".)
+struct OnnxValue {
+    ValueKind kind = ValueKind::Tensor;
+    /// Optional: what it holds (Tensor, Strings or Sequence); `present` says whether it does.
+    ValueKind element = ValueKind::Tensor;
+    bool present = true;
+    std::vector<runtime::NDArray> tensors;  // Tensor: one; Sequence (or optional one): elements
+    std::vector<int64_t> string_shape;      // Strings
+    std::vector<std::string> strings;
+};
+
+/// How one ONNX graph output maps onto the imported graph: tensors are
+/// Graph::outputs entries (`outputs` holds their positions, one per sequence
+/// element); strings and optional presence are known at import.
+struct OutputLayout {
+    std::string name;
+    ValueKind kind = ValueKind::Tensor;
+    ValueKind element = ValueKind::Tensor;  // Optional: what it holds
+    bool present = true;
+    std::vector<int> outputs;
+    std::vector<int64_t> string_shape;
+    std::vector<std::string> strings;
+};
+
+/// A graph plus the layout of the model's ONNX outputs.
+struct ImportedModel {
+    graph::Graph graph;
+    std::vector<OutputLayout> outputs;
+};
+
+/// Declared kinds of a model's runtime graph inputs (not initializers) and outputs.
+struct IoKinds {
+    std::vector<ValueKind> inputs, outputs;
+    /// True when any input or output is not a plain numeric tensor.
+    bool any_values() const;
+};
+IoKinds onnx_io_kinds(const std::string& path);
+
+/// Reads a test-data file holding a TensorProto (kind Tensor or Strings),
+/// SequenceProto or OptionalProto.
+OnnxValue read_value_pb(const std::string& path, ValueKind kind);
+
+/// Imports `path` with the runtime inputs whose `freeze` flag is set replaced
+/// by the values in `input_files` (any kind: a sequence becomes constants
+/// joined by SequenceConstruct, an optional an Optional node), giving the
+/// layout of every ONNX output. Inputs not frozen stay graph inputs.
+ImportedModel import_onnx_file_values(const std::string& path,
+                                      const std::vector<std::string>& input_files,
+                                      const std::vector<bool>& freeze,
+                                      const ImportOptions& options = {});
+
+/// Imports a model written in ONNX's textual syntax (onnx/defs/parser.h:
+/// `<ir_version: 8, opset_import: ["" : 16]> g (float[2] x) => (float[2] y) { y = Relu(x) }`),
+/// giving the output layout too. UserError naming `origin` on a syntax error.
+ImportedModel import_onnx_text(const std::string& text, const std::string& origin,
+                               const ImportOptions& options = {});
+
 /// ONNX op types the importer supports.
 std::vector<std::string> supported_onnx_ops();
 

@@ -84,8 +84,12 @@ void convert_dropout(NodeCtx& ctx) {
             const ConstTensor* ratio = ctx.constant_input(1);
             bool zero = ratio && ratio->type.dtype == graph::DType::Float32 &&
                         ratio->type.num_elements() == 1 && ratio->data->as<float>()[0] == 0.0f;
-            TS_USER_CHECK(training && zero)
-                << ctx.where() << ": only inference (training_mode constant false) is supported";
+            TS_USER_CHECK(training)
+                << ctx.where() << ": training_mode must be a constant (an initializer or a "
+                << "Constant node)";
+            TS_USER_CHECK(zero) << ctx.where()
+                                << ": random dropout mask in training mode is not reproducible "
+                                << "(only ratio 0 is deterministic)";
         }
     }
     if (ctx.node.output_size() > 1 && !ctx.node.output(1).empty()) {

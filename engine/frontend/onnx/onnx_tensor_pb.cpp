@@ -6,6 +6,7 @@
 
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
+#include "engine/frontend/onnx/onnx_dtype.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 
 namespace tessera::frontend {
@@ -31,6 +32,8 @@ graph::DType dtype_from_onnx(int elem_type, const std::string& what) {
         case onnx::TensorProto_DataType_BOOL:
             return DType::Bool;
         default:
+            // float16, int16, uint32, ...: computed in a wider dtype (onnx_dtype.cpp).
+            if (is_boundary_elem_type(elem_type)) return boundary_compute_dtype(elem_type);
             break;
     }
     std::string type_name =
@@ -73,67 +76,13 @@ void copy_field(const Field& f, std::vector<uint8_t>& bytes) {
 
 }  // namespace
 
-namespace {
-
-float half_to_float(uint16_t h) {
-    uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    uint32_t bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000u | (mant << 13);  // inf / nan
-    } else if (exp != 0) {
-        bits = sign | ((exp + 112) << 23) | (mant << 13);
-    } else if (mant == 0) {
-        bits = sign;
-    } else {  // subnormal half: normalise
-        int e = -1;
-        do {
-            ++e;
-            mant <<= 1;
-        } while (!(mant & 0x400));
-        bits = sign | (uint32_t(112 - e) << 23) | ((mant & 0x3ff) << 13);
-    }
-    float f;
-    std::memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-// float16 weights are widened to float32 (Tessera computes in float32).
-ConstTensor decode_half(const onnx::TensorProto& t, const std::string& what) {
-    ConstTensor c;
-    c.type.dtype = DType::Float32;
-    for (int64_t d : t.dims()) {
-        TS_USER_CHECK(d >= 0) << what << ": negative dimension " << d;
-        c.type.shape.push_back(d);
-    }
-    const int64_t count = c.type.num_elements();
-    std::vector<uint16_t> halves;
-    if (t.has_raw_data()) {
-        TS_USER_CHECK(int64_t(t.raw_data().size()) == count * 2)
-            << what << ": raw_data holds " << t.raw_data().size() << " bytes, shape "
-            << c.type.str() << " of float16 needs " << count * 2;
-        halves.resize(size_t(count));
-        std::memcpy(halves.data(), t.raw_data().data(), size_t(count) * 2);
-    } else {
-        TS_USER_CHECK(t.int32_data_size() == count)
-            << what << ": holds " << t.int32_data_size() << " values, shape " << c.type.str()
-            << " needs " << count;
-        for (int32_t v : t.int32_data()) halves.push_back(uint16_t(v));
-    }
-    auto data = std::make_shared<graph::ConstantData>();
-    data->bytes.resize(size_t(count) * 4);
-    float* out = reinterpret_cast<float*>(data->bytes.data());
-    for (int64_t i = 0; i < count; ++i) out[i] = half_to_float(halves[size_t(i)]);
-    c.data = std::move(data);
-    return c;
-}
-
-}  // namespace
-
 ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what, bool widen_half) {
     TS_USER_CHECK(t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL)
         << what << ": tensor data stored in an external file is not supported";
-    if (widen_half && t.data_type() == onnx::TensorProto_DataType_FLOAT16)
-        return decode_half(t, what);
+    // Narrow and half-precision tensors are always widened to their compute
+    // dtype (float16 -> float32, ...), weights and test data alike.
+    (void)widen_half;
+    if (is_boundary_elem_type(t.data_type())) return decode_boundary_tensor(t, what);
     ConstTensor c;
     c.type.dtype = dtype_from_onnx(t.data_type(), what);
     for (int64_t d : t.dims()) {

@@ -54,8 +54,14 @@ public:
             case NodeType::Select: {
                 const Select* op = e.as<Select>();
                 // Guarded loads (padding) may be out of bounds in the lanes
-                // not taken; a vector select would evaluate them all.
-                if (has_load(op->true_value) || has_load(op->false_value)) return fail();
+                // not taken; a vector select would evaluate them all. A
+                // lane-invariant condition stays scalar: one branch per
+                // vector, only the taken side loads (the codegen's guarded select).
+                if (has_load(op->true_value) || has_load(op->false_value)) {
+                    if (uses_var(op->condition, m_var.get())) return fail();
+                    Expr t = vec(op->true_value), f = vec(op->false_value);
+                    return ok ? Select::make(op->condition, t, f) : Expr();
+                }
                 Expr c = vec(op->condition), t = vec(op->true_value), f = vec(op->false_value);
                 return ok ? Select::make(c, t, f) : Expr();
             }

@@ -36,6 +36,18 @@ def conv_model():
     return model([conv], [x], [y], [w])
 
 
+def write_unsupported_op():
+    # A valid model using an op Tessera does not support: a custom-domain op
+    # (LRN was used until Tessera learned it).
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 5, 5])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 5, 5])
+    node = helper.make_node("FancyNorm", ["x"], ["y"], name="fancy1", domain="com.example", size=3)
+    m = model([node], [x], [y])
+    m.opset_import.append(helper.make_opsetid("com.example", 1))
+    onnx.checker.check_model(m)
+    write("unsupported_op.onnx", m.SerializeToString())
+
+
 def main():
     # A text file, not protobuf.
     write("not_onnx.onnx", b"this is a text file, not an ONNX model\n")
@@ -49,13 +61,7 @@ def main():
     data = full.SerializeToString()
     write("truncated.onnx", data[: len(data) // 2])
 
-    # A valid model using an op Tessera does not support (LRN).
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 5, 5])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 5, 5])
-    lrn = helper.make_node("LRN", ["x"], ["y"], name="lrn1", size=3)
-    m = model([lrn], [x], [y])
-    onnx.checker.check_model(m)
-    write("unsupported_op.onnx", m.SerializeToString())
+    write_unsupported_op()
 
     # A valid model whose input has a symbolic batch dimension.
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4])

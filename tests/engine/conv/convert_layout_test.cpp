@@ -83,8 +83,9 @@ TEST(ConvertLayout, AnNchwReaderGetsOneUnpackAndOtherConvsStay) {
     int s = node(g, "sigmoid", "s", {r});  // runs in NCHW (sigmoid(0) != 0)
     int w2 = constant(g, "w2", {4, 8, 1, 1}, 2);
     int c2 = node(g, "nn.conv2d", "c2", {r, w2});
-    int wg = constant(g, "wg", {4, 1, 3, 3}, 3);
-    int dw = node(g, "nn.conv2d", "dw", {c2, wg}, {{"groups", int64_t(4)}});  // grouped: NCHW
+    int wg = constant(g, "wg", {8, 1, 3, 3}, 3);
+    // Grouped with a channel multiplier of 2 (not depthwise): stays NCHW.
+    int dw = node(g, "nn.conv2d", "dw", {c2, wg}, {{"groups", int64_t(4)}});
     g.outputs = {s, dw};
     graph::Graph after = convert_layout(g, {});
     graph::verify(after);

@@ -1,0 +1,28 @@
+// Private to the ONNX frontend: element types Tessera computes in a wider type
+// (float16/bfloat16 as float32, int16/uint16 as int32, uint32/uint64 as int64).
+#pragma once
+
+#include <string>
+
+#include "engine/frontend/onnx/onnx_context.h"
+
+namespace tessera::frontend::onnx_import {
+
+/// True for FLOAT16, BFLOAT16, INT16, UINT16, UINT32 and UINT64: element types
+/// that exist only at the graph boundary and compute in a wider dtype.
+bool is_boundary_elem_type(int elem_type);
+/// The dtype a boundary element type computes in (float32, int32 or int64).
+graph::DType boundary_compute_dtype(int elem_type);
+/// "float16", "bfloat16", "int16", "uint16", "uint32", "uint64".
+std::string boundary_type_name(int elem_type);
+/// The ONNX element type of a boundary_type_name(); 0 when `name` is none.
+int boundary_elem_type(const std::string& name);
+/// Decodes a TensorProto of a boundary element type, widened to its compute
+/// dtype (float16 bits become float32 values, uint32 becomes int64, ...).
+ConstTensor decode_boundary_tensor(const onnx::TensorProto& t, const std::string& what);
+/// Encodes compute-dtype data (`type`) as a TensorProto of boundary element type
+/// `elem_type`: floats are rounded to float16/bfloat16, integers truncated to the width.
+void encode_boundary_tensor(const graph::TensorType& type, const void* data, int elem_type,
+                            const std::string& name, onnx::TensorProto* out);
+
+}  // namespace tessera::frontend::onnx_import

@@ -1,0 +1,237 @@
+// ONNX quantization converters, expanded at import into existing graph ops:
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
+// ConvInteger, QLinearMatMul, QLinearConv. Integer products run on the float32
+// matmul/conv kernels, exact while partial sums stay below 2^24: short
+// reductions directly, long ones (K > 258) with the left operand split into
+// 16 * high + low parts (exact up to K = 4386). Rounding is half to even and
+// results saturate, as ONNX says.
+#include <functional>
+
+#include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_elemx.h"
+
+namespace tessera::frontend::onnx_import {
+
+namespace {
+
+using Attrs = std::map<std::string, graph::AttrValue>;
+using graph::DType;
+
+int cast(NodeCtx& ctx, int v, DType to) {
+    if (ctx.type_of(v).dtype == to) return v;
+    return ctx.emit_internal("cast", {v}, {{"dtype", std::string(graph::dtype_name(to))}});
+}
+
+// A scale or zero point (scalar, one element, or 1-D along `axis` of a
+// rank-`rank` tensor) shaped to broadcast against that tensor.
+int along_axis(NodeCtx& ctx, int v, int64_t rank, int64_t axis, const std::string& what) {
+    const graph::TensorType t = ctx.type_of(v);
+    if (t.num_elements() == 1)
+        return t.shape.empty()
+                   ? v
+                   : ctx.emit_internal("reshape", {v}, {{"newshape", std::vector<int64_t>{}}});
+    TS_USER_CHECK(t.shape.size() == 1)
+        << ctx.where() << ": " << what << " must be a scalar or 1-D, got " << t.str();
+    TS_USER_CHECK(axis >= 0 && axis < rank)
+        << ctx.where() << ": " << what << " is per-axis but the axis " << axis
+        << " is out of range";
+    std::vector<int64_t> shape(size_t(rank - axis), 1);
+    shape[0] = t.shape[0];
+    return ctx.emit_internal("reshape", {v}, {{"newshape", shape}});
+}
+
+// int32(x - zero_point).
+int centered_int(NodeCtx& ctx, int x, int zp_input, int64_t axis, const std::string& what) {
+    int64_t rank = int64_t(ctx.type_of(x).shape.size());
+    int xi = cast(ctx, x, DType::Int32);
+    if (!ctx.has_input(zp_input)) return xi;
+    int zp = along_axis(ctx, cast(ctx, ctx.input(zp_input), DType::Int32), rank, axis, what);
+    return ctx.emit_internal("subtract", {xi, zp});
+}
+
+// float32(x - zero_point), the subtraction in int32 (exact).
+int centered(NodeCtx& ctx, int x, int zp_input, int64_t axis, const std::string& what) {
+    return cast(ctx, centered_int(ctx, x, zp_input, axis, what), DType::Float32);
+}
+
+// Emits op as ONNX output `out` (or an internal value when out < 0).
+int emit_to(NodeCtx& ctx, int out, const std::string& op, std::vector<int> inputs,
+            Attrs attrs = {}) {
+    if (out < 0) return ctx.emit_internal(op, std::move(inputs), std::move(attrs));
+    int v = ctx.emit_outputs({out}, op, std::move(inputs), std::move(attrs))[0];
+    return v >= 0 ? v : ctx.imp.value(ctx.node.output(out), ctx.where());
+}
+
+// Longest reduction whose float32 sums of 8-bit products (|term| <= 255 * 255) are exact.
+constexpr int64_t kExactTerms = (int64_t(1) << 24) / (255 * 255);
+
+// The exact int32 result of a bilinear float32 kernel `product(a, b)` over K
+// terms, a and b centered int32 values, as ONNX output `out` (internal when
+// out < 0). For long reductions a = 16 * hi + lo (|hi|, |lo| <= 15) and the
+// result is 16 * product(hi, b) + product(lo, b).
+int exact_product(NodeCtx& ctx, int a, int b, int64_t K,
+                  const std::function<int(int, int)>& product, int out) {
+    auto as_int = [&](int v, int o) {
+        return emit_to(ctx, o, "cast", {ctx.emit_internal("round", {v})},
+                       {{"dtype", std::string("int32")}});
+    };
+    int bf = cast(ctx, b, DType::Float32);
+    if (K <= kExactTerms) return as_int(product(cast(ctx, a, DType::Float32), bf), out);
+    int sixteen = internal_constant(ctx, typed_tensor(DType::Int32, {}, {16.0}));
+    int hi = ctx.emit_internal("divide", {a, sixteen});  // truncating: |lo| <= 15
+    int lo = ctx.emit_internal("subtract", {a, ctx.emit_internal("multiply", {hi, sixteen})});
+    int ph = as_int(product(cast(ctx, hi, DType::Float32), bf), -1);
+    int pl = as_int(product(cast(ctx, lo, DType::Float32), bf), -1);
+    return emit_to(ctx, out, "add", {ctx.emit_internal("multiply", {ph, sixteen}), pl});
+}
+
+// saturate(round(y) + zero_point) as `to`, y float32; the result is ONNX output `out`.
+int requantize(NodeCtx& ctx, int y, int zp, DType to, int out) {
+    int r = ctx.emit_internal("round", {y});
+    if (zp >= 0) r = ctx.emit_internal("add", {r, cast(ctx, zp, DType::Float32)});
+    double lo = to == DType::Int8 ? -128 : to == DType::UInt8 ? 0 : -2147483648.0;
+    double hi = to == DType::Int8 ? 127 : to == DType::UInt8 ? 255 : 2147483647.0;
+    r = ctx.emit_internal("clip", {r}, {{"a_min", lo}, {"a_max", hi}});
+    return emit_to(ctx, out, "cast", {r}, {{"dtype", std::string(graph::dtype_name(to))}});
+}
+
+DType quant_type(NodeCtx& ctx, int zp_input) {
+    if (!ctx.has_input(zp_input)) return DType::UInt8;
+    DType t = ctx.input_type(zp_input).dtype;
+    TS_USER_CHECK(t == DType::UInt8 || t == DType::Int8)
+        << ctx.where() << ": zero point must be uint8 or int8, got " << graph::dtype_name(t);
+    return t;
+}
+
+void convert_quantize(NodeCtx& ctx) {
+    int x = cast(ctx, ctx.input(0), DType::Float32);
+    int64_t rank = int64_t(ctx.type_of(x).shape.size());
+    int64_t axis = ctx.attr_int("axis", 1);
+    if (axis < 0) axis += rank;
+    int scale = along_axis(ctx, ctx.input(1), rank, axis, "y_scale");
+    int zp = ctx.has_input(2) ? along_axis(ctx, ctx.input(2), rank, axis, "y_zero_point") : -1;
+    int q = ctx.emit_internal("divide", {x, scale});
+    requantize(ctx, q, zp, quant_type(ctx, 2), 0);
+}
+
+void convert_dequantize(NodeCtx& ctx) {
+    int64_t rank = int64_t(ctx.input_type(0).shape.size());
+    int64_t axis = ctx.attr_int("axis", 1);
+    if (axis < 0) axis += rank;
+    int x = centered(ctx, ctx.input(0), 2, axis, "x_zero_point");
+    int scale = along_axis(ctx, ctx.input(1), rank, axis, "x_scale");
+    ctx.emit("multiply", {x, scale});
+}
+
+// y_scale = (max(0, max x) - min(0, min x)) / 255, y_zero_point = saturate(round(-min / scale)),
+// y = saturate(round(x / y_scale) + y_zero_point), all uint8.
+void convert_dynamic_quantize(NodeCtx& ctx) {
+    int x = ctx.input(0);
+    TS_USER_CHECK(ctx.type_of(x).dtype == DType::Float32)
+        << ctx.where() << ": input must be float32, got " << ctx.type_of(x).str();
+    int64_t rank = int64_t(ctx.type_of(x).shape.size());
+    std::vector<int64_t> axes;
+    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+    Attrs red = {{"axes", axes}, {"keepdims", int64_t(0)}};
+    int zero = internal_constant(ctx, typed_tensor(DType::Float32, {}, {0.0}));
+    int lo = ctx.emit_internal("minimum", {ctx.emit_internal("reduce_min", {x}, red), zero});
+    int hi = ctx.emit_internal("maximum", {ctx.emit_internal("reduce_max", {x}, red), zero});
+    int range = internal_constant(ctx, typed_tensor(DType::Float32, {}, {255.0}));
+    int scale = emit_to(ctx, 1, "divide", {ctx.emit_internal("subtract", {hi, lo}), range});
+    int zp_f = ctx.emit_internal("divide", {ctx.emit_internal("negative", {lo}), scale});
+    int zp = requantize(ctx, zp_f, -1, DType::UInt8, 2);
+    requantize(ctx, ctx.emit_internal("divide", {x, scale}), zp, DType::UInt8, 0);
+}
+
+// int32 (A - a_zp) @ (B - b_zp): a_zp per row of A, b_zp per column of B.
+int integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out) {
+    const graph::TensorType at = ctx.input_type(a_in);
+    int64_t a_rank = int64_t(at.shape.size());
+    int64_t b_rank = int64_t(ctx.input_type(b_in).shape.size());
+    TS_USER_CHECK(a_rank >= 1 && b_rank >= 1) << ctx.where() << ": matmul of a scalar";
+    int a = centered_int(ctx, ctx.input(a_in), a_zp, a_rank - 2, "a_zero_point");
+    int b = centered_int(ctx, ctx.input(b_in), b_zp, b_rank - 1, "b_zero_point");
+    return exact_product(
+        ctx, a, b, at.shape.back(),
+        [&](int l, int r) {
+            return ctx.emit_internal("nn.matmul", {l, r});
+        },
+        out);
+}
+
+// int32 2-D convolution of (x - x_zp) and (w - w_zp), attributes as Conv's.
+int integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, int out) {
+    int x = centered_int(ctx, ctx.input(x_in), x_zp, 1, "x_zero_point");
+    int w = centered_int(ctx, ctx.input(w_in), w_zp, 0, "w_zero_point");
+    const graph::TensorType xt = ctx.type_of(x), wt = ctx.type_of(w);
+    TS_USER_CHECK(xt.shape.size() == 4 && wt.shape.size() == 4)
+        << ctx.where() << ": only 2-D convolution (4-D input and weight) is supported, got input "
+        << xt.str() << " and weight " << wt.str();
+    std::vector<int64_t> kernel = {wt.shape[2], wt.shape[3]};
+    TS_USER_CHECK(ctx.attr_ints("kernel_shape", kernel) == kernel)
+        << ctx.where() << ": kernel_shape does not match the weight " << wt.str();
+    std::vector<int64_t> strides = ctx.attr_ints("strides", {1, 1});
+    std::vector<int64_t> dilations = ctx.attr_ints("dilations", {1, 1});
+    TS_USER_CHECK(strides.size() == 2 && dilations.size() == 2)
+        << ctx.where() << ": strides and dilations need 2 values each";
+    std::vector<int64_t> pads =
+        resolve_pads_2d(ctx, {xt.shape[2], xt.shape[3]}, kernel, strides, dilations);
+    Attrs attrs = {{"strides", strides},
+                   {"padding", pads},
+                   {"dilation", dilations},
+                   {"groups", ctx.attr_int("group", 1)}};
+    return exact_product(
+        ctx, x, w, wt.shape[1] * kernel[0] * kernel[1],
+        [&](int l, int r) {
+            return ctx.emit_internal("nn.conv2d", {l, r}, attrs);
+        },
+        out);
+}
+
+// a_scale * b_scale / y_scale, each shaped for the output (rank, scale axis of b).
+int output_multiplier(NodeCtx& ctx, int a_scale, int b_scale, int y_scale, int64_t rank,
+                      int64_t b_axis) {
+    int as = along_axis(ctx, ctx.input(a_scale), rank, rank - 2, "a_scale");
+    int bs = along_axis(ctx, ctx.input(b_scale), rank, b_axis, "b_scale");
+    int ys = along_axis(ctx, ctx.input(y_scale), rank, 0, "y_scale");
+    return ctx.emit_internal("divide", {ctx.emit_internal("multiply", {as, bs}), ys});
+}
+
+void convert_qlinear_matmul(NodeCtx& ctx) {
+    int acc = cast(ctx, integer_matmul(ctx, 0, 2, 3, 5, -1), DType::Float32);
+    int64_t rank = int64_t(ctx.type_of(acc).shape.size());
+    int m = output_multiplier(ctx, 1, 4, 6, rank, rank - 1);
+    int zp = along_axis(ctx, ctx.input(7), rank, rank - 1, "y_zero_point");
+    requantize(ctx, ctx.emit_internal("multiply", {acc, m}), zp, quant_type(ctx, 7), 0);
+}
+
+void convert_qlinear_conv(NodeCtx& ctx) {
+    int acc = cast(ctx, integer_conv(ctx, 0, 2, 3, 5, -1), DType::Float32);
+    if (ctx.has_input(8)) {
+        int bias = cast(ctx, ctx.input(8), DType::Float32);
+        int64_t c = ctx.type_of(bias).shape.empty() ? 1 : ctx.type_of(bias).shape[0];
+        bias = ctx.emit_internal("reshape", {bias}, {{"newshape", std::vector<int64_t>{c, 1, 1}}});
+        acc = ctx.emit_internal("add", {acc, bias});
+    }
+    // Scales: x_scale scalar, w_scale scalar or per output channel, y_scale scalar.
+    int xs = along_axis(ctx, ctx.input(1), 4, 1, "x_scale");
+    int ws = along_axis(ctx, ctx.input(4), 4, 1, "w_scale");
+    int ys = along_axis(ctx, ctx.input(6), 4, 1, "y_scale");
+    int m = ctx.emit_internal("divide", {ctx.emit_internal("multiply", {xs, ws}), ys});
+    int zp = along_axis(ctx, ctx.input(7), 4, 1, "y_zero_point");
+    requantize(ctx, ctx.emit_internal("multiply", {acc, m}), zp, quant_type(ctx, 7), 0);
+}
+
+}  // namespace
+
+void add_quant_converters(ConverterTable& t) {
+    t["QuantizeLinear"] = convert_quantize;
+    t["DequantizeLinear"] = convert_dequantize;
+    t["DynamicQuantizeLinear"] = convert_dynamic_quantize;
+    t["MatMulInteger"] = [](NodeCtx& ctx) { integer_matmul(ctx, 0, 2, 1, 3, 0); };
+    t["ConvInteger"] = [](NodeCtx& ctx) { integer_conv(ctx, 0, 2, 1, 3, 0); };
+    t["QLinearMatMul"] = convert_qlinear_matmul;
+    t["QLinearConv"] = convert_qlinear_conv;
+}
+
+}  // namespace tessera::frontend::onnx_import
