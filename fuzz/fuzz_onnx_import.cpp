@@ -4,6 +4,8 @@
 // InternalError, other exceptions) is a finding.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "engine/core/error.h"
@@ -13,8 +15,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::string bytes(reinterpret_cast<const char*>(data), size);
     try {
         tessera::frontend::import_onnx_bytes(bytes, "fuzz.onnx");
-    } catch (const tessera::UserError&) {
-        // Rejected with a diagnostic: the wanted behaviour.
+    } catch (const tessera::UserError& e) {
+        // Rejected with a diagnostic: the wanted behaviour. Set
+        // FUZZ_PRINT_ERRORS=1 to see it when replaying inputs.
+        static const bool print = std::getenv("FUZZ_PRINT_ERRORS") != nullptr;
+        if (print) std::fprintf(stderr, "UserError: %s\n", e.what());
     }
     return 0;
 }

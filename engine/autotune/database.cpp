@@ -34,6 +34,7 @@ std::string TuningRecord::to_json_line() const {
     j["timestamp"] = timestamp;
     j["machine"] = machine;
     if (baseline) j["baseline"] = true;
+    if (threads >= 0) j["threads"] = threads;
     return j.dump();
 }
 
@@ -54,6 +55,7 @@ TuningRecord TuningRecord::from_json_line(const std::string& line, const std::st
         r.timestamp = j.value("timestamp", 0.0);
         r.machine = j.value("machine", "");
         r.baseline = j.value("baseline", false);
+        r.threads = j.value("threads", -1);
     } catch (const nlohmann::json::exception& e) {
         throw UserError(origin + ": bad tuning record: " + e.what());
     }

@@ -27,6 +27,7 @@ struct TuningRecord {
     double timestamp = 0;    // seconds since the epoch
     std::string machine;
     bool baseline = false;   // the default schedule's measurement (not a tuning trial)
+    int threads = -1;        // the thread count tuned for (TuneOptions::threads; -1 = unknown)
 
     bool ok() const { return error.empty() && !times_ms.empty(); }
     /// Median of times_ms (infinity for an error).

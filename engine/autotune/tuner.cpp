@@ -174,6 +174,7 @@ private:
             r.timestamp = now_epoch();
             r.machine = machine_fingerprint();
             r.baseline = true;
+            r.threads = m_o.threads;
             m_db.append(r);
         }
     }
@@ -310,6 +311,7 @@ private:
             rec.flops = t.task->flops;
             rec.timestamp = now_epoch();
             rec.machine = machine_fingerprint();
+            rec.threads = m_o.threads;
             m_db.append(rec);
             ++done;
             t.p.trials++;
@@ -393,7 +395,8 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
                          const std::string& target, bool* applied) {
     if (applied) *applied = false;
     const TuningRecord* r = db.best(workload_key(func, target), target);
-    if (!r) return func;
+    // Tuned for another thread count (parallel loops or not): the default is safer.
+    if (!r || (r->threads >= 0 && r->threads != cpu.threads)) return func;
     try {
         Candidate c = r->decisions.empty() ? Candidate{} : Candidate::from_json(r->decisions);
         tir::PrimFunc out;

@@ -87,8 +87,9 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db,
 /// workload measured on this machine applied: a knobbed-default record
 /// rebuilds topi::schedule_cpu_default(func, anchor, cpu with its knob
 /// values), packing and layout steps included; a free-form one replays its
-/// trace. `func` itself when there is none or it no longer applies (a knob
-/// value that is not a legal choice any more, a trace that does not replay).
+/// trace. `func` itself when there is none, when it was tuned for another
+/// thread count than cpu.threads, or when it no longer applies (a knob value
+/// that is not a legal choice any more, a trace that does not replay).
 tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
                          const topi::CpuScheduleOptions& cpu, const Database& db,
                          const std::string& target = "llvm", bool* applied = nullptr);

@@ -348,13 +348,13 @@ double node_flops(const Graph& g, const Node& n) {
     }
     if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" || op == "nn.relu")
         return out_elems;
-    if (op == "nn.max_pool2d") {
+    if (op == "nn.max_pool2d" || op == "nn.max_pool2d_NCHWc") {
         std::vector<int64_t> k = n.attr_ints("kernel", {1, 1});
         double window = 1;
         for (int64_t d : k) window *= double(d);
         return out_elems * window;
     }
-    if (op == "nn.global_avg_pool2d") {
+    if (op == "nn.global_avg_pool2d" || op == "nn.global_avg_pool2d_NCHWc") {
         if (n.inputs.empty()) return 0;
         return double(type_of(n.inputs[0]).num_elements());
     }

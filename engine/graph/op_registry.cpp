@@ -51,11 +51,9 @@ Registry& registry() {
         detail::add_nn_extra_ops(table);
         detail::add_layout_ops(table);
         detail::add_nn_nd_ops(table);
-        detail::add_loss_ops(table);
         detail::add_elemx_ops(table);
         detail::add_index_ops(table);
         detail::add_dtype_ops(table);
-        detail::add_seq_ops(table);
         for (OpDef& d : table) {
             std::string name = d.name;
             reg->ops[name] = std::make_unique<OpDef>(std::move(d));

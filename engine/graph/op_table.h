@@ -23,13 +23,12 @@ void add_transform_ops(std::vector<OpDef>& table);
 void add_nn_extra_ops(std::vector<OpDef>& table);
 /// nn.conv3d, nn.max_pool3d, nn.avg_pool3d, einsum (ops_nn_nd.cpp).
 void add_nn_nd_ops(std::vector<OpDef>& table);
-/// layout_transform, nn.conv2d_NCHWc (blocked layout for CPU conv; ops_layout.cpp).
+/// layout_transform, nn.conv2d_NCHWc (dense and depthwise), nn.max_pool2d_NCHWc,
+/// nn.global_avg_pool2d_NCHWc (blocked layout for CPU conv; ops_layout.cpp).
 void add_layout_ops(std::vector<OpDef>& table);
-void add_loss_ops(std::vector<OpDef>& table);  // ops_loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, training-mode ops
 void add_elemx_ops(std::vector<OpDef>& table);  // ops_elemx.cpp: extra elementwise/unary/window/quantization ops
 void add_index_ops(std::vector<OpDef>& table);  // ops_index.cpp: indexing, scatter and data-dependent-shape ops
 void add_dtype_ops(std::vector<OpDef>& table);  // ops_dtype.cpp: narrow and half-precision dtypes at the graph boundary
-void add_seq_ops(std::vector<OpDef>& table);  // ops_seq.cpp: sequence, optional, string and control-flow ops
 /// The dtype named by dtype_name() ("float32", ...); UserError naming the node otherwise.
 DType dtype_from_name(const Node& n, const std::string& name);
 

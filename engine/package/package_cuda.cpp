@@ -168,8 +168,8 @@ CudaPackageContents read_cuda_package(const std::vector<TarMember>& all, const s
         const int n = int(c.types.size());
         auto index = [&](const json& j) {
             int v = j.get<int>();
-            TS_USER_CHECK(v >= 0 && v < n) << what << ": graph.json refers to value " << v
-                                           << " of " << n << "; the package is corrupt";
+            TS_USER_CHECK(v >= 0 && v < n) << what << ": graph.json refers to value " << v << " of "
+                                           << n << "; the package is corrupt";
             return v;
         };
         for (const json& j : g.at("inputs")) c.inputs.push_back(index(j));

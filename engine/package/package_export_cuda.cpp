@@ -26,9 +26,8 @@ std::string cuda_package_bytes(const codegen::CudaModel& model, const ExportOpti
     json values = json::array();
     std::string params;
     for (const graph::Value& v : g.values) {
-        json jv = {{"name", v.name},
-                   {"dtype", graph::dtype_name(v.type.dtype)},
-                   {"shape", v.type.shape}};
+        json jv = {
+            {"name", v.name}, {"dtype", graph::dtype_name(v.type.dtype)}, {"shape", v.type.shape}};
         if (v.is_constant()) {
             const auto& bytes = v.constant->bytes;
             TS_USER_CHECK(int64_t(bytes.size()) == v.type.num_bytes())

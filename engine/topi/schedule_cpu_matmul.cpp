@@ -20,16 +20,18 @@ using Names = std::vector<std::string>;
 namespace {
 
 constexpr int64_t kMinParallelWork = 1 << 15;
-// Blocking: a KC x NR panel of B (at most kPanelBytes) is reused by the
-// MC / MR register tiles of an MC x KC block of A (in L2). Measured on an
-// AVX-512 Xeon (48 KiB L1, 2 MiB L2): a 64 KiB panel (KC = 512, streamed
-// from L2) is no slower than an L1-sized one at 1024^3 and 2048^3 and halves
-// the passes over C (each pass over K re-reads and re-writes C); MC = 64
-// rows was a little faster than 128 or 256 at 2048^3. Not worth it there on
-// one thread (measured, kept as knobs for the tuner): packing A into MR-row
-// panels (its copy costs more than the contiguous broadcasts gain), an NC
-// block of B (KC x NC in L2), the BLIS loop order, KC from 128 to 2048,
-// MR = 12 or 4 x 4 vectors.
+// Blocking on one thread (order 2): for each MC block of rows (A's MC x K
+// rows in L2) and each NR panel of B, the KC blocks of the panel, each
+// (KC x NR, at most 2/3 of L1) reused from L1 by the MC / MR register tiles,
+// which stay in cache across the KC blocks. Measured on an AVX-512 Xeon
+// (48 KiB L1, 2 MiB L2), 2048^3: 0.86 -> 0.93 of OpenBLAS against the
+// earlier (MC, KC, NR panel, MR tile) order with KC = 512, whose KC x N
+// slab of B does not fit L2 and whose C tiles come back from L3 on every
+// KC pass. MC = 64 rows beat 32, 96 and 128. Not worth it there (measured,
+// kept as knobs for the tuner): packing A into MR-row panels (slower with
+// every order and MC tried, though its copy costs only ~1 % at 2048^3),
+// KC = 128 / 192 / 384, the BLIS order. With threads: the BLIS order
+// (default_plan) with KC x NR at most kPanelBytes, then cut to fit L2.
 constexpr int64_t kPanelBytes = 64 * 1024;
 constexpr int64_t kMcRows = 64;
 // B with at least this many elements is packed by all threads.
@@ -115,7 +117,9 @@ struct Plan {
     int64_t mr = 1, nr = 1;    // register tile (rows unrolled, columns vectorized)
     bool blocked = false;      // MC / KC (/ NC) cache blocking
     int64_t kc = 1, mc = 1, nc = 0;  // cache blocks (nc 0: all of N)
-    int order = 0;  // 0: (NC,) MC, KC, NR panels; 1: BLIS NC, KC, MC, NR panels
+    // 0: (NC,) MC, KC, NR panel, MR tile; 1: BLIS NC, KC, MC, NR panel, MR
+    // tile; 2: (NC,) MC, NR panel, KC, MR tile.
+    int order = 0;
     bool pack_a = false, pack_b = false;
     bool parallel = false;
 };
@@ -125,6 +129,15 @@ int64_t l2_bytes() {
     static const int64_t bytes = [] {
         const long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
         return v > 0 ? int64_t(v) : int64_t(1) << 20;
+    }();
+    return bytes;
+}
+
+/// This core's L1 data cache in bytes (32 KiB when the system does not say).
+int64_t l1_bytes() {
+    static const int64_t bytes = [] {
+        const long v = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+        return v > 0 ? int64_t(v) : int64_t(32) << 10;
     }();
     return bytes;
 }
@@ -143,12 +156,15 @@ Plan default_plan(const Geometry& g, const CpuScheduleOptions& o) {
     p.pack_b = !g.b.empty() && g.ei >= 4 * mr_full && g.ej >= 2 * lanes &&
                g.ek * g.ej * 4 >= kPackMinBytes;
     p.blocked = p.pack_b;
-    const int64_t kcmax = kPanelBytes / (p.nr * 4);
-    p.kc = pick_factor(g.ek, kcmax / 2, kcmax);
     p.mc = kMcRows;
     p.nc = 0;
     p.pack_a = false;
     p.parallel = o.threads != 1 && g.work >= kMinParallelWork;
+    // One thread: order 2, a KC x NR panel in 2/3 of L1 (KC 256 on 48 KiB).
+    const int64_t kcmax = p.parallel ? kPanelBytes / (p.nr * 4)
+                                     : std::max<int64_t>(l1_bytes() * 2 / 3 / (p.nr * 4), 8);
+    p.kc = pick_factor(g.ek, kcmax / 2, kcmax);
+    p.order = p.parallel ? 0 : 2;
     if (p.blocked && p.parallel) {
         // Threads share nothing but A: BLIS order with one NC block of
         // columns per thread, each thread's KC x NC block of B in its own L2
@@ -196,6 +212,22 @@ Plan make_plan(const Geometry& g, const CpuScheduleOptions& o) {
 void schedule_blocked(Schedule& s, const std::string& block, const Geometry& g, const Plan& p,
                       const CpuScheduleOptions& o, std::vector<PackSpec>* packs,
                       std::vector<std::string>* epilogues);
+
+/// Vectorizes the register tile's column loop `loop` (extent nr). A width of
+/// a whole but not power-of-two number of vectors (3 x 16 lanes) becomes an
+/// unrolled loop of single vectors: LLVM scalarizes <48 x float> operations
+/// (3.8 GFLOP/s at 2048^3 instead of 140).
+void vectorize_columns(Schedule& s, const std::string& loop, int64_t nr, int lanes) {
+    const int64_t vectors = nr / lanes;
+    if (nr % lanes == 0 && vectors > 1 && (vectors & (vectors - 1)) != 0) {
+        Names v = s.split(loop, {vectors, lanes});
+        s.unroll(v[0]);
+        s.vectorize(v[1]);
+    } else {
+        s.vectorize(loop);
+    }
+}
+
 void schedule_small(Schedule& s, const std::string& block, const Geometry& g, const Plan& p,
                     const CpuScheduleOptions& o, std::vector<std::string>* epilogues);
 
@@ -255,16 +287,22 @@ void schedule_blocked(Schedule& s, const std::string& block, const Geometry& g, 
         outer = js[0];
         par_candidates = {js[0], is[0]};
     } else if (nc_panels < panels) {
-        // NC blocks of columns outermost, then (MC, KC).
+        // NC blocks of columns outermost, then (MC, KC) or (MC, NR panel, KC).
         Names js = s.split(j, {-1, nc_panels, p.nr});
-        order = {js[0], is[0], ks[0], js[1], is[1], ks[1], is[2], js[2]};
+        if (p.order == 2)
+            order = {js[0], is[0], js[1], ks[0], is[1], ks[1], is[2], js[2]};
+        else
+            order = {js[0], is[0], ks[0], js[1], is[1], ks[1], is[2], js[2]};
         jtile = js[1];
         jvec = js[2];
         outer = js[0];
         par_candidates = {js[0], is[0]};
     } else {
         Names js = s.split(j, {-1, p.nr});
-        order = {is[0], ks[0], js[0], is[1], ks[1], is[2], js[1]};
+        if (p.order == 2)
+            order = {is[0], js[0], ks[0], is[1], ks[1], is[2], js[1]};
+        else
+            order = {is[0], ks[0], js[0], is[1], ks[1], is[2], js[1]};
         jtile = js[0];
         jvec = js[1];
         outer = is[0];
@@ -273,7 +311,10 @@ void schedule_blocked(Schedule& s, const std::string& block, const Geometry& g, 
     s.reorder(order);
     std::string init = s.decompose_reduction(block, ks[0]);
     Names init_loops = s.get_loops(init);
-    if (init_loops.size() >= 2) s.vectorize(init_loops.back());
+    if (init_loops.size() >= 2) {
+        const std::string& l = init_loops.back();
+        vectorize_columns(s, l, loop_extent(s.func(), l), lanes_of(o));
+    }
     if (p.parallel) {
         // The outermost loop with work for every thread: MC blocks share B.
         std::string par = jtile;
@@ -285,7 +326,7 @@ void schedule_blocked(Schedule& s, const std::string& block, const Geometry& g, 
         s.parallel(par);
     }
     if (p.mr > 1) s.unroll(is[2]);
-    s.vectorize(jvec);
+    vectorize_columns(s, jvec, p.nr, lanes);
     place_epilogues(s, block, outer, lanes, epilogues);
     if (!packs) return;
     // The packing nests (1-3 % of the work) run in parallel only when they
@@ -327,9 +368,12 @@ void schedule_small(Schedule& s, const std::string& block, const Geometry& g, co
             }
     std::string init = s.decompose_reduction(block, k);
     Names init_loops = s.get_loops(init);
-    if (init_loops.size() >= 2) s.vectorize(init_loops.back());
+    if (init_loops.size() >= 2) {
+        const std::string& l = init_loops.back();
+        vectorize_columns(s, l, loop_extent(s.func(), l), lanes_of(o));
+    }
     if (p.mr > 1) s.unroll(is[1]);
-    s.vectorize(js[1]);
+    vectorize_columns(s, js[1], p.nr, lanes_of(o));
     place_epilogues(s, block, is[0], lanes_of(o), epilogues);
 }
 
@@ -403,7 +447,7 @@ std::vector<CpuKnob> matmul_knobs(const tir::PrimFunc& f, const graph::Node& n,
         for (int64_t v : {128, 256, 512, 1024, 2048})
             if (v < g->ej) nc.push_back(v);
         out.push_back({"matmul.nc", choices(d.nc, nc)});
-        out.push_back({"matmul.order", choices(d.order, {0, 1})});
+        out.push_back({"matmul.order", choices(d.order, {0, 1, 2})});
     }
     if (d.parallel) out.push_back({"matmul.parallel", {1, 0}});
     return out;

@@ -14,10 +14,11 @@ namespace tessera::topi {
 
 /// Schedules the matmul reduction `block` (loops (batch.., i, j, k)):
 ///  - large products (B does not stay in L1 and there are enough rows to
-///    reuse it): loops (i0, k0, j0, i1, k1, i2, j1) with an MC x KC block of
-///    A kept in L2, a KC x NR panel of B in L1 and the MR x NR accumulator
-///    tile in registers (i2 unrolled, j1 one NR-wide vector); parallel over
-///    i0 (or j0); B is packed into NR-wide panels (`packs` gets the spec,
+///    reuse it): on one thread loops (i0, j0, k0, i1, k1, i2, j1) with the
+///    MC rows of A kept in L2, a KC x NR panel of B (2/3 of L1) reused from
+///    L1 by the MC / MR tiles, the MC x NR block of C in cache across the
+///    KC blocks and the MR x NR accumulator tile in registers (i2 unrolled,
+///    j1 NR-wide vectors); B is packed into NR-wide panels (`packs` gets the spec,
 ///    applied after the schedule by apply_packs); with parallel loops the
 ///    BLIS order (jc, k0, i0, j1, i1, k1, i2, j2) with one NC block of
 ///    columns per thread, parallel over jc;
@@ -38,7 +39,7 @@ void schedule_matmul_block(schedule::Schedule& s, const std::string& block,
 /// "matmul.blocked" (cache blocking), "matmul.pack_a" / "matmul.pack_b"
 /// (operand panels), "matmul.kc" / "matmul.mc" / "matmul.nc" (cache blocks;
 /// nc 0 = all columns), "matmul.order" (0: MC, KC, NR panels; 1: BLIS NC,
-/// KC, MC) and "matmul.parallel". Every combination schedules and computes
+/// KC, MC; 2: MC, NR panels, KC) and "matmul.parallel". Every combination schedules and computes
 /// the product (tails are predicated).
 std::vector<CpuKnob> matmul_knobs(const tir::PrimFunc& f, const graph::Node& n,
                                   const CpuScheduleOptions& options);

@@ -198,6 +198,11 @@ Stmt gemm_stage(const Stage& st, const Epilogue* ep) {
     // operand's innermost index follows them, else k (coalesced reads).
     auto rows_fastest = [&](const Expr& operand, const std::vector<IterVar>& rows) {
         const BufferLoad* l = operand.as<BufferLoad>();
+        if (!l)  // an inlined producer (a conv's zero padding): the load inside it
+            post_order_visit(Evaluate::make(operand), [&](const Object* n) {
+                if (!l && n->node_type == NodeType::BufferLoad)
+                    l = static_cast<const BufferLoad*>(n);
+            });
         return l && !l->indices.empty() && uses_any(l->indices.back(), rows);
     };
     bool xr = rows_fastest(X, I), yr = rows_fastest(Y, J);

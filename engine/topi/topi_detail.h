@@ -18,11 +18,10 @@ using Types = std::vector<graph::TensorType>;
 using ComputeFn = Tensors (*)(const graph::Node&, const Tensors&, const Types&);
 /// Graph op name -> compute (topi_registry.cpp builds it from the add_*_computes below).
 using ComputeTable = std::map<std::string, ComputeFn>;
-void add_loss_computes(ComputeTable& t);  // topi_loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, training-mode ops
+void add_layout_computes(ComputeTable& t);  // topi_conv_nchwc.cpp: blocked conv and pools
 void add_elemx_computes(ComputeTable& t);  // topi_elemx.cpp: extra elementwise/unary/window/quantization ops
 void add_index_computes(ComputeTable& t);  // topi_index.cpp: indexing, scatter and data-dependent-shape ops
 void add_dtype_computes(ComputeTable& t);  // topi_dtype.cpp: narrow and half-precision dtypes at the graph boundary
-void add_seq_computes(ComputeTable& t);  // topi_seq.cpp: sequence, optional, string and control-flow ops
 
 /// "node 'conv1' (nn.conv2d)": the prefix of every UserError about a node.
 std::string where(const graph::Node& n);

@@ -7,11 +7,6 @@
 
 namespace tessera::topi {
 
-namespace detail {
-// topi_conv_nchwc.cpp: the blocked-layout pools (nn.max_pool2d_NCHWc, nn.global_avg_pool2d_NCHWc).
-void add_layout_computes(ComputeTable& t);
-}  // namespace detail
-
 namespace {
 
 using detail::ComputeFn;
@@ -61,11 +56,9 @@ const detail::ComputeTable& table() {
         {"nn.max_pool2d_indices", detail::max_pool2d_indices},
         {"einsum", detail::einsum},
         };
-        detail::add_loss_computes(t);
         detail::add_elemx_computes(t);
         detail::add_index_computes(t);
         detail::add_dtype_computes(t);
-        detail::add_seq_computes(t);
         detail::add_layout_computes(t);
         return t;
     }();

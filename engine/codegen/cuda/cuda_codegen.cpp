@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/codegen/cuda/cuda_lower.h"
+#include "engine/codegen/cuda/narrow_index.h"
 #include "engine/core/error.h"
 #include "engine/runtime/cuda_driver.h"
 
@@ -38,6 +39,10 @@ CompiledCuda lower_cuda(const std::vector<tir::PrimFunc>& funcs, const CudaOptio
         TS_USER_CHECK(names.insert(f->name).second)
             << "CUDA codegen: two functions are named '" << f->name << "'";
         LoweredFunc lf = lower_to_kernels(f, options.limits);
+        for (DeviceKernel& k : lf.kernels)
+            if (options.int32_indices &&
+                fits_int32_indices(k.body, k.arg_buffers, k.info.grid, k.info.block))
+                k.body = narrow_index_types(k.body);
         body << "\n// function " << f->name << ": ";
         for (size_t i = 0; i < lf.func.kernels.size(); ++i)
             body << (i ? "; " : "") << launch_text(lf.func.kernels[i]);

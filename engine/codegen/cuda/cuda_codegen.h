@@ -34,6 +34,9 @@ struct CudaOptions {
     std::string arch;
     /// Fast math intrinsics (__expf, __logf, ...) and --use_fast_math.
     bool fast_math = true;
+    /// 32-bit index arithmetic in kernels whose buffers all have fewer than
+    /// 2^31 elements (and whose loops and launch fit); int64 otherwise.
+    bool int32_indices = true;
     CudaLimits limits;
 };
 

@@ -20,7 +20,7 @@ void convert_constant(NodeCtx& ctx) {
         return c;
     };
     if (a.name() == "value") {
-        ctx.define_constant(decode_tensor(a.t(), what, true));
+        ctx.define_constant(decode_tensor(a.t(), what));
     } else if (a.name() == "value_float") {
         float f = a.f();
         ctx.define_constant(scalar(graph::DType::Float32, {}, &f, sizeof f));

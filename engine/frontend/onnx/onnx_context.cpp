@@ -164,6 +164,31 @@ namespace {
 
 // Folding evaluates a node in the interpreter: keep it to shape-sized data.
 constexpr int64_t kMaxFoldElements = int64_t(1) << 16;
+// The most elements any value of the imported graph may have.
+constexpr int64_t kMaxValueElements = int64_t(1) << 40;
+
+// Element count of `shape`, or -1 when a dim is negative or the product
+// exceeds `limit` (checked without overflow).
+int64_t bounded_elements(const std::vector<int64_t>& shape, int64_t limit) {
+    int64_t n = 1;
+    for (int64_t d : shape) {
+        if (d < 0) return -1;
+        if (d == 0) return 0;
+    }
+    for (int64_t d : shape) {
+        if (n > limit / d) return -1;
+        n *= d;
+    }
+    return n;
+}
+
+std::string shape_str(const std::vector<int64_t>& shape) {
+    std::ostringstream os;
+    os << "(";
+    for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+    os << ")";
+    return os.str();
+}
 
 }  // namespace
 
@@ -191,6 +216,10 @@ std::vector<int> NodeCtx::emit_outputs(const std::vector<int>& onnx_outputs, con
     }
     TS_CHECK(types.size() == names.size())
         << "op " << op << " gives " << types.size() << " outputs, " << names.size() << " expected";
+    for (size_t i = 0; i < types.size(); ++i)
+        TS_USER_CHECK(bounded_elements(types[i].shape, kMaxValueElements) >= 0)
+            << where() << ": output '" << names[i] << "' would have shape "
+            << shape_str(types[i].shape) << ", which is invalid or too large";
     for (size_t i = 0; i < names.size(); ++i) {
         auto t = imp.onnx_types.find(names[i]);
         graph::TensorType declared;
@@ -276,6 +305,15 @@ const ConverterTable& converters() {
         return t;
     }();
     return table;
+}
+
+int64_t check_constant_size(const NodeCtx& ctx, const std::vector<int64_t>& shape,
+                            const std::string& what) {
+    int64_t n = bounded_elements(shape, kMaxImportConstantElements);
+    TS_USER_CHECK(n >= 0) << ctx.where() << ": " << what << " of shape " << shape_str(shape)
+                          << " is invalid or above the limit of " << kMaxImportConstantElements
+                          << " elements for a constant computed at import";
+    return n;
 }
 
 }  // namespace tessera::frontend::onnx_import

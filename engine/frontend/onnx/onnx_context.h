@@ -25,9 +25,9 @@ graph::DType dtype_from_onnx(int elem_type, const std::string& what);
 /// The ONNX element type of one of our dtypes.
 int dtype_to_onnx(graph::DType t);
 /// Decodes a TensorProto (raw_data or typed fields); `what` names it in errors.
-/// With widen_half, float16 data becomes float32 (weights, Constant nodes).
-ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what,
-                          bool widen_half = false);
+/// Narrow element types are widened to the dtype we compute in (float16 and
+/// bfloat16 -> float32, int16/uint16 -> int32, uint32/uint64 -> int64).
+ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what);
 /// Fills `out` with the tensor's dims, type and raw little-endian data.
 void encode_tensor(const graph::TensorType& type, const void* data, const std::string& name,
                    onnx::TensorProto* out);
@@ -55,6 +55,9 @@ struct Importer {
     std::map<std::string, std::string> optionals;
     std::map<std::string, StringTensor> strings;
     int subgraphs = 0;  // counter for the name prefixes of imported subgraphs
+    // What unrolling control flow has imported so far (bounded: onnx_subgraph.cpp).
+    int64_t subgraph_nodes = 0;
+    int64_t subgraph_init_bytes = 0;
 
     /// Graph value for an ONNX name, creating constant values on first use.
     int value(const std::string& name, const std::string& where);
@@ -170,6 +173,14 @@ ConstTensor make_int64_tensor(std::vector<int64_t> shape, const std::vector<int6
 /// ONNX output 0 is input 0 viewed with `shape`: a constant stays a constant,
 /// anything else becomes a "reshape" node.
 void reshape_output(NodeCtx& ctx, const std::vector<int64_t>& shape);
+/// The most elements a constant computed at import (ConstantOfShape, Range,
+/// masks, windows, iotas...) may have.
+constexpr int64_t kMaxImportConstantElements = int64_t(1) << 27;
+/// Checks, before allocating, that a constant of `shape` computed at import
+/// stays within kMaxImportConstantElements (dims >= 0, no overflow); UserError
+/// naming the node and `what` otherwise. Returns its element count.
+int64_t check_constant_size(const NodeCtx& ctx, const std::vector<int64_t>& shape,
+                            const std::string& what);
 /// Normalizes an axis in [-rank, rank) to [0, rank); UserError otherwise.
 int64_t normalize_axis(const NodeCtx& ctx, int64_t axis, int64_t rank);
 

@@ -86,7 +86,7 @@ void convert_eye_like(NodeCtx& ctx) {
                           ? dtype_from_onnx(int(ctx.attr_int("dtype", 1)), ctx.where() + ": dtype")
                           : xt.dtype;
     int64_t k = ctx.attr_int("k", 0), rows = xt.shape[0], cols = xt.shape[1];
-    std::vector<double> v(size_t(rows * cols), 0.0);
+    std::vector<double> v(size_t(check_constant_size(ctx, xt.shape, "the output")), 0.0);
     for (int64_t i = 0; i < rows; ++i)
         if (i + k >= 0 && i + k < cols) v[size_t(i * cols + i + k)] = 1.0;
     ctx.define_constant(typed_tensor(dt, xt.shape, v));
@@ -115,6 +115,7 @@ Converter window(int kind) {
         TS_USER_CHECK(size.size() == 1 && size[0] >= 0)
             << ctx.where() << ": size must be a non-negative scalar";
         int64_t n = size[0];
+        check_constant_size(ctx, {n}, "the window");
         double denom = double(ctx.attr_int("periodic", 1) != 0 ? n : n - 1);
         if (denom <= 0) denom = 1;
         std::vector<double> v(static_cast<size_t>(n));
@@ -148,6 +149,7 @@ void convert_mel_weight_matrix(NodeCtx& ctx) {
                   upper > lower)
         << ctx.where() << ": invalid mel parameters";
     int64_t spec_bins = dft_length / 2 + 1;
+    check_constant_size(ctx, {spec_bins, mel_bins + 2}, "the matrix");
     double low_mel = 2595.0 * std::log10(1.0 + lower / 700.0);
     double high_mel = 2595.0 * std::log10(1.0 + upper / 700.0);
     double step = (high_mel - low_mel) / double(mel_bins + 2);
@@ -313,6 +315,7 @@ int internal_constant(NodeCtx& ctx, ConstTensor c) {
 int iota_along(NodeCtx& ctx, int64_t rank, int64_t axis, int64_t extent) {
     std::vector<int64_t> shape(size_t(rank), 1);
     shape[size_t(axis)] = extent;
+    check_constant_size(ctx, shape, "the index range");
     std::vector<double> v(static_cast<size_t>(extent));
     for (int64_t i = 0; i < extent; ++i) v[size_t(i)] = double(i);
     return internal_constant(ctx, typed_tensor(graph::DType::Int64, shape, v));

@@ -77,6 +77,75 @@ std::string first_line(const std::string& s) {
     return r.size() > 400 ? r.substr(0, 400) + "..." : r;
 }
 
+// ONNX 1.12's shape inference indexes dims without checking ranks or
+// attribute values (found by fuzz_onnx_import): check what it relies on for
+// the ranks we know, in `gp` and (recursively) its subgraphs. `ranks` holds
+// the ranks of the enclosing graphs' values.
+void check_inference_inputs(const onnx::GraphProto& gp, std::map<std::string, int> ranks,
+                            const std::string& origin) {
+    for (const auto& vi : gp.input())
+        if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+            ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
+    for (const auto& init : gp.initializer()) ranks[init.name()] = init.dims_size();
+    // Conv/pool inference indexes input dims by the weight's rank and the
+    // attribute lengths, and divides by strides and group.
+    // Op -> index of its weight input (-1: none).
+    static const std::map<std::string, int> kWindowOps = {
+        {"Conv", 1},     {"ConvTranspose", 1}, {"ConvInteger", 1}, {"QLinearConv", 3},
+        {"MaxPool", -1}, {"AveragePool", -1},  {"LpPool", -1}};
+    for (int i = 0; i < gp.node_size(); ++i) {
+        const onnx::NodeProto& n = gp.node(i);
+        std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+        const std::string where = origin + ": node '" + name + "' (op " + n.op_type() + ")";
+        for (const auto& a : n.attribute()) {
+            if (a.type() == onnx::AttributeProto_AttributeType_GRAPH)
+                check_inference_inputs(a.g(), ranks, origin);
+            for (const auto& sub : a.graphs()) check_inference_inputs(sub, ranks, origin);
+        }
+        if (n.op_type() == "Gemm") {
+            for (int k = 0; k < std::min(n.input_size(), 2); ++k) {
+                auto r = ranks.find(n.input(k));
+                TS_USER_CHECK(r == ranks.end() || r->second == 2)
+                    << where << ": input " << k << " ('" << n.input(k)
+                    << "') must have rank 2, got rank " << r->second;
+            }
+        }
+        auto op = kWindowOps.find(n.op_type());
+        if (op == kWindowOps.end() || n.input_size() < 1) continue;
+        for (const auto& a : n.attribute()) {
+            if (a.name() == "strides" || a.name() == "dilations") {
+                for (int64_t v : a.ints()) {
+                    TS_USER_CHECK(v >= 1) << where << ": attribute '" << a.name()
+                                          << "' must be positive, got " << v;
+                }
+            }
+            if (a.name() == "group" && a.type() == onnx::AttributeProto_AttributeType_INT) {
+                TS_USER_CHECK(a.i() >= 1) << where << ": group must be positive, got " << a.i();
+            }
+        }
+        auto x = ranks.find(n.input(0));
+        if (x == ranks.end()) continue;
+        TS_USER_CHECK(x->second >= 3)
+            << where << ": input 0 must have rank >= 3 (N, C, spatial...), got rank " << x->second;
+        const int spatial = x->second - 2;
+        if (op->second > 0 && n.input_size() > op->second) {
+            auto w = ranks.find(n.input(op->second));
+            TS_USER_CHECK(w == ranks.end() || w->second == x->second)
+                << where << ": weight rank " << w->second << " differs from input rank " << x->second;
+        }
+        for (const auto& a : n.attribute()) {
+            int expect = a.name() == "pads" ? 2 * spatial : spatial;
+            if (a.name() != "pads" && a.name() != "kernel_shape" && a.name() != "strides" &&
+                a.name() != "dilations" && a.name() != "output_padding")
+                continue;
+            if (a.type() != onnx::AttributeProto_AttributeType_INTS) continue;  // the checker's case
+            TS_USER_CHECK(a.ints_size() == expect)
+                << where << ": attribute '" << a.name() << "' needs " << expect << " values for "
+                << spatial << " spatial dims, got " << a.ints_size();
+        }
+    }
+}
+
 // Checks the checker does not make (it may crash or accept): a node cycle or an
 // input no one defines, giving a diagnostic that names the node.
 void check_structure(const onnx::ModelProto& model, const std::string& origin) {
@@ -113,54 +182,7 @@ void check_structure(const onnx::ModelProto& model, const std::string& origin) {
         }
         for (const auto& o : n.output()) defined.insert(o);
     }
-    // ONNX 1.12's Gemm shape inference dereferences dims of A and B without a
-    // rank check (found by fuzz_onnx_import): check the ranks we know first.
-    std::map<std::string, int> ranks;
-    for (const auto& vi : gp.input())
-        if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
-            ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
-    for (const auto& init : gp.initializer()) ranks[init.name()] = init.dims_size();
-    // Likewise its conv/pool inference indexes input dims by the weight's rank
-    // and the attribute lengths.
-    static const std::set<std::string> kWindowOps = {"Conv", "ConvTranspose", "MaxPool",
-                                                     "AveragePool", "LpPool"};
-    for (int i = 0; i < gp.node_size(); ++i) {
-        const onnx::NodeProto& n = gp.node(i);
-        if (!kWindowOps.count(n.op_type()) || n.input_size() < 1) continue;
-        std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
-        const std::string where = origin + ": node '" + name + "' (op " + n.op_type() + ")";
-        auto x = ranks.find(n.input(0));
-        if (x == ranks.end()) continue;
-        TS_USER_CHECK(x->second >= 3)
-            << where << ": input 0 must have rank >= 3 (N, C, spatial...), got rank " << x->second;
-        const int spatial = x->second - 2;
-        if (n.input_size() > 1 && (n.op_type() == "Conv" || n.op_type() == "ConvTranspose")) {
-            auto w = ranks.find(n.input(1));
-            TS_USER_CHECK(w == ranks.end() || w->second == x->second)
-                << where << ": weight rank " << w->second << " differs from input rank " << x->second;
-        }
-        for (const auto& a : n.attribute()) {
-            int expect = a.name() == "pads" ? 2 * spatial : spatial;
-            if (a.name() != "pads" && a.name() != "kernel_shape" && a.name() != "strides" &&
-                a.name() != "dilations" && a.name() != "output_padding")
-                continue;
-            if (a.type() != onnx::AttributeProto_AttributeType_INTS) continue;  // the checker's case
-            TS_USER_CHECK(a.ints_size() == expect)
-                << where << ": attribute '" << a.name() << "' needs " << expect << " values for "
-                << spatial << " spatial dims, got " << a.ints_size();
-        }
-    }
-    for (int i = 0; i < gp.node_size(); ++i) {
-        const onnx::NodeProto& n = gp.node(i);
-        if (n.op_type() != "Gemm") continue;
-        for (int k = 0; k < std::min(n.input_size(), 2); ++k) {
-            auto r = ranks.find(n.input(k));
-            std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
-            TS_USER_CHECK(r == ranks.end() || r->second == 2)
-                << origin << ": node '" << name << "' (op Gemm): input " << k << " ('" << n.input(k)
-                << "') must have rank 2, got rank " << r->second;
-        }
-    }
+    check_inference_inputs(gp, {}, origin);
     // ONNX's version converter dereferences the producer of every graph output.
     for (const auto& vi : gp.output())
         TS_USER_CHECK(defined.count(vi.name()))
@@ -226,7 +248,7 @@ graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origi
             continue;
         }
         imp.constants[init.name()] =
-            decode_tensor(init, origin + ": initializer '" + init.name() + "'", true);
+            decode_tensor(init, origin + ": initializer '" + init.name() + "'");
     }
     for (const auto& sp : gp.sparse_initializer()) {
         (void)sp;

@@ -32,8 +32,7 @@ struct Builder {
     }
     /// Float32 constant of `s` filled with `value`.
     int constant(const Shape& s, float value, const std::string& tag) {
-        int64_t count = 1;
-        for (int64_t d : s) count *= d;
+        const int64_t count = check_constant_size(ctx, s, "the constant " + tag);
         ConstTensor c;
         c.type = {graph::DType::Float32, s};
         auto data = std::make_shared<graph::ConstantData>();

@@ -38,13 +38,8 @@ void convert_size(NodeCtx& ctx) {
 
 void convert_constant_of_shape(NodeCtx& ctx) {
     std::vector<int64_t> shape = ctx.constant_ints(0);
-    int64_t count = 1;
-    for (int64_t d : shape) {
-        TS_USER_CHECK(d >= 0 && d <= (int64_t(1) << 32))
-            << ctx.where() << ": invalid dimension " << d;
-        count *= d;
-        TS_USER_CHECK(count <= (int64_t(1) << 32)) << ctx.where() << ": shape too large";
-    }
+    for (int64_t d : shape) TS_USER_CHECK(d >= 0) << ctx.where() << ": invalid dimension " << d;
+    const int64_t count = check_constant_size(ctx, shape, "the output");
     ConstTensor value;
     value.type = {graph::DType::Float32, {1}};
     auto zero = std::make_shared<graph::ConstantData>();
@@ -84,8 +79,10 @@ void convert_range(NodeCtx& ctx) {
     double start = scalar_of(ctx, 0, t), limit = scalar_of(ctx, 1, t), delta = scalar_of(ctx, 2, t);
     TS_USER_CHECK(delta != 0) << ctx.where() << ": delta is 0";
     double n = std::ceil((limit - start) / delta);
-    TS_USER_CHECK(n <= double(int64_t(1) << 28)) << ctx.where() << ": range too long";
-    int64_t count = std::max<int64_t>(int64_t(n), 0);
+    TS_USER_CHECK(!std::isnan(n) && n <= double(kMaxImportConstantElements))
+        << ctx.where() << ": range too long (" << n << " elements; the limit is "
+        << kMaxImportConstantElements << ")";
+    int64_t count = n > 0 ? int64_t(n) : 0;
     ConstTensor c;
     c.type = {t, {count}};
     auto data = std::make_shared<graph::ConstantData>();

@@ -7,6 +7,14 @@
 
 namespace tessera::frontend::onnx_import {
 
+namespace {
+
+// Bounds on what unrolling control flow at import may copy in one model.
+constexpr int64_t kMaxSubgraphNodes = int64_t(1) << 16;
+constexpr int64_t kMaxSubgraphInitBytes = int64_t(1) << 28;
+
+}  // namespace
+
 bool is_defined(const Importer& imp, const std::string& name) {
     return imp.values.count(name) || imp.constants.count(name) || imp.sequences.count(name) ||
            imp.optionals.count(name) || imp.strings.count(name);
@@ -94,6 +102,17 @@ std::vector<std::string> import_subgraph(Importer& imp, const onnx::GraphProto& 
         for (const auto& o : n.output())
             if (!o.empty()) names[o] = prefix + o;
 
+    // Control flow is unrolled at import: bound the work (nested or long
+    // loops) and the memory of the bodies' initializers (decoded per copy).
+    imp.subgraph_nodes += body.node_size() + 1;
+    TS_USER_CHECK(imp.subgraph_nodes <= kMaxSubgraphNodes)
+        << where << ": unrolling control flow imports more than " << kMaxSubgraphNodes
+        << " subgraph nodes (Tessera unrolls If, Loop and Scan at import)";
+    for (const auto& init : body.initializer())
+        imp.subgraph_init_bytes += int64_t(init.ByteSizeLong());
+    TS_USER_CHECK(imp.subgraph_init_bytes <= kMaxSubgraphInitBytes)
+        << where << ": unrolling control flow copies more than " << kMaxSubgraphInitBytes
+        << " bytes of subgraph initializers";
     TS_USER_CHECK(int(inputs.size()) <= body.input_size())
         << where << ": subgraph '" << graph_name << "' takes " << body.input_size()
         << " inputs, " << inputs.size() << " given";
@@ -107,7 +126,7 @@ std::vector<std::string> import_subgraph(Importer& imp, const onnx::GraphProto& 
             imp.strings[nm] = decode_strings(init);
         } else {
             imp.constants[nm] =
-                decode_tensor(init, where + ": subgraph initializer '" + init.name() + "'", true);
+                decode_tensor(init, where + ": subgraph initializer '" + init.name() + "'");
         }
     }
 

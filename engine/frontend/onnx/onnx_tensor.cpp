@@ -96,6 +96,7 @@ void convert_dropout(NodeCtx& ctx) {
         const graph::TensorType t = ctx.input_type(0);
         ConstTensor mask;
         mask.type = {graph::DType::Bool, t.shape};
+        check_constant_size(ctx, t.shape, "the mask");
         auto data = std::make_shared<graph::ConstantData>();
         data->bytes.assign(size_t(t.num_elements()), 1);
         mask.data = data;

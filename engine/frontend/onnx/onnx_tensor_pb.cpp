@@ -76,12 +76,11 @@ void copy_field(const Field& f, std::vector<uint8_t>& bytes) {
 
 }  // namespace
 
-ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what, bool widen_half) {
+ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what) {
     TS_USER_CHECK(t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL)
         << what << ": tensor data stored in an external file is not supported";
     // Narrow and half-precision tensors are always widened to their compute
     // dtype (float16 -> float32, ...), weights and test data alike.
-    (void)widen_half;
     if (is_boundary_elem_type(t.data_type())) return decode_boundary_tensor(t, what);
     ConstTensor c;
     c.type.dtype = dtype_from_onnx(t.data_type(), what);

@@ -350,6 +350,7 @@ void convert_trilu(NodeCtx& ctx) {
     int64_t rows = t.shape[t.shape.size() - 2], cols = t.shape.back();
     ConstTensor mask;
     mask.type = {graph::DType::Bool, {rows, cols}};
+    check_constant_size(ctx, mask.type.shape, "the mask");
     auto m = std::make_shared<graph::ConstantData>();
     m->bytes.resize(size_t(rows * cols));
     for (int64_t i = 0; i < rows; ++i)

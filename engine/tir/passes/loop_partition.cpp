@@ -100,11 +100,47 @@ private:
         return ana.can_prove(g.condition);
     }
 
+    // True if `g` fails for every iteration with the loop var in [p, end).
+    bool refutable(const For* op, const Guard& g, int64_t p, int64_t end) {
+        arith::ScopedBind bind(ana, op->loop_var, arith::ConstIntBound{p, end - 1});
+        std::vector<std::unique_ptr<arith::ScopedBind>> inner;
+        for (const For* f : g.inner)
+            inner.push_back(
+                std::make_unique<arith::ScopedBind>(ana, f->loop_var, Range{f->min, f->extent}));
+        return ana.can_prove(!g.condition);
+    }
+
+    // The smallest q in (mn, end) such that `g` fails on [q, end), or end.
+    int64_t false_suffix(const For* op, const Guard& g, int64_t mn, int64_t end) {
+        if (!refutable(op, g, end - 1, end)) return end;
+        int64_t lo = mn + 1, hi = end - 1;  // smallest q in [lo, hi] that is refutable
+        if (refutable(op, g, lo, end)) return lo;
+        while (hi - lo > 1) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (refutable(op, g, mid, end))
+                hi = mid;
+            else
+                lo = mid;
+        }
+        return hi;
+    }
+
     Stmt partition(const For* op, int64_t mn, int64_t ext) {
         GuardCollector gc(op->loop_var.get());
         gc.visit_stmt(op->body);
         for (const Guard& g : gc.guards) {
-            if (!provable(op, g, mn, mn + 1)) continue;
+            if (!provable(op, g, mn, mn + 1)) {
+                // A guard that fails on a suffix of the iterations (the end
+                // of a tail tile): the suffix becomes a loop of its own,
+                // where the guard simplifies away (often with the whole
+                // body: a tile's rows past the end of the matrix).
+                const int64_t q = ext > 1 ? false_suffix(op, g, mn, mn + ext) : mn + ext;
+                if (q <= mn || q >= mn + ext) continue;
+                Stmt head = make_loop(op, mn, q - mn, true);
+                Stmt rest = remove_no_op(make_loop(op, q, mn + ext - q, true));
+                if (is_no_op(rest)) return head;
+                return SeqStmt::make({head, rest});
+            }
             int64_t lo = mn + 1, hi = mn + ext;  // largest p in [lo, hi] that is provable
             if (provable(op, g, mn, hi)) lo = hi;
             while (lo < hi) {

@@ -151,6 +151,18 @@ TEST(Knobs, KnobbedRecordRebuildsTheSameKernelAtBuildTime) {
         driver::BuildOptions bo;
         bo.threads = 1;
         bo.records = p.string();
+        {  // tuned for 4 threads: not applied to a 1-thread build
+            Database db4("");
+            TuningRecord r4;
+            r4.workload = t.key;
+            r4.decisions = c.to_json();
+            r4.times_ms = {0.001};
+            r4.threads = 4;
+            db4.append(r4);
+            bool applied = true;
+            apply_best(t.func, t.anchor, t.cpu, db4, "llvm", &applied);
+            EXPECT_FALSE(applied);
+        }
         auto tuned = driver::build(g, bo);
         ASSERT_EQ(tuned->kernels.size(), 1u);
         EXPECT_EQ(tir::print(tuned->kernels[0]), tir::print(want.func)) << g.name;

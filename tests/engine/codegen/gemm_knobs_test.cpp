@@ -8,9 +8,11 @@
 
 #include <map>
 #include <random>
+#include <sstream>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/runtime/ndarray.h"
+#include "engine/tir/passes/pass_manager.h"
 #include "engine/tir/printer.h"
 #include "engine/topi/schedule_cpu.h"
 #include "engine/topi/topi.h"
@@ -132,6 +134,34 @@ TEST(GemmKnobs, EveryChoiceAloneComputesTheProduct) {
     for (const topi::CpuKnob& k : ks)
         for (size_t c = 1; c < k.choices.size(); c += 2)  // every other non-default choice
             check_knobs(g, {{k.name, k.choices[c]}}, 0);
+}
+
+TEST(GemmKnobs, EdgeTilesLeaveTheMainBodyUnguarded) {
+    // MR = 6 over 134 rows (a 2-row last tile) and 3 vectors of columns over
+    // 96 (+ 100: a masked column tail): the partial row tile keeps only its
+    // valid rows (no guarded loop over the missing tiles), and the 3-vector
+    // width is emitted as single vectors (LLVM scalarizes 48-lane vectors).
+    const int lanes = codegen::host_vector_lanes();
+    for (int64_t n : {6 * int64_t(lanes), 6 * int64_t(lanes) + 4}) {
+        graph::Graph g = matmul(134, 200, n);
+        std::map<std::string, int64_t> knobs = {{"matmul.mr", 6}, {"matmul.nr_vectors", 3}};
+        for (int64_t blocked : {0, 1}) {
+            knobs["matmul.blocked"] = blocked;
+            knobs["matmul.pack_b"] = blocked;
+            topi::CpuScheduleOptions o = options(1);
+            o.knobs = knobs;
+            tir::PrimFunc f = topi::lower_node(g, 0);
+            std::string text = tir::print(
+                tir::lower_for_codegen(topi::schedule_cpu_default(f, g.nodes[0], o)));
+            std::istringstream lines(text);
+            for (std::string line; std::getline(lines, line);)
+                if (line.find("T_matmul") != std::string::npos)  // (not B's packing copy)
+                    EXPECT_EQ(line.find(", " + std::to_string(3 * lanes) + ")"), std::string::npos)
+                        << line;
+            if (n % lanes == 0) EXPECT_EQ(text.find("if "), std::string::npos) << text;
+            check_knobs(g, knobs, 1);
+        }
+    }
 }
 
 TEST(GemmKnobs, RandomCombinationsOnOddShapes) {

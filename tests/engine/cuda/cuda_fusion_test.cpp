@@ -66,7 +66,8 @@ TEST(CudaFusion, EveryFusedConvGroupIsOneKernelAndMatchesTheUnscheduledGroup) {
         std::vector<runtime::NDArray> want = test::interpret_copy(plain, args);
         std::vector<runtime::NDArray> got = test::interpret_copy(gpu, args);
         for (size_t i = num_inputs; i < args.size(); ++i)
-            EXPECT_TRUE(runtime::allclose(got[i], want[i], 1e-4, 1e-5)) << plain->name << " param " << i;
+            EXPECT_TRUE(runtime::allclose(got[i], want[i], 1e-4, 1e-5))
+                << plain->name << " param " << i;
         funcs.push_back(gpu);
     }
     CompiledCuda c = compile_cuda(funcs);
@@ -84,12 +85,14 @@ TEST(CudaFusion, EveryFusedConvGroupIsOneKernelAndMatchesTheUnscheduledGroup) {
 }
 
 TEST(CudaFusion, SmallCnnGroupsBecomeOneKernelEach) {
-    graph::Graph g = optimized(
-        driver::load_model(std::string(TESSERA_SOURCE_DIR) + "/resources/models/small_cnn/model.onnx"));
+    graph::Graph g = optimized(driver::load_model(std::string(TESSERA_SOURCE_DIR) +
+                                                  "/resources/models/small_cnn/model.onnx"));
     std::shared_ptr<CudaModel> m = build_cuda(g);
     EXPECT_EQ(m->calls.size(), 7u);
     for (const runtime::CudaCall& call : m->calls)
-        if (call.name.rfind("fused_conv", 0) == 0) EXPECT_EQ(call.launches.size(), 1u) << call.name;
+        if (call.name.rfind("fused_conv", 0) == 0) {
+            EXPECT_EQ(call.launches.size(), 1u) << call.name;
+        }
     // The one-thread-per-output rule with the epilogue: check against the groups.
     for (const auto& group : passes::fused_groups(g)) {
         topi::LoweredGroup lg = topi::lower_group(g, group);

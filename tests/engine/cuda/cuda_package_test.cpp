@@ -19,7 +19,8 @@
 namespace tessera {
 namespace {
 
-const std::string kSmallCnn = std::string(TESSERA_SOURCE_DIR) + "/resources/models/small_cnn/model.onnx";
+const std::string kSmallCnn =
+    std::string(TESSERA_SOURCE_DIR) + "/resources/models/small_cnn/model.onnx";
 
 std::shared_ptr<codegen::CudaModel> small_cnn_model() {
     driver::BuildOptions bo;
@@ -123,7 +124,8 @@ TEST(CudaPackage, CorruptOrIncompletePackagesAreRefusedWithTheMember) {
     };
     std::string ptx = members_of(tar)["kernels.ptx"];
     ptx[ptx.size() / 2] ^= 1;
-    expect_refused(with_member(tar, "kernels.ptx", ptx), "checksum mismatch in member 'kernels.ptx'");
+    expect_refused(with_member(tar, "kernels.ptx", ptx),
+                   "checksum mismatch in member 'kernels.ptx'");
     std::vector<package::TarMember> ms = package::read_tar(tar, "t");
     ms.erase(ms.begin() + 2);  // params.bin
     expect_refused(package::write_tar(ms), "no member 'params.bin'");
@@ -133,7 +135,8 @@ TEST(CudaPackage, CorruptOrIncompletePackagesAreRefusedWithTheMember) {
 }
 
 TEST(CudaPackage, LoadingWithoutADriverSaysSoAndNamesThePackage) {
-    if (runtime::cuda::available()) GTEST_SKIP() << "a CUDA device is present (the gpu tests run it)";
+    if (runtime::cuda::available())
+        GTEST_SKIP() << "a CUDA device is present (the gpu tests run it)";
     auto model = small_cnn_model();
     std::string tar = package::cuda_package_bytes(*model, cuda_options());
     try {
@@ -141,7 +144,8 @@ TEST(CudaPackage, LoadingWithoutADriverSaysSoAndNamesThePackage) {
         FAIL() << "loaded a CUDA package without a device";
     } catch (const UserError& e) {
         std::string msg = e.what();
-        EXPECT_NE(msg.find("cannot run CUDA package 'small_cnn_cuda.tar'"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("cannot run CUDA package 'small_cnn_cuda.tar'"), std::string::npos)
+            << msg;
         EXPECT_NE(msg.find("no CUDA device is available"), std::string::npos) << msg;
     }
 }

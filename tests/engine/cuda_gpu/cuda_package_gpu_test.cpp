@@ -21,7 +21,8 @@ TEST(CudaPackageGpu, FusedSmallCnnPackageMatchesTheInterpreter) {
     auto model = codegen::build_cuda(driver::optimize(g, bo));
     package::ExportOptions eo;
     eo.target = "cuda";
-    auto pkg = package::load_package_bytes(package::cuda_package_bytes(*model, eo), "small_cnn.tar");
+    auto pkg =
+        package::load_package_bytes(package::cuda_package_bytes(*model, eo), "small_cnn.tar");
     ASSERT_TRUE(pkg->cuda_executor != nullptr);
     EXPECT_EQ(pkg->target, "cuda");
     std::vector<runtime::NDArray> inputs = driver::random_inputs(g, 7);

@@ -170,6 +170,25 @@ TEST(LoopPartition, PartitionsEachConjunctOfATwoDimensionalTail) {
     expect_same_results(f, g);
 }
 
+TEST(LoopPartition, DropsTheIterationsPastAPartialLastTile) {
+    // Tiles of 3 rows over 4 rows (a register tile taller than the tail):
+    // tile 0 is whole, tile 1 keeps its guard, tiles 2..9 do nothing.
+    Buffer A("A", f32, {Expr(30)}), B("B", f32, {Expr(30)});
+    Var i("i"), r("r");
+    Expr idx = i * 3 + r;
+    Stmt guarded = IfThenElse::make(
+        idx < 4, BufferStore::make(B, BufferLoad::make(A, {idx}) + Expr(1.0), {idx}));
+    Stmt s = For::make(i, Expr(0), Expr(10), ForKind::Serial,
+                       For::make(r, Expr(0), Expr(3), ForKind::Serial, guarded));
+    PrimFunc f("f", {A, B}, s);
+    PrimFunc g = loop_partition(f);
+    EXPECT_EQ(print(g->body),
+              "for r in T.serial(3):\n"
+              "    B[r] = A[r] + T.float32(1)\n"
+              "B[3] = A[3] + T.float32(1)\n");
+    expect_same_results(f, g);
+}
+
 TEST(LoopPartition, LeavesUnprovableConditionsAlone) {
     Buffer A("A", f32, {Expr(8)});
     Var i("i");

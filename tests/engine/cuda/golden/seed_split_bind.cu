@@ -4,9 +4,9 @@
 
 extern "C" __global__ void __launch_bounds__(2) main_kernel(const float* __restrict__ A, float* __restrict__ B) {
   // grid (2, 1, 1), block (2, 1, 1)
-  const long long i0_0 = ((long long)blockIdx.x);
-  const long long i0_2 = ((long long)threadIdx.x);
-  for (long long i0_1 = 0; i0_1 < 2; ++i0_1) {
+  const int i0_0 = ((int)blockIdx.x);
+  const int i0_2 = ((int)threadIdx.x);
+  for (int i0_1 = 0; i0_1 < 2; ++i0_1) {
     B[((i0_0 * 4) + (i0_1 * 2)) + i0_2] = A[((i0_0 * 4) + (i0_1 * 2)) + i0_2] + 1.0f;
   }
 }
