@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/package/package_format.h"
+#include "engine/package/package_json.h"
 #include "engine/package/sha256.h"
 #include "engine/runtime/cuda_driver.h"
 
@@ -15,21 +16,6 @@ namespace tessera::package {
 namespace {
 
 using nlohmann::json;
-
-json parse_member(const std::string& text, const std::string& what, const char* member) {
-    try {
-        return json::parse(text);
-    } catch (const json::exception& e) {
-        TS_USER_FAIL() << what << ": member '" << member << "' is not valid JSON (" << e.what()
-                       << "); the package is corrupt";
-    }
-}
-
-graph::DType dtype_of(const std::string& s, const std::string& what) {
-    for (int i = 0; i <= int(graph::DType::Bool); ++i)
-        if (s == graph::dtype_name(graph::DType(i))) return graph::DType(i);
-    TS_USER_FAIL() << what << ": graph.json names an unknown dtype '" << s << "'";
-}
 
 std::array<int64_t, 3> dims3(const json& j, const std::string& what, const std::string& kernel) {
     auto v = j.get<std::vector<int64_t>>();
@@ -135,7 +121,7 @@ CudaPackageContents read_cuda_package(const std::vector<TarMember>& all, const s
     for (const TarMember& m : all) members[m.name] = &m;
     TS_USER_CHECK(members.count(kMetaMember))
         << what << ": the package has no member 'meta.json'; recompile it";
-    json meta = parse_member(members[kMetaMember]->data, what, kMetaMember);
+    json meta = parse_member_json(members[kMetaMember]->data, what, kMetaMember);
     check_members(meta, members, what);
 
     CudaPackageContents c;
@@ -144,12 +130,12 @@ CudaPackageContents read_cuda_package(const std::vector<TarMember>& all, const s
         << what << ": meta.json names no CUDA architecture (arch '" << c.arch
         << "'); the package is corrupt";
     c.ptx = members[kPtxMember]->data;
-    json g = parse_member(members[kGraphMember]->data, what, kGraphMember);
+    json g = parse_member_json(members[kGraphMember]->data, what, kGraphMember);
     const std::string& params = members[kParamsMember]->data;
     try {
         c.name = g.value("name", std::string());
         for (const json& v : g.at("values")) {
-            graph::TensorType t{dtype_of(v.at("dtype").get<std::string>(), what),
+            graph::TensorType t{parse_member_dtype(v.at("dtype").get<std::string>(), what),
                                 v.at("shape").get<std::vector<int64_t>>()};
             for (int64_t d : t.shape)
                 TS_USER_CHECK(d >= 0) << what << ": graph.json has a negative dimension";

@@ -14,6 +14,7 @@
 #include "engine/core/error.h"
 #include "engine/package/package_cuda.h"
 #include "engine/package/package_format.h"
+#include "engine/package/package_json.h"
 #include "engine/package/sha256.h"
 #include "engine/package/tar.h"
 
@@ -22,21 +23,6 @@ namespace tessera::package {
 namespace {
 
 using nlohmann::json;
-
-json parse_json(const std::string& text, const std::string& what, const char* member) {
-    try {
-        return json::parse(text);
-    } catch (const json::exception& e) {
-        TS_USER_FAIL() << what << ": member '" << member << "' is not valid JSON (" << e.what()
-                       << "); the package is corrupt";
-    }
-}
-
-graph::DType parse_dtype(const std::string& s, const std::string& what) {
-    for (int i = 0; i <= int(graph::DType::Bool); ++i)
-        if (s == graph::dtype_name(graph::DType(i))) return graph::DType(i);
-    TS_USER_FAIL() << what << ": graph.json names an unknown dtype '" << s << "'";
-}
 
 // An opened lib.so; closed when the last executor using it goes.
 struct Library {
@@ -164,9 +150,9 @@ std::shared_ptr<LoadedPackage> load_package_bytes(const std::string& bytes,
             << "' (a package holds lib.so, graph.json, params.bin and meta.json); recompile it";
     }
     const std::string& meta_text = members[kMetaMember]->data;
-    json meta = parse_json(meta_text, what, kMetaMember);
+    json meta = parse_member_json(meta_text, what, kMetaMember);
     check_meta(meta, members, what);
-    json g = parse_json(members[kGraphMember]->data, what, kGraphMember);
+    json g = parse_member_json(members[kGraphMember]->data, what, kGraphMember);
     const std::string& params = members[kParamsMember]->data;
 
     auto pkg = std::make_shared<LoadedPackage>();
@@ -182,7 +168,7 @@ std::shared_ptr<LoadedPackage> load_package_bytes(const std::string& bytes,
     try {
         pkg->name = g.value("name", std::string());
         for (const json& v : g.at("values")) {
-            graph::TensorType t{parse_dtype(v.at("dtype").get<std::string>(), what),
+            graph::TensorType t{parse_member_dtype(v.at("dtype").get<std::string>(), what),
                                 v.at("shape").get<std::vector<int64_t>>()};
             for (int64_t d : t.shape)
                 TS_USER_CHECK(d >= 0) << what << ": graph.json has a negative dimension";
