@@ -168,6 +168,18 @@ if(TARGET tessera_cuda)
       set_tests_properties(cli_run_cuda_package_compare PROPERTIES LABELS gpu FIXTURES_REQUIRED cuda_package)
     endif()
   endif()
+  # GPU tuning (helper "cuda2"): measures on the device, so exit 2 without one.
+  if(NOT TESSERA_LIBCUDA)
+    tessera_cli_exit(cli_tune_cuda_without_driver_exit2 EXPECT 2
+                     STDERR "^error: no CUDA device is available: GPU tuning measures on the device"
+                     ARGS tune --gemm 64x64x64 --target cuda --trials 2
+                          --records ${CLI_SCRATCH}/tune_cuda_nodevice.jsonl)
+  else()
+    tessera_cli_exit(cli_tune_cuda_gemm EXPECT 0 STDOUT "\"measured\":4"
+                     ARGS tune --gemm 128x128x64 --target cuda --trials 4 --json
+                          --records ${CLI_SCRATCH}/tune_cuda_gemm.jsonl)
+    set_tests_properties(cli_tune_cuda_gemm PROPERTIES LABELS gpu)
+  endif()
   include(${CMAKE_CURRENT_LIST_DIR}/gpu_tests.cmake)
 endif()
 

@@ -130,6 +130,9 @@ int run_bench_model(const BenchModelOptions& o) {
             : driver::match_test_inputs(g, driver::read_test_data(mp.default_input_dir, "input"));
     driver::BuildOptions bo;
     bo.records = o.records;
+    // Compiled for the thread count it runs on, as `tessera tune --threads N`
+    // tunes: records apply only to kernels built for their thread count.
+    bo.threads = o.threads;
     std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
     model->executor->set_num_threads(o.threads);
     std::vector<NDArray> ours = model->run(inputs);

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/cmd_tune_gpu.h"
 #include "engine/autotune/tuner.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
@@ -33,6 +34,7 @@ struct TuneCmdOptions {
     int llvm_opt_level = -1;  // -1: the same as opt_level (what `tessera run/compile` use)
     std::vector<std::string> passes;
     bool print_after_all = false;
+    std::string target = "llvm";  // "cuda": GPU tuning (cmd_tune_gpu.h)
 };
 
 autotune::CancelToken* g_cancel = nullptr;
@@ -64,6 +66,8 @@ CLI::App* add_tune_command(CLI::App& app, TuneCmdOptions& o) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", o.seed, "search seed");
     cmd->add_flag("--json", o.json, "one JSON line per trial, a summary object last");
+    cmd->add_option("--target", o.target, "llvm (CPU) or cuda (measures on the GPU)")
+        ->check(CLI::IsMember({"llvm", "cuda"}));
     add_pass_options(cmd, o.passes, o.opt_level, o.print_after_all);
     cmd->add_option("--llvm-opt-level", o.llvm_opt_level,
                     "LLVM level candidates are compiled and measured at (default: --opt-level, "
@@ -125,6 +129,8 @@ int run_tune(const TuneCmdOptions& o) {
     graph::Graph g = !o.gemm.empty()   ? gemm_from(o.gemm)
                      : !o.conv.empty() ? conv_from(o.conv)
                                        : load(resolve_model_path(o.model));
+    if (o.target == "cuda")
+        return run_tune_gpu(g, o.records, o.trials, o.seed, o.json, o.opt_level, o.passes);
     driver::BuildOptions bo;
     bo.opt_level = o.opt_level;
     bo.passes = o.passes;

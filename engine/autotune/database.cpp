@@ -35,6 +35,7 @@ std::string TuningRecord::to_json_line() const {
     j["machine"] = machine;
     if (baseline) j["baseline"] = true;
     if (threads >= 0) j["threads"] = threads;
+    if (confirmed) j["confirmed"] = true;
     return j.dump();
 }
 
@@ -56,6 +57,7 @@ TuningRecord TuningRecord::from_json_line(const std::string& line, const std::st
         r.machine = j.value("machine", "");
         r.baseline = j.value("baseline", false);
         r.threads = j.value("threads", -1);
+        r.confirmed = j.value("confirmed", false);
     } catch (const nlohmann::json::exception& e) {
         throw UserError(origin + ": bad tuning record: " + e.what());
     }
@@ -111,11 +113,12 @@ void Database::index(size_t i) {
         ++m_foreign;
         return;
     }
-    if (!r.baseline) m_count[r.workload]++;
+    if (!r.baseline && !r.confirmed) m_count[r.workload]++;
     if (!r.ok()) return;
     const std::string key = r.workload + "|" + r.target;
-    auto it = m_best.find(key);
-    if (it == m_best.end() || r.median_ms() < m_records[it->second].median_ms()) m_best[key] = i;
+    std::map<std::string, size_t>& best = r.confirmed ? m_best_confirmed : m_best;
+    auto it = best.find(key);
+    if (it == best.end() || r.median_ms() < m_records[it->second].median_ms()) best[key] = i;
 }
 
 void Database::append(const TuningRecord& r) {
@@ -128,7 +131,10 @@ void Database::append(const TuningRecord& r) {
 }
 
 const TuningRecord* Database::best(const std::string& workload, const std::string& target) const {
-    auto it = m_best.find(workload + "|" + target);
+    const std::string key = workload + "|" + target;
+    auto it = m_best_confirmed.find(key);
+    if (it != m_best_confirmed.end()) return &m_records[it->second];
+    it = m_best.find(key);
     return it == m_best.end() ? nullptr : &m_records[it->second];
 }
 

@@ -28,6 +28,10 @@ struct TuningRecord {
     std::string machine;
     bool baseline = false;   // the default schedule's measurement (not a tuning trial)
     int threads = -1;        // the thread count tuned for (TuneOptions::threads; -1 = unknown)
+    /// A re-measurement of a task's finalists (top candidates and the default,
+    /// run alternately several times; times_ms holds one median per round), not
+    /// a tuning trial. best() prefers confirmed records over single trials.
+    bool confirmed = false;
 
     bool ok() const { return error.empty() && !times_ms.empty(); }
     /// Median of times_ms (infinity for an error).
@@ -52,9 +56,11 @@ public:
     const std::vector<TuningRecord>& records() const { return m_records; }
     /// The fastest successful record of a workload measured on this machine
     /// (machine_fingerprint(); records without a fingerprint count as local),
-    /// or null. Records from another machine are kept but never chosen.
+    /// or null; among confirmed records when the workload has any (a robust
+    /// median beats a single lucky trial). Records from another machine are
+    /// kept but never chosen.
     const TuningRecord* best(const std::string& workload, const std::string& target = "llvm") const;
-    /// Tuning trials (successes and errors, baselines excluded) of a workload
+    /// Tuning trials (successes and errors, baselines and confirmations excluded) of a workload
     /// on this machine.
     int count(const std::string& workload) const;
     /// Records measured on another machine (ignored by best() and count()).
@@ -70,6 +76,7 @@ private:
     std::FILE* m_file = nullptr;
     std::vector<TuningRecord> m_records;
     std::map<std::string, size_t> m_best;  // workload|target -> record index
+    std::map<std::string, size_t> m_best_confirmed;  // the same over confirmed records
     std::map<std::string, int> m_count;
     int m_skipped = 0;
     int m_foreign = 0;

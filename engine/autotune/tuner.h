@@ -25,6 +25,12 @@ struct TuneOptions {
     int generations = 3;
     double epsilon = 0.2;  // share of random candidates per batch
     uint64_t seed = 1;
+    /// At the end, each task measured in this session re-measures its
+    /// `confirm_top` fastest candidates and the default, alternately, in
+    /// `confirm_rounds` rounds, and records each one's median of round medians
+    /// as a confirmed record (which best() prefers). 0 = off.
+    int confirm_top = 3;
+    int confirm_rounds = 3;
     MeasureOptions measure;
 };
 

@@ -1,5 +1,7 @@
-// The C interface (tessera_runtime.h) over load_package and GraphExecutor:
-// exceptions become status codes plus a per-thread error message.
+// The C interface (tessera_runtime.h) over load_package and GraphExecutor
+// (llvm packages) or CudaGraphExecutor (cuda packages, through the driver
+// API loaded with dlopen): exceptions become status codes plus a per-thread
+// error message.
 #include "engine/package/tessera_runtime.h"
 
 #include <cstring>
@@ -8,11 +10,15 @@
 #include <string>
 
 #include "engine/core/error.h"
+#include "engine/package/package_json.h"
 #include "engine/package/package_loader.h"
 
 struct TesseraModel {
     std::shared_ptr<tessera::package::LoadedPackage> pkg;
     std::vector<std::string> input_dtypes, output_dtypes;
+    std::vector<tessera::runtime::TensorType> input_types, output_types;
+    std::vector<std::string> input_names, output_names;
+    int64_t peak_bytes = -1;
     std::string profile;
 };
 
@@ -35,19 +41,58 @@ int guarded(F&& f) {
     }
 }
 
-tessera::runtime::GraphExecutor* ex(const TesseraModel* m) {
+tessera::runtime::GraphExecutor* cpu(const TesseraModel* m) {
     return m && m->pkg ? m->pkg->executor.get() : nullptr;
 }
+tessera::runtime::CudaGraphExecutor* gpu(const TesseraModel* m) {
+    return m && m->pkg ? m->pkg->cuda_executor.get() : nullptr;
+}
+/// True when the model holds a runnable executor (either kind).
+bool loaded(const TesseraModel* m) { return cpu(m) || gpu(m); }
 
 bool in_range(const TesseraModel* m, int i, bool input) {
-    auto* e = ex(m);
-    if (!e || i < 0) return false;
-    return size_t(i) < (input ? e->num_inputs() : e->num_outputs());
+    if (!loaded(m) || i < 0) return false;
+    return size_t(i) < (input ? m->input_types.size() : m->output_types.size());
 }
 
 int null_model() {
     g_last_error = "null TesseraModel";
     return TESSERA_USER_ERROR;
+}
+
+/// Device bytes of every graph value of a CUDA package (its graph.json).
+int64_t cuda_value_bytes(const tessera::package::LoadedPackage& pkg) {
+    nlohmann::json g = tessera::package::parse_member_json(pkg.graph_json, pkg.path, "graph.json");
+    int64_t total = 0;
+    for (const nlohmann::json& v : g.at("values")) {
+        tessera::graph::TensorType t{
+            tessera::package::parse_member_dtype(v.at("dtype").get<std::string>(), pkg.path),
+            v.at("shape").get<std::vector<int64_t>>()};
+        total += t.num_bytes();
+    }
+    return total;
+}
+
+void describe(TesseraModel& m) {
+    if (auto* e = cpu(&m)) {
+        for (size_t i = 0; i < e->num_inputs(); ++i) m.input_types.push_back(e->input_type(i));
+        for (size_t i = 0; i < e->num_outputs(); ++i) m.output_types.push_back(e->output_type(i));
+        m.input_names = e->input_names();
+        m.output_names = e->output_names();
+        m.peak_bytes = e->peak_bytes();
+    } else {
+        auto* g = gpu(&m);
+        for (size_t i = 0; i < g->num_inputs(); ++i) m.input_types.push_back(g->input_type(i));
+        for (size_t i = 0; i < g->num_outputs(); ++i) m.output_types.push_back(g->output_type(i));
+        m.input_names = m.pkg->input_names;
+        m.output_names = m.pkg->output_names;
+        m.input_names.resize(m.input_types.size());
+        m.output_names.resize(m.output_types.size());
+        m.peak_bytes = cuda_value_bytes(*m.pkg);
+    }
+    for (const auto& t : m.input_types) m.input_dtypes.push_back(tessera::graph::dtype_name(t.dtype));
+    for (const auto& t : m.output_types)
+        m.output_dtypes.push_back(tessera::graph::dtype_name(t.dtype));
 }
 
 }  // namespace
@@ -62,14 +107,10 @@ TesseraModel* tessera_model_load(const char* package_path) {
         TS_USER_CHECK(package_path != nullptr) << "tessera_model_load: null path";
         auto m = std::make_unique<TesseraModel>();
         m->pkg = tessera::package::load_package(package_path);
-        TS_USER_CHECK(m->pkg->executor != nullptr)
-            << package_path << ": a CUDA package; this C interface runs llvm packages "
-            << "(run CUDA packages with `tessera run`)";
-        auto* e = m->pkg->executor.get();
-        for (size_t i = 0; i < e->num_inputs(); ++i)
-            m->input_dtypes.push_back(tessera::graph::dtype_name(e->input_type(i).dtype));
-        for (size_t i = 0; i < e->num_outputs(); ++i)
-            m->output_dtypes.push_back(tessera::graph::dtype_name(e->output_type(i).dtype));
+        // A CUDA package without a driver already failed in load_package
+        // ("cannot run CUDA package '...': no CUDA device is available").
+        TS_USER_CHECK(loaded(m.get())) << package_path << ": the package holds no executor";
+        describe(*m);
         out = m.release();
     });
     return out;
@@ -77,16 +118,18 @@ TesseraModel* tessera_model_load(const char* package_path) {
 
 void tessera_model_free(TesseraModel* model) { delete model; }
 
-int tessera_model_num_inputs(const TesseraModel* m) { return ex(m) ? int(ex(m)->num_inputs()) : -1; }
+int tessera_model_num_inputs(const TesseraModel* m) {
+    return loaded(m) ? int(m->input_types.size()) : -1;
+}
 int tessera_model_num_outputs(const TesseraModel* m) {
-    return ex(m) ? int(ex(m)->num_outputs()) : -1;
+    return loaded(m) ? int(m->output_types.size()) : -1;
 }
 
 const char* tessera_model_input_name(const TesseraModel* m, int i) {
-    return in_range(m, i, true) ? ex(m)->input_names()[size_t(i)].c_str() : nullptr;
+    return in_range(m, i, true) ? m->input_names[size_t(i)].c_str() : nullptr;
 }
 const char* tessera_model_output_name(const TesseraModel* m, int i) {
-    return in_range(m, i, false) ? ex(m)->output_names()[size_t(i)].c_str() : nullptr;
+    return in_range(m, i, false) ? m->output_names[size_t(i)].c_str() : nullptr;
 }
 const char* tessera_model_input_dtype(const TesseraModel* m, int i) {
     return in_range(m, i, true) ? m->input_dtypes[size_t(i)].c_str() : nullptr;
@@ -95,65 +138,76 @@ const char* tessera_model_output_dtype(const TesseraModel* m, int i) {
     return in_range(m, i, false) ? m->output_dtypes[size_t(i)].c_str() : nullptr;
 }
 int tessera_model_input_ndim(const TesseraModel* m, int i) {
-    return in_range(m, i, true) ? int(ex(m)->input_type(size_t(i)).shape.size()) : -1;
+    return in_range(m, i, true) ? int(m->input_types[size_t(i)].shape.size()) : -1;
 }
 int tessera_model_output_ndim(const TesseraModel* m, int i) {
-    return in_range(m, i, false) ? int(ex(m)->output_type(size_t(i)).shape.size()) : -1;
+    return in_range(m, i, false) ? int(m->output_types[size_t(i)].shape.size()) : -1;
 }
 const int64_t* tessera_model_input_shape(const TesseraModel* m, int i) {
-    return in_range(m, i, true) ? ex(m)->input_type(size_t(i)).shape.data() : nullptr;
+    return in_range(m, i, true) ? m->input_types[size_t(i)].shape.data() : nullptr;
 }
 const int64_t* tessera_model_output_shape(const TesseraModel* m, int i) {
-    return in_range(m, i, false) ? ex(m)->output_type(size_t(i)).shape.data() : nullptr;
+    return in_range(m, i, false) ? m->output_types[size_t(i)].shape.data() : nullptr;
 }
 int64_t tessera_model_input_bytes(const TesseraModel* m, int i) {
-    return in_range(m, i, true) ? ex(m)->input_type(size_t(i)).num_bytes() : -1;
+    return in_range(m, i, true) ? m->input_types[size_t(i)].num_bytes() : -1;
 }
 int64_t tessera_model_output_bytes(const TesseraModel* m, int i) {
-    return in_range(m, i, false) ? ex(m)->output_type(size_t(i)).num_bytes() : -1;
+    return in_range(m, i, false) ? m->output_types[size_t(i)].num_bytes() : -1;
 }
 
 int tessera_model_set_input(TesseraModel* m, int i, const void* data, size_t bytes) {
-    if (!ex(m)) return null_model();
+    if (!loaded(m)) return null_model();
     return guarded([&] {
         TS_USER_CHECK(in_range(m, i, true)) << "input index " << i << " out of range; the model has "
-                                            << ex(m)->num_inputs() << " inputs";
-        const auto& t = ex(m)->input_type(size_t(i));
+                                            << m->input_types.size() << " inputs";
+        const auto& t = m->input_types[size_t(i)];
         TS_USER_CHECK(data != nullptr && int64_t(bytes) == t.num_bytes())
-            << "input " << i << " ('" << ex(m)->input_names()[size_t(i)] << "') takes "
+            << "input " << i << " ('" << m->input_names[size_t(i)] << "') takes "
             << t.num_bytes() << " bytes (" << t.str() << "), got " << bytes;
-        ex(m)->set_input(size_t(i), tessera::runtime::NDArray::from_bytes(t, data, bytes));
+        auto a = tessera::runtime::NDArray::from_bytes(t, data, bytes);
+        if (cpu(m)) cpu(m)->set_input(size_t(i), a);
+        else gpu(m)->set_input(size_t(i), a);
     });
 }
 
 int tessera_model_set_input_by_name(TesseraModel* m, const char* name, const void* data,
                                     size_t bytes) {
-    if (!ex(m)) return null_model();
+    if (!loaded(m)) return null_model();
     int index = -1;
     int rc = guarded([&] {
         TS_USER_CHECK(name != nullptr) << "null input name";
-        index = int(ex(m)->input_index(name));
+        for (size_t i = 0; i < m->input_names.size() && index < 0; ++i)
+            if (m->input_names[i] == name) index = int(i);
+        if (index < 0 && cpu(m)) index = int(cpu(m)->input_index(name));  // its own message
+        TS_USER_CHECK(index >= 0) << "the model has no input named '" << name << "'";
     });
     return rc == TESSERA_OK ? tessera_model_set_input(m, index, data, bytes) : rc;
 }
 
 int tessera_model_set_num_threads(TesseraModel* m, int threads) {
-    if (!ex(m)) return null_model();
-    return guarded([&] { ex(m)->set_num_threads(threads); });
+    if (!loaded(m)) return null_model();
+    return guarded([&] {
+        if (cpu(m)) cpu(m)->set_num_threads(threads);  // CUDA packages: nothing to set
+    });
 }
 
 int tessera_model_run(TesseraModel* m) {
-    if (!ex(m)) return null_model();
-    return guarded([&] { ex(m)->run(); });
+    if (!loaded(m)) return null_model();
+    return guarded([&] {
+        if (cpu(m)) cpu(m)->run();
+        else gpu(m)->run();
+    });
 }
 
 int tessera_model_get_output(const TesseraModel* m, int i, void* data, size_t bytes) {
-    if (!ex(m)) return null_model();
+    if (!loaded(m)) return null_model();
     return guarded([&] {
         TS_USER_CHECK(in_range(m, i, false)) << "output index " << i
                                              << " out of range; the model has "
-                                             << ex(m)->num_outputs() << " outputs";
-        tessera::runtime::NDArray out = ex(m)->get_output(size_t(i));
+                                             << m->output_types.size() << " outputs";
+        tessera::runtime::NDArray out =
+            cpu(m) ? cpu(m)->get_output(size_t(i)) : gpu(m)->get_output(size_t(i));
         TS_USER_CHECK(data != nullptr && bytes == out.num_bytes())
             << "output " << i << " has " << out.num_bytes() << " bytes (" << out.type().str()
             << "), the buffer " << bytes;
@@ -161,20 +215,21 @@ int tessera_model_get_output(const TesseraModel* m, int i, void* data, size_t by
     });
 }
 
-int64_t tessera_model_peak_bytes(const TesseraModel* m) { return ex(m) ? ex(m)->peak_bytes() : -1; }
+int64_t tessera_model_peak_bytes(const TesseraModel* m) { return loaded(m) ? m->peak_bytes : -1; }
 
 const char* tessera_model_meta_json(const TesseraModel* m) {
     return m && m->pkg ? m->pkg->meta_json.c_str() : nullptr;
 }
 
 const char* tessera_model_profile_json(TesseraModel* m, int repeat) {
-    if (!ex(m)) {
+    if (!loaded(m)) {
         null_model();
         return nullptr;
     }
     int rc = guarded([&] {
         nlohmann::json arr = nlohmann::json::array();
-        for (const auto& p : ex(m)->profile(repeat)) {
+        auto profiles = cpu(m) ? cpu(m)->profile(repeat) : gpu(m)->profile(repeat);
+        for (const auto& p : profiles) {
             nlohmann::json names = nlohmann::json::array();
             for (int n : p.nodes) names.push_back(m->pkg->node_names[size_t(n)]);
             arr.push_back({{"kernel", p.kernel},

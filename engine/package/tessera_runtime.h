@@ -34,7 +34,9 @@ typedef struct TesseraModel TesseraModel;
 /** The message of the last failed call on this thread ("" if none). */
 TESSERA_API const char* tessera_last_error(void);
 
-/** Loads and verifies a package (checksums, format version, CPU features).
+/** Loads and verifies a package (checksums, format version, CPU features;
+ *  a CUDA package needs a CUDA driver and device, else the error says "no
+ *  CUDA device is available").
  *  NULL on failure. */
 TESSERA_API TesseraModel* tessera_model_load(const char* package_path);
 TESSERA_API void tessera_model_free(TesseraModel* model);

@@ -141,10 +141,11 @@ ConstTensor decode_boundary_tensor(const onnx::TensorProto& t, const std::string
     int64_t stored = t.has_raw_data() ? int64_t(t.raw_data().size() / eb)
                      : eb == 2        ? t.int32_data_size()
                                       : t.uint64_data_size();
-    if (t.has_raw_data())
+    if (t.has_raw_data()) {
         TS_USER_CHECK(t.raw_data().size() == size_t(count) * eb)
             << what << ": raw_data holds " << t.raw_data().size() << " bytes, shape "
             << c.type.str() << " of " << boundary_type_name(et) << " needs " << size_t(count) * eb;
+    }
     TS_USER_CHECK(stored == count) << what << ": holds " << stored << " values, shape "
                                    << c.type.str() << " needs " << count;
     auto data = std::make_shared<graph::ConstantData>();

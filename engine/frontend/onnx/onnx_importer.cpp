@@ -89,10 +89,10 @@ void check_inference_inputs(const onnx::GraphProto& gp, std::map<std::string, in
     for (const auto& init : gp.initializer()) ranks[init.name()] = init.dims_size();
     // Conv/pool inference indexes input dims by the weight's rank and the
     // attribute lengths, and divides by strides and group.
-    // Op -> index of its weight input (-1: none).
+    // Op -> index of its weight input (MaxUnpool: its indices; -1: none).
     static const std::map<std::string, int> kWindowOps = {
         {"Conv", 1},     {"ConvTranspose", 1}, {"ConvInteger", 1}, {"QLinearConv", 3},
-        {"MaxPool", -1}, {"AveragePool", -1},  {"LpPool", -1}};
+        {"MaxPool", -1}, {"AveragePool", -1},  {"LpPool", -1},     {"MaxUnpool", 1}};
     for (int i = 0; i < gp.node_size(); ++i) {
         const onnx::NodeProto& n = gp.node(i);
         std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
@@ -131,7 +131,8 @@ void check_inference_inputs(const onnx::GraphProto& gp, std::map<std::string, in
         if (op->second > 0 && n.input_size() > op->second) {
             auto w = ranks.find(n.input(op->second));
             TS_USER_CHECK(w == ranks.end() || w->second == x->second)
-                << where << ": weight rank " << w->second << " differs from input rank " << x->second;
+                << where << ": " << (n.op_type() == "MaxUnpool" ? "indices" : "weight") << " rank "
+                << w->second << " differs from input rank " << x->second;
         }
         for (const auto& a : n.attribute()) {
             int expect = a.name() == "pads" ? 2 * spatial : spatial;

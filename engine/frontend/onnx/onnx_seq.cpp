@@ -95,6 +95,9 @@ void convert_sequence_length(NodeCtx& ctx) {
     ctx.define_constant(scalar_int64(int64_t(seq_input(ctx, 0).size())));
 }
 
+// The most elements SplitToSequence may make (each is a node of the graph).
+constexpr int64_t kMaxSequenceLength = int64_t(1) << 14;
+
 void convert_split_to_sequence(NodeCtx& ctx) {
     const std::vector<int64_t> shape = ctx.input_type(0).shape;
     const int64_t rank = int64_t(shape.size());
@@ -102,7 +105,13 @@ void convert_split_to_sequence(NodeCtx& ctx) {
     const int64_t dim = shape[size_t(axis)];
     std::vector<int64_t> sizes;
     bool keepdims = true;
+    auto check_length = [&](int64_t n) {
+        TS_USER_CHECK(n <= kMaxSequenceLength)
+            << ctx.where() << ": the sequence would have " << n << " elements, above the limit of "
+            << kMaxSequenceLength;
+    };
     if (!ctx.has_input(1)) {
+        check_length(dim);
         sizes.assign(size_t(dim), 1);
         keepdims = ctx.attr_int("keepdims", 1) != 0;
     } else {
@@ -110,12 +119,14 @@ void convert_split_to_sequence(NodeCtx& ctx) {
         std::vector<int64_t> split = ctx.constant_ints(1);
         if (c->type.shape.empty()) {
             TS_USER_CHECK(split[0] > 0) << ctx.where() << ": split must be positive";
+            check_length(dim / split[0]);
             for (int64_t off = 0; off < dim; off += split[0]) sizes.push_back(std::min(split[0], dim - off));
         } else {
             sizes = split;
+            check_length(int64_t(sizes.size()));
             int64_t total = 0;
             for (int64_t v : sizes) {
-                TS_USER_CHECK(v >= 0) << ctx.where() << ": negative split size " << v;
+                TS_USER_CHECK(v >= 0 && v <= dim) << ctx.where() << ": invalid split size " << v;
                 total += v;
             }
             TS_USER_CHECK(total == dim) << ctx.where() << ": split sizes add up to " << total

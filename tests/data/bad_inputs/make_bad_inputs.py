@@ -216,6 +216,57 @@ def more_bad_inputs():
     write("split_bad_sizes.onnx", m.SerializeToString())
 
 
+def hostile_inputs():
+    """Models that ask the importer for huge work or memory (session 2 fuzzing)."""
+    f = TensorProto.FLOAT
+    x2 = helper.make_tensor_value_info("x", f, [2])
+    y2 = helper.make_tensor_value_info("y", f, [2])
+
+    def loop_body(nodes, name, p):
+        return helper.make_graph(
+            nodes, name,
+            [helper.make_tensor_value_info(p + "i", TensorProto.INT64, []),
+             helper.make_tensor_value_info(p + "c", TensorProto.BOOL, []),
+             helper.make_tensor_value_info(p + "v", f, [2])],
+            [helper.make_tensor_value_info(p + "c_out", TensorProto.BOOL, []),
+             helper.make_tensor_value_info(p + "v_out", f, [2])])
+
+    # A 4096-trip Loop inside a 4096-trip Loop: 16M body copies when unrolled.
+    inner = loop_body([helper.make_node("Identity", ["ic"], ["ic_out"]),
+                       helper.make_node("Add", ["iv", "iv"], ["iv_out"])], "inner", "i")
+    trips = numpy_helper.from_array(np.array(4096, np.int64))
+    outer = loop_body([helper.make_node("Identity", ["oc"], ["oc_out"]),
+                       helper.make_node("Constant", [], ["m2"], value=trips),
+                       helper.make_node("Loop", ["m2", "", "ov"], ["ov_out"], body=inner,
+                                        name="inner_loop")], "outer", "o")
+    m = model([helper.make_node("Loop", ["m", "", "x"], ["y"], body=outer, name="outer_loop")],
+              [x2], [y2], [numpy_helper.from_array(np.array(4096, np.int64), "m")])
+    write("nested_loop_unroll.onnx", m.SerializeToString())
+
+    # SplitToSequence into 100000 one-element tensors.
+    xs = helper.make_tensor_value_info("x", f, [100000, 1])
+    m = model([helper.make_node("SplitToSequence", ["x"], ["s"], keepdims=0, name="sts"),
+               helper.make_node("ConcatFromSequence", ["s"], ["y"], axis=0, name="cfs")],
+              [xs], [helper.make_tensor_value_info("y", f, [100000])])
+    write("split_to_sequence_too_long.onnx", m.SerializeToString())
+
+    # Tile whose output would have 2^82 elements.
+    xt = helper.make_tensor_value_info("x", f, [2, 2])
+    reps = numpy_helper.from_array(np.array([1 << 40, 1 << 40], np.int64), "reps")
+    m = model([helper.make_node("Tile", ["x", "reps"], ["y"], name="tile_big")], [xt],
+              [helper.make_tensor_value_info("y", f, [None, None])], [reps])
+    write("tile_enormous_output.onnx", m.SerializeToString())
+
+    # OneHot with depth 2^40 (an iota of that length at import).
+    xi = helper.make_tensor_value_info("x", TensorProto.INT64, [2])
+    m = model([helper.make_node("OneHot", ["x", "depth", "vals"], ["y"], name="oh_big")], [xi],
+              [helper.make_tensor_value_info("y", f, [None, None])],
+              [numpy_helper.from_array(np.array(1 << 40, np.int64), "depth"),
+               numpy_helper.from_array(np.array([0, 1], np.float32), "vals")])
+    write("one_hot_enormous_depth.onnx", m.SerializeToString())
+
+
 if __name__ == "__main__":
     main()
     more_bad_inputs()
+    hostile_inputs()

@@ -3,6 +3,8 @@
 // corruption refused, and loading refused clearly when no driver is present.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +16,7 @@
 #include "engine/package/package_loader.h"
 #include "engine/package/sha256.h"
 #include "engine/package/tar.h"
+#include "engine/package/tessera_runtime.h"
 #include "engine/runtime/cuda_driver.h"
 
 namespace tessera {
@@ -148,6 +151,27 @@ TEST(CudaPackage, LoadingWithoutADriverSaysSoAndNamesThePackage) {
             << msg;
         EXPECT_NE(msg.find("no CUDA device is available"), std::string::npos) << msg;
     }
+}
+
+TEST(CudaPackage, CApiWithoutADriverGivesTheSameClearError) {
+    if (runtime::cuda::available())
+        GTEST_SKIP() << "a CUDA device is present (the gpu tests run it)";
+    auto model = small_cnn_model();
+    const std::string path = ::testing::TempDir() + "tessera_capi_small_cnn_cuda.tar";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << package::cuda_package_bytes(*model, cuda_options());
+    }
+    TesseraModel* m = tessera_model_load(path.c_str());
+    EXPECT_EQ(m, nullptr);
+    std::string msg = tessera_last_error();
+    EXPECT_NE(msg.find("cannot run CUDA package '" + path + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("no CUDA device is available"), std::string::npos) << msg;
+    // Calls on the null model report it instead of crashing.
+    EXPECT_EQ(tessera_model_run(m), TESSERA_USER_ERROR);
+    EXPECT_EQ(tessera_model_num_inputs(m), -1);
+    tessera_model_free(m);
+    std::remove(path.c_str());
 }
 
 TEST(CudaPackage, ArchNumbers) {
