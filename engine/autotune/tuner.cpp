@@ -158,6 +158,9 @@ private:
             }
             std::sort(t.good.begin(), t.good.end(),
                       [](const auto& a, const auto& b) { return a.first < b.first; });
+            // A confirmed record is what applies: report its robust median.
+            const TuningRecord* best = m_db.best(t.task->key);
+            if (best && best->confirmed) t.p.best_ms = best->median_ms();
         }
         if (m_model.size() > 0) m_model.train();
     }
