@@ -8,7 +8,6 @@
 #include "engine/core/error.h"
 #include "engine/package/package_format.h"
 #include "engine/package/package_json.h"
-#include "engine/package/sha256.h"
 #include "engine/runtime/cuda_driver.h"
 
 namespace tessera::package {
@@ -26,33 +25,16 @@ std::array<int64_t, 3> dims3(const json& j, const std::string& what, const std::
 
 void check_members(const json& meta, const std::map<std::string, const TarMember*>& members,
                    const std::string& what) {
-    TS_USER_CHECK(meta.is_object() && meta.contains("format_version") &&
-                  meta["format_version"].is_number_integer())
-        << what << ": meta.json has no integer format_version; the package is corrupt";
-    int version = meta["format_version"].get<int>();
-    TS_USER_CHECK(version <= kFormatVersion)
-        << what << ": package format version " << version << " is newer than this runtime reads ("
-        << kFormatVersion << "); load it with a newer Tessera or recompile the model with this one";
-    TS_USER_CHECK(version >= 1) << what << ": bad package format version " << version;
+    const std::vector<const char*> names = {kPtxMember, kCudaSourceMember, kGraphMember,
+                                            kParamsMember};
+    for (const char* name : names)
+        TS_USER_CHECK(members.count(name))
+            << what << ": the CUDA package has no member '" << name << "'; recompile it";
+    check_version_and_checksums(meta, members, names, what);
     std::string target = meta.value("target", std::string());
     TS_USER_CHECK(target == "cuda")
         << what << ": package holds kernels.ptx but its meta.json target is '" << target
         << "'; the package is corrupt";
-    TS_USER_CHECK(meta.contains("members") && meta["members"].is_object())
-        << what << ": meta.json lists no member checksums; the package is corrupt";
-    for (const char* name : {kPtxMember, kCudaSourceMember, kGraphMember, kParamsMember}) {
-        TS_USER_CHECK(members.count(name))
-            << what << ": the CUDA package has no member '" << name << "'; recompile it";
-        TS_USER_CHECK(meta["members"].contains(name) && meta["members"][name].is_string())
-            << what << ": meta.json has no sha256 for member '" << name
-            << "'; the package is corrupt";
-        std::string expected = meta["members"][name].get<std::string>();
-        std::string actual = sha256_hex(members.at(name)->data);
-        TS_USER_CHECK(actual == expected)
-            << what << ": checksum mismatch in member '" << name << "' (sha256 " << actual
-            << ", meta.json says " << expected
-            << "); the package is corrupt: copy it again or recompile it";
-    }
 }
 
 runtime::CudaCall read_call(const json& cj, int num_values, int num_nodes,

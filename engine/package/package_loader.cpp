@@ -15,7 +15,6 @@
 #include "engine/package/package_cuda.h"
 #include "engine/package/package_format.h"
 #include "engine/package/package_json.h"
-#include "engine/package/sha256.h"
 #include "engine/package/tar.h"
 
 namespace tessera::package {
@@ -65,28 +64,7 @@ std::shared_ptr<Library> open_library(const std::string& bytes, const std::strin
 
 void check_meta(const json& meta, const std::map<std::string, const TarMember*>& members,
                 const std::string& what) {
-    TS_USER_CHECK(meta.is_object() && meta.contains("format_version") &&
-                  meta["format_version"].is_number_integer())
-        << what << ": meta.json has no integer format_version; the package is corrupt";
-    int version = meta["format_version"].get<int>();
-    TS_USER_CHECK(version <= kFormatVersion)
-        << what << ": package format version " << version << " is newer than this runtime reads ("
-        << kFormatVersion << "); load it with a newer Tessera or recompile the model with this one";
-    TS_USER_CHECK(version >= 1) << what << ": bad package format version " << version;
-
-    TS_USER_CHECK(meta.contains("members") && meta["members"].is_object())
-        << what << ": meta.json lists no member checksums; the package is corrupt";
-    for (const char* name : {kLibMember, kGraphMember, kParamsMember}) {
-        TS_USER_CHECK(meta["members"].contains(name) && meta["members"][name].is_string())
-            << what << ": meta.json has no sha256 for member '" << name
-            << "'; the package is corrupt";
-        std::string expected = meta["members"][name].get<std::string>();
-        std::string actual = sha256_hex(members.at(name)->data);
-        TS_USER_CHECK(actual == expected)
-            << what << ": checksum mismatch in member '" << name << "' (sha256 " << actual
-            << ", meta.json says " << expected
-            << "); the package is corrupt: copy it again or recompile it";
-    }
+    check_version_and_checksums(meta, members, {kLibMember, kGraphMember, kParamsMember}, what);
 
     std::string target = meta.value("target", std::string());
     TS_USER_CHECK(target == "llvm")
