@@ -6,11 +6,13 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/graph/graph.h"
 #include "engine/tir/interpreter.h"
 #include "engine/tir/op.h"
 #include "engine/tir/stmt.h"
@@ -102,6 +104,33 @@ void expect_close(const std::vector<T>& got, const std::vector<T>& want, double 
             ++bad;
         }
     }
+}
+
+/// A graph of one float32 node `op` with inputs of shapes `ins` (graph inputs
+/// "in0"...) and one output "out" of shape `out`.
+inline graph::Graph one_node(const std::string& op, const std::vector<std::vector<int64_t>>& ins,
+                      std::vector<int64_t> out, std::map<std::string, graph::AttrValue> attrs = {}) {
+    graph::Graph g;
+    graph::Node n;
+    n.op = op;
+    n.name = "k";
+    n.attrs = std::move(attrs);
+    auto add = [&](const std::string& name, std::vector<int64_t> shape) {
+        graph::Value v;
+        v.name = name;
+        v.type = {graph::DType::Float32, std::move(shape)};
+        return g.add_value(v);
+    };
+    for (size_t i = 0; i < ins.size(); ++i) {
+        int v = add("in" + std::to_string(i), ins[i]);
+        g.inputs.push_back(v);
+        n.inputs.push_back(v);
+    }
+    int o = add("out", std::move(out));
+    g.outputs = {o};
+    n.outputs = {o};
+    g.add_node(n);
+    return g;
 }
 
 }  // namespace tessera::test

@@ -18,31 +18,6 @@
 namespace tessera::test {
 namespace {
 
-graph::Graph one_node(const std::string& op, const std::vector<std::vector<int64_t>>& ins,
-                      std::vector<int64_t> out, std::map<std::string, graph::AttrValue> attrs = {}) {
-    graph::Graph g;
-    graph::Node n;
-    n.op = op;
-    n.name = "k";
-    n.attrs = std::move(attrs);
-    auto add = [&](const std::string& name, std::vector<int64_t> shape) {
-        graph::Value v;
-        v.name = name;
-        v.type = {graph::DType::Float32, std::move(shape)};
-        return g.add_value(v);
-    };
-    for (size_t i = 0; i < ins.size(); ++i) {
-        int v = add("in" + std::to_string(i), ins[i]);
-        g.inputs.push_back(v);
-        n.inputs.push_back(v);
-    }
-    int o = add("out", std::move(out));
-    g.outputs = {o};
-    n.outputs = {o};
-    g.add_node(n);
-    return g;
-}
-
 std::vector<std::string> block_names(const tir::PrimFunc& f) {
     std::vector<std::string> out;
     tir::post_order_visit(f->body, [&](const tir::Object* o) {

@@ -12,36 +12,6 @@
 namespace tessera::test {
 namespace {
 
-struct OneNode {
-    graph::Graph g;
-};
-
-int add_value(graph::Graph& g, const std::string& name, std::vector<int64_t> shape) {
-    graph::Value v;
-    v.name = name;
-    v.type = {graph::DType::Float32, std::move(shape)};
-    return g.add_value(v);
-}
-
-graph::Graph one_node(const std::string& op, const std::vector<std::vector<int64_t>>& ins,
-                      std::vector<int64_t> out, std::map<std::string, graph::AttrValue> attrs = {}) {
-    graph::Graph g;
-    graph::Node n;
-    n.op = op;
-    n.name = "k";
-    n.attrs = std::move(attrs);
-    for (size_t i = 0; i < ins.size(); ++i) {
-        int v = add_value(g, "in" + std::to_string(i), ins[i]);
-        g.inputs.push_back(v);
-        n.inputs.push_back(v);
-    }
-    int o = add_value(g, "out", std::move(out));
-    g.outputs = {o};
-    n.outputs = {o};
-    g.add_node(n);
-    return g;
-}
-
 /// Schedules node 0 for the host, checks the schedule did something, runs it
 /// at `threads` and compares with the interpreter on the default loop nest.
 void check(const graph::Graph& g, int threads, double tol = 1e-4) {
