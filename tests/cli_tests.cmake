@@ -156,6 +156,15 @@ if(TARGET tessera_cuda)
                      STDOUT "target: +cuda \\(compute_90.*kernels: +7 \\(from 9 nodes\\)"
                      ARGS compile ${SMALL_CNN}/model.onnx --target cuda -o ${CLI_SCRATCH}/small_cnn_cuda.tar)
     set_tests_properties(cli_compile_cuda_package PROPERTIES FIXTURES_SETUP cuda_package)
+    # --records applies "cuda" records (helper "gpu_tune"); with none that
+    # applies, every kernel keeps its default GPU schedule and the note says so.
+    file(WRITE ${CLI_SCRATCH}/empty_records.jsonl "")
+    tessera_cli_exit(cli_compile_cuda_records_fallback EXPECT 0
+                     STDOUT "kernels: +7 \\(from 9 nodes\\)"
+                     STDERR "tuning records '[^']*empty_records.jsonl': 0 of 7 kernels tuned, 7 use the default GPU schedule"
+                     ARGS compile ${SMALL_CNN}/model.onnx --target cuda
+                          --records ${CLI_SCRATCH}/empty_records.jsonl
+                          -o ${CLI_SCRATCH}/small_cnn_cuda_records.tar)
     if(NOT TESSERA_LIBCUDA)
       tessera_cli_exit(cli_run_cuda_package_without_driver_exit2 EXPECT 2
                        STDERR "^error: cannot run CUDA package .*no CUDA device is available"
@@ -175,10 +184,26 @@ if(TARGET tessera_cuda)
                      ARGS tune --gemm 64x64x64 --target cuda --trials 2
                           --records ${CLI_SCRATCH}/tune_cuda_nodevice.jsonl)
   else()
+    # A fresh database, 4 trials; then resumed to 6 (2 measured); then applied.
+    add_test(NAME cli_tune_cuda_gemm_clean
+             COMMAND ${CMAKE_COMMAND} -E rm -f ${CLI_SCRATCH}/tune_cuda_gemm.jsonl)
+    set_tests_properties(cli_tune_cuda_gemm_clean PROPERTIES LABELS gpu FIXTURES_SETUP tune_cuda_clean)
     tessera_cli_exit(cli_tune_cuda_gemm EXPECT 0 STDOUT "\"measured\":4"
                      ARGS tune --gemm 128x128x64 --target cuda --trials 4 --json
                           --records ${CLI_SCRATCH}/tune_cuda_gemm.jsonl)
-    set_tests_properties(cli_tune_cuda_gemm PROPERTIES LABELS gpu)
+    set_tests_properties(cli_tune_cuda_gemm PROPERTIES LABELS gpu
+                         FIXTURES_REQUIRED tune_cuda_clean FIXTURES_SETUP tune_cuda_db)
+    tessera_cli_exit(cli_tune_cuda_gemm_resume EXPECT 0 STDOUT "\"measured\":2.*\"resumed\":4"
+                     ARGS tune --gemm 128x128x64 --target cuda --trials 6 --json
+                          --records ${CLI_SCRATCH}/tune_cuda_gemm.jsonl)
+    set_tests_properties(cli_tune_cuda_gemm_resume PROPERTIES LABELS gpu
+                         FIXTURES_REQUIRED "tune_cuda_clean;tune_cuda_db" FIXTURES_SETUP tune_cuda_resumed)
+    tessera_cli_exit(cli_bench_gemm_cuda_records EXPECT 0 STDOUT "tessera :"
+                     STDERR "1 of 1 kernels tuned"
+                     ARGS bench gemm --m 128 --n 128 --k 64 --target cuda
+                          --records ${CLI_SCRATCH}/tune_cuda_gemm.jsonl)
+    set_tests_properties(cli_bench_gemm_cuda_records PROPERTIES LABELS gpu
+                         FIXTURES_REQUIRED "tune_cuda_db;tune_cuda_resumed")
   endif()
   include(${CMAKE_CURRENT_LIST_DIR}/gpu_tests.cmake)
 endif()

@@ -12,6 +12,12 @@
 #include <vector>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_cuda.h"
+#include "engine/autotune/search_gpu.h"
+#include "engine/autotune/task.h"
+#include "engine/core/error.h"
+#include "engine/driver/driver.h"
+#include "engine/driver/tune_gpu.h"
 #include "engine/codegen/cuda/cuda_codegen.h"
 #include "engine/runtime/cuda_driver.h"
 #include "engine/te/tensor.h"
@@ -75,9 +81,29 @@ int run_gemm_cuda_bench(const CudaGemmBench& b) {
                   << "' (use cublas)\n";
         return kUserError;
     }
-    tir::PrimFunc f = topi::schedule_gpu_default(gemm_func(b.m, b.n, b.k));
+    tir::PrimFunc f;
+    if (!b.records.empty()) {
+        // The task `tessera tune --target cuda --gemm MxNxK` records (same key).
+        driver::BuildOptions bo;
+        bo.passes = cuda_passes({}, bo.opt_level);
+        std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(
+            driver::optimize(autotune::gemm_graph(b.m, b.n, b.k), bo), "cuda", 1);
+        TS_CHECK(tasks.size() == 1) << "the GEMM graph gave " << tasks.size() << " tasks";
+        autotune::Database records(b.records, /*read_only=*/true);
+        f = autotune::apply_best_gpu(tasks[0].func, records);
+        driver::GpuRecordsUse use;
+        use.kernels = 1;
+        use.tuned = f.defined() ? 1 : 0;
+        std::cerr << driver::gpu_records_note(records, use) << "\n";
+        if (!f.defined()) f = topi::schedule_gpu_default(tasks[0].func);
+    } else {
+        f = topi::schedule_gpu_default(gemm_func(b.m, b.n, b.k));
+    }
     codegen::CompiledCuda c = codegen::compile_cuda({f});
     const codegen::CudaKernel& kern = c.funcs[0].kernels[0];
+    TS_CHECK(c.funcs[0].kernels.size() == 1 && c.funcs[0].workspaces.empty() &&
+             kern.args.size() == 3)
+        << "the GEMM kernel must be one launch on A, B and C";
     std::printf("gemm m=%lld n=%lld k=%lld fp32, cuda (%s)\n", (long long)b.m, (long long)b.n,
                 (long long)b.k, c.arch.c_str());
     std::printf(
@@ -122,7 +148,9 @@ int run_gemm_cuda_bench(const CudaGemmBench& b) {
         return double(stop.elapsed_ms_since(start)) / reps;
     };
     auto run_ours = [&] {
-        mod.launch(kern.name, kern.grid, kern.block, 0, {da.ptr(), db.ptr(), dc.ptr()});
+        const uint64_t params[3] = {da.ptr(), db.ptr(), dc.ptr()};  // A, B, C
+        mod.launch(kern.name, kern.grid, kern.block, 0,
+                   {params[kern.args[0]], params[kern.args[1]], params[kern.args[2]]});
     };
     const float one = 1.f, zero = 0.f;
     auto run_theirs = [&] {

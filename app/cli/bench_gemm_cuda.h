@@ -1,5 +1,6 @@
-// `tessera bench gemm --target cuda [--compare cublas]`: the default GPU
-// schedule's SGEMM against cublasSgemm (libcublas loaded with dlopen).
+// `tessera bench gemm --target cuda [--compare cublas] [--records DB]`: the
+// default (or tuned) GPU schedule's SGEMM against cublasSgemm (libcublas
+// loaded with dlopen).
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,9 @@ struct CudaGemmBench {
     std::string compare;  // "" or "cublas"
     int rounds = 3;       // alternate ours and theirs; median of all runs
     bool json = false;
+    /// Tuning database: the best "cuda" record of this GEMM's task
+    /// (tessera tune --target cuda --gemm MxNxK) replaces the default schedule.
+    std::string records;
 };
 
 /// Compiles the kernel with NVRTC (always), then times it on device 0 with

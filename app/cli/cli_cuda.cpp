@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
+#include "engine/driver/tune_gpu.h"
 #if TESSERA_WITH_CUDA
 #include "engine/codegen/cuda/cuda_model.h"
 #include "engine/frontend/onnx/onnx_importer.h"
@@ -38,16 +39,29 @@ std::vector<std::string> cuda_passes(const std::vector<std::string>& spec, int o
 }
 
 std::shared_ptr<codegen::CudaModel> build_cuda_model(const graph::Graph& g, int opt_level,
-                                                     const std::vector<std::string>& passes) {
+                                                     const std::vector<std::string>& passes,
+                                                     const std::string& records = "",
+                                                     nlohmann::json* records_json = nullptr) {
     driver::BuildOptions bo;
     bo.opt_level = opt_level;
     bo.passes = cuda_passes(passes, opt_level);
-    return codegen::build_cuda(driver::optimize(g, bo));
+    if (records.empty()) return codegen::build_cuda(driver::optimize(g, bo));
+    // The best "cuda" record per kernel (tessera tune --target cuda); say what applied.
+    autotune::Database db(records, /*read_only=*/true);
+    driver::GpuRecordsUse use;
+    auto model = driver::build_cuda_with_records(driver::optimize(g, bo), db, &use);
+    std::cerr << driver::gpu_records_note(db, use) << "\n";
+    if (records_json)
+        *records_json = {{"records", records}, {"tuned_kernels", use.tuned},
+                         {"kernels", use.kernels}};
+    return model;
 }
 
 int run_cuda_target(const RunOptions& o, const std::string& model_file, const graph::Graph& g,
                     const std::vector<runtime::NDArray>& inputs, const std::string& input_source) {
-    std::shared_ptr<codegen::CudaModel> model = build_cuda_model(g, o.opt_level, o.passes);
+    nlohmann::json tuned;
+    std::shared_ptr<codegen::CudaModel> model =
+        build_cuda_model(g, o.opt_level, o.passes, o.records, &tuned);
     size_t launches = 0;
     for (const auto& c : model->calls) launches += c.launches.size();
     std::cout << "model:      " << model_file << "\n"
@@ -107,6 +121,7 @@ int run_cuda_target(const RunOptions& o, const std::string& model_file, const gr
     }
     if (failed) std::cerr << "check failed: the GPU outputs differ from the reference" << std::endl;
     if (o.json) {
+        if (tuned.is_object()) j.update(tuned);
         j["model"] = model_file;
         j["target"] = "cuda";
         j["device"] = runtime::cuda::device_info().name;
@@ -122,12 +137,15 @@ int run_cuda_target(const RunOptions& o, const std::string& model_file, const gr
 
 int compile_cuda_package(const std::string& model_file, const graph::Graph& g, int opt_level,
                          const std::vector<std::string>& passes, const std::string& output,
-                         bool json) {
-    std::shared_ptr<codegen::CudaModel> model = build_cuda_model(g, opt_level, passes);
+                         bool json, const std::string& records) {
+    nlohmann::json tuned;
+    std::shared_ptr<codegen::CudaModel> model =
+        build_cuda_model(g, opt_level, passes, records, &tuned);
     package::ExportOptions eo;
     eo.target = "cuda";
     eo.opt_level = opt_level;
     eo.passes = codegen::cuda_pass_pipeline(passes, opt_level);
+    eo.records = records;
     auto t0 = std::chrono::steady_clock::now();
     std::string meta = package::export_cuda_package(*model, eo, output);
     double export_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -148,6 +166,7 @@ int compile_cuda_package(const std::string& model_file, const graph::Graph& g, i
               << fixed(export_s, 3) << " s\n";
     if (json) {
         nlohmann::json j = nlohmann::json::parse(meta);
+        if (tuned.is_object()) j.update(tuned);
         j["package"] = output;
         j["bytes"] = bytes;
         j["compile_seconds"] = model->compile_seconds;
@@ -247,7 +266,8 @@ int run_cuda_target(const RunOptions&, const std::string&, const graph::Graph&,
 }
 
 int compile_cuda_package(const std::string&, const graph::Graph&, int,
-                         const std::vector<std::string>&, const std::string&, bool) {
+                         const std::vector<std::string>&, const std::string&, bool,
+                         const std::string&) {
     TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
 }
 

@@ -24,17 +24,18 @@ std::vector<tir::PrimFunc> cuda_schedule(const std::vector<tir::PrimFunc>& funcs
 /// list for driver::BuildOptions::passes ({"none"} when empty).
 std::vector<std::string> cuda_passes(const std::vector<std::string>& spec, int opt_level);
 
-/// `run --target cuda`: compiles every kernel with NVRTC and prints a
-/// summary; runs, checks and times on the GPU when one is present, else
+/// `run --target cuda`: compiles every kernel with NVRTC (o.records: the
+/// best "cuda" record per kernel applied) and prints a summary; runs, checks and times on the GPU when one is present, else
 /// throws UserError "no CUDA device is available (...)" (exit 2).
 int run_cuda_target(const RunOptions& o, const std::string& model_file, const graph::Graph& g,
                     const std::vector<runtime::NDArray>& inputs, const std::string& input_source);
 
 /// `compile --target cuda`: the GPU graph passes, fused groups with their
-/// default GPU schedules, NVRTC, and a CUDA package (PTX) at `output`.
+/// default GPU schedules (or the best "cuda" record of the `records`
+/// database per kernel, when given), NVRTC, and a CUDA package (PTX) at `output`.
 int compile_cuda_package(const std::string& model_file, const graph::Graph& g, int opt_level,
                          const std::vector<std::string>& passes, const std::string& output,
-                         bool json);
+                         bool json, const std::string& records = "");
 
 /// `run PACKAGE.tar` for a loaded CUDA package: inputs (files, a folder or
 /// random), one run, --compare-dir, event timing.

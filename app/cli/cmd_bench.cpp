@@ -116,7 +116,7 @@ int run_bench(const BenchOptions& o) {
         return kUserError;
     }
     if (gemm && o.target == "cuda")
-        return run_gemm_cuda_bench({o.g.m, o.g.n, o.g.k, o.compare, o.rounds, o.json});
+        return run_gemm_cuda_bench({o.g.m, o.g.n, o.g.k, o.compare, o.rounds, o.json, o.g.records});
     if (gemm && o.ladder) return run_ladder(o);
     if (gemm && !o.print.empty()) {
         std::cout << bench::gemm_kernel_text(o.g, o.threads, o.print);

@@ -49,9 +49,9 @@ int run_compile(const CompileOptions& o) {
     ModelPath mp = resolve_model_path(o.model);
     graph::Graph g = load(mp);
     if (o.target == "cuda") {  // PTX package (app/cli/cli_cuda.cpp)
-        TS_USER_CHECK(o.records.empty()) << "--records holds CPU schedules; --target cuda uses "
-                                            "the default GPU schedules";
-        return compile_cuda_package(mp.file, g, o.opt_level, o.passes, o.output, o.json);
+        // --records: the best "cuda" records (tessera tune --target cuda) apply.
+        return compile_cuda_package(mp.file, g, o.opt_level, o.passes, o.output, o.json,
+                                    o.records);
     }
     driver::BuildOptions bo;
     bo.target = o.target;

@@ -5,12 +5,10 @@
 #include <iostream>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_cuda.h"
 #include "engine/driver/driver.h"
 #include "engine/driver/tune_gpu.h"
 #include "engine/runtime/cuda_driver.h"
-#if TESSERA_WITH_CUDA
-#include "engine/codegen/cuda/cuda_model.h"
-#endif
 
 namespace tessera::cli {
 
@@ -19,11 +17,7 @@ int run_tune_gpu(const graph::Graph& g, const std::string& records, int trials, 
     driver::require_gpu_for_tuning();  // before any work: exit 2 without a device
     driver::BuildOptions bo;
     bo.opt_level = opt_level;
-#if TESSERA_WITH_CUDA
-    bo.passes = codegen::cuda_pass_pipeline(passes, opt_level);
-#else
-    bo.passes = passes;
-#endif
+    bo.passes = cuda_passes(passes, opt_level);  // what compile/run --target cuda use (same keys)
     graph::Graph og = driver::optimize(g, bo);
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda", 1);
     autotune::Database db(records);
@@ -37,6 +31,7 @@ int run_tune_gpu(const graph::Graph& g, const std::string& records, int trials, 
     auto progress = [&](const driver::GpuTaskResult& t) {
         if (json)
             print_json_line({{"event", "trial"}, {"task", t.name}, {"trials", t.trials},
+                             {"resumed", t.resumed},
                              {"errors", t.errors}, {"best_ms", t.best_ms}});
     };
     driver::GpuTuneResult r = driver::tune_gpu(tasks, db, to, progress);
@@ -44,10 +39,11 @@ int run_tune_gpu(const graph::Graph& g, const std::string& records, int trials, 
     for (const auto& t : r.tasks) {
         const double gflops = t.best_ms > 0 ? t.flops / (t.best_ms * 1e6) : 0;
         tj.push_back({{"name", t.name}, {"key", t.key}, {"trials", t.trials},
-                      {"errors", t.errors}, {"best_ms", t.best_ms}, {"best_gflops", gflops},
+                      {"resumed", t.resumed}, {"errors", t.errors}, {"best_ms", t.best_ms}, {"best_gflops", gflops},
                       {"best", t.best}});
         if (!json)
-            std::cout << t.name << ": " << t.trials << " trials, " << t.errors << " errors, best "
+            std::cout << t.name << ": " << t.trials << " trials (" << t.resumed << " resumed), "
+                      << t.errors << " errors, best "
                       << fixed(t.best_ms, 4) << " ms (" << fixed(gflops, 1) << " GFLOP/s)\n";
     }
     if (json)

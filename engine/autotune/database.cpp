@@ -36,6 +36,7 @@ std::string TuningRecord::to_json_line() const {
     if (baseline) j["baseline"] = true;
     if (threads >= 0) j["threads"] = threads;
     if (confirmed) j["confirmed"] = true;
+    j["opt_level"] = opt_level;
     return j.dump();
 }
 
@@ -58,6 +59,9 @@ TuningRecord TuningRecord::from_json_line(const std::string& line, const std::st
         r.baseline = j.value("baseline", false);
         r.threads = j.value("threads", -1);
         r.confirmed = j.value("confirmed", false);
+        r.opt_level = j.value("opt_level", kDefaultRecordOptLevel);  // absent in older records
+        TS_USER_CHECK(r.opt_level >= 0 && r.opt_level <= 3)
+            << origin << ": opt_level must be 0..3, got " << r.opt_level;
     } catch (const nlohmann::json::exception& e) {
         throw UserError(origin + ": bad tuning record: " + e.what());
     }
@@ -113,12 +117,18 @@ void Database::index(size_t i) {
         ++m_foreign;
         return;
     }
-    if (!r.baseline && !r.confirmed) m_count[r.workload]++;
+    const std::string level = std::to_string(r.opt_level);
+    if (!r.baseline && !r.confirmed) {
+        m_count[r.workload + "|*"]++;
+        m_count[r.workload + "|" + level]++;
+    }
     if (!r.ok()) return;
-    const std::string key = r.workload + "|" + r.target;
     std::map<std::string, size_t>& best = r.confirmed ? m_best_confirmed : m_best;
-    auto it = best.find(key);
-    if (it == best.end() || r.median_ms() < m_records[it->second].median_ms()) best[key] = i;
+    for (const std::string& l : {std::string("*"), level}) {
+        const std::string key = r.workload + "|" + r.target + "|" + l;
+        auto it = best.find(key);
+        if (it == best.end() || r.median_ms() < m_records[it->second].median_ms()) best[key] = i;
+    }
 }
 
 void Database::append(const TuningRecord& r) {
@@ -130,16 +140,18 @@ void Database::append(const TuningRecord& r) {
     std::fflush(m_file);
 }
 
-const TuningRecord* Database::best(const std::string& workload, const std::string& target) const {
-    const std::string key = workload + "|" + target;
+const TuningRecord* Database::best(const std::string& workload, const std::string& target,
+                                   int opt_level) const {
+    const std::string key =
+        workload + "|" + target + "|" + (opt_level < 0 ? "*" : std::to_string(opt_level));
     auto it = m_best_confirmed.find(key);
     if (it != m_best_confirmed.end()) return &m_records[it->second];
     it = m_best.find(key);
     return it == m_best.end() ? nullptr : &m_records[it->second];
 }
 
-int Database::count(const std::string& workload) const {
-    auto it = m_count.find(workload);
+int Database::count(const std::string& workload, int opt_level) const {
+    auto it = m_count.find(workload + "|" + (opt_level < 0 ? "*" : std::to_string(opt_level)));
     return it == m_count.end() ? 0 : it->second;
 }
 

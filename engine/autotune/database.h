@@ -3,7 +3,7 @@
 // in flight. A truncated last line (kill -9 mid-write) is skipped on load.
 //   {"workload": "llvm:3f..", "target": "llvm", "task": "T_matmul", "trace": {...},
 //    "decisions": [...], "times_ms": [1.2, 1.3], "error": "", "flops": 2e9,
-//    "timestamp": 1763712000.5, "machine": "x86_64, ..."}
+//    "timestamp": 1763712000.5, "machine": "x86_64, ...", "opt_level": 2}
 #pragma once
 
 #include <cstdio>
@@ -14,6 +14,10 @@
 #include "engine/schedule/trace.h"
 
 namespace tessera::autotune {
+
+/// The LLVM optimization level of records that do not name one (written
+/// before records held it): `tessera tune`'s and the build's default level.
+constexpr int kDefaultRecordOptLevel = 2;
 
 struct TuningRecord {
     std::string workload;
@@ -32,6 +36,10 @@ struct TuningRecord {
     /// run alternately several times; times_ms holds one median per round), not
     /// a tuning trial. best() prefers confirmed records over single trials.
     bool confirmed = false;
+    /// The LLVM optimization level the candidate was compiled and measured at
+    /// (MeasureOptions::opt_level): a record measured at O3 is not a record at
+    /// O1, so best() and count() can be asked for one level.
+    int opt_level = kDefaultRecordOptLevel;
 
     bool ok() const { return error.empty() && !times_ms.empty(); }
     /// Median of times_ms (infinity for an error).
@@ -58,11 +66,13 @@ public:
     /// (machine_fingerprint(); records without a fingerprint count as local),
     /// or null; among confirmed records when the workload has any (a robust
     /// median beats a single lucky trial). Records from another machine are
-    /// kept but never chosen.
-    const TuningRecord* best(const std::string& workload, const std::string& target = "llvm") const;
+    /// kept but never chosen. `opt_level` >= 0: only records measured at that
+    /// LLVM level; -1: any level.
+    const TuningRecord* best(const std::string& workload, const std::string& target = "llvm",
+                             int opt_level = -1) const;
     /// Tuning trials (successes and errors, baselines and confirmations excluded) of a workload
-    /// on this machine.
-    int count(const std::string& workload) const;
+    /// on this machine; at one LLVM level when `opt_level` >= 0.
+    int count(const std::string& workload, int opt_level = -1) const;
     /// Records measured on another machine (ignored by best() and count()).
     int foreign_records() const { return m_foreign; }
     /// Whether `r` was measured on this machine.
@@ -75,9 +85,10 @@ private:
     std::string m_path;
     std::FILE* m_file = nullptr;
     std::vector<TuningRecord> m_records;
-    std::map<std::string, size_t> m_best;  // workload|target -> record index
+    // Keys workload|target|level, level "*" for any: the record index.
+    std::map<std::string, size_t> m_best;
     std::map<std::string, size_t> m_best_confirmed;  // the same over confirmed records
-    std::map<std::string, int> m_count;
+    std::map<std::string, int> m_count;  // workload|level ("*" for any)
     int m_skipped = 0;
     int m_foreign = 0;
     void index(size_t i);

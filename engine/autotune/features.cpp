@@ -136,7 +136,9 @@ struct Walker : tir::IRVisitor {
         for (const Loop& l : stack) {
             if (l.kind == tir::ForKind::Vectorized) st.vector_lanes = l.extent;
             if (l.kind == tir::ForKind::Unrolled) st.unrolled *= l.extent;
-            if (l.kind == tir::ForKind::Parallel) st.parallel *= l.extent;
+            // Thread-bound loops (blockIdx / vthread / threadIdx) run in parallel too.
+            if (l.kind == tir::ForKind::Parallel || l.kind == tir::ForKind::ThreadBinding)
+                st.parallel *= l.extent;
         }
         std::vector<Access> acc = oc.loads;
         acc.push_back({op->buffer, op->indices});
@@ -235,7 +237,8 @@ std::vector<float> extract_features(const tir::PrimFunc& scheduled) {
             cur.push_back(c ? *c : 1);
             cur_kind.push_back(op->kind == tir::ForKind::Vectorized ? 1
                                : op->kind == tir::ForKind::Unrolled ? 2
-                               : op->kind == tir::ForKind::Parallel ? 3 : 0);
+                               : op->kind == tir::ForKind::Parallel ? 3
+                               : op->kind == tir::ForKind::ThreadBinding ? 4 : 0);
             IRVisitor::visit(op);
             cur.pop_back();
             cur_kind.pop_back();

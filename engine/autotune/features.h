@@ -22,7 +22,7 @@ struct KernelStats {
     int64_t innermost_extent = 0;
     int64_t vector_lanes = 1;      // extent of the innermost vectorized loop (1 if none)
     int64_t unrolled = 1;          // product of the unrolled extents around the main store
-    int64_t parallel = 1;          // product of the parallel extents around the main store
+    int64_t parallel = 1;          // product of parallel / thread-bound extents around it
     int accesses = 0;              // buffer accesses of the main store (store + loads)
     int stride0 = 0, stride1 = 0, strided = 0;  // by stride along the innermost loop
     double bytes_l1_iters = 0;     // iterations inside the deepest loop whose footprint fits 32 KiB

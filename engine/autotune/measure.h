@@ -32,7 +32,7 @@ struct MeasureOptions {
     /// With threads == 1, time runs by the thread's CPU time (robust on a
     /// shared machine); otherwise, and when false, by wall-clock time.
     bool cpu_clock = true;
-    int opt_level = 3;
+    int opt_level = 2;          // LLVM level: builds use 2 by default (BuildOptions)
     int workers = 1;            // compile threads
     /// Compile-time limits for runaway candidates: more than this many memory
     /// accesses after unrolling (code_size_estimate) is an error without

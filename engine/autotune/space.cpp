@@ -85,6 +85,8 @@ struct TileLoops {
 
 void apply_tile(Schedule& s, const BlockDecision& d, const SpaceOptions& o,
                 std::map<std::string, TileLoops>& tiled) {
+    // The write-back block of a local accumulator buffer (the cache_write rule).
+    const std::string write_back = d.cache_write ? s.cache_write(d.block, 0, "local") : "";
     Names loops = s.get_loops(d.block);
     if (loops.size() != d.tiles.size())
         throw schedule::ScheduleError(-1, "tile", "block '" + d.block + "' has another loop count");
@@ -146,6 +148,17 @@ void apply_tile(Schedule& s, const BlockDecision& d, const SpaceOptions& o,
     }
     if (d.unroll_r)
         for (size_t i = lv[4].size(); i-- > 0;) unroll(lv[4][i]);
+    if (!write_back.empty()) {
+        if (lv[1].empty() && lv[0].empty())
+            throw schedule::ScheduleError(-1, "cache_write", "block '" + d.block +
+                                                                 "' has no spatial tile loop");
+        s.reverse_compute_at(write_back, t.s1_last);
+        Names wl = s.get_loops(write_back);
+        if (d.vectorize && !wl.empty() && wl.back() != t.s1_last) {  // its own innermost loop
+            const int64_t e = loop_extent(s.func(), wl.back());
+            if (e >= 2 && e <= kMaxVector) s.vectorize(wl.back());
+        }
+    }
 }
 
 void apply_injective(Schedule& s, const BlockDecision& d, const SpaceOptions& o) {
@@ -259,6 +272,12 @@ Candidate sample_once(const tir::PrimFunc& func, const SpaceOptions& o, std::mt1
         if (s.get_loops(b).empty()) continue;
         if (reductions.count(b)) {
             c.blocks.push_back(sample_tile_decision(s, b, o, rng));
+            // Ansor adds a write cache when no epilogue can be fused at the tiles.
+            const std::vector<bool> red = reduction_loops(s, b);
+            const bool spatial = std::count(red.begin(), red.end(), false) > 0;
+            const bool epilogue = !s.get_consumers(b).empty();
+            c.blocks.back().cache_write =
+                !simple && spatial && std::bernoulli_distribution(epilogue ? 0.25 : 0.5)(rng);
             tiled.insert(b);
             continue;
         }
@@ -432,8 +451,9 @@ Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptio
             f[b] *= p;
             if (f.size() == 4 && f.back() > kMaxVector) continue;
         } else if (d.rule == BlockDecision::Tile) {
-            const int which = std::uniform_int_distribution<int>(0, 4)(rng);
+            const int which = std::uniform_int_distribution<int>(0, 5)(rng);
             switch (which) {
+                case 5: d.cache_write = !d.cache_write; break;
                 case 4: d.order ^= 1 << (kind % 2); break;
                 case 0: d.unroll_s = !d.unroll_s; break;
                 case 1: d.unroll_r = !d.unroll_r; break;
@@ -479,6 +499,7 @@ std::string Candidate::to_json() const {
             b["unroll_s"] = d.unroll_s;
             b["unroll_r"] = d.unroll_r;
             b["order"] = d.order;
+            if (d.cache_write) b["cache_write"] = true;
         }
         if (d.rule == BlockDecision::ComputeAt) {
             b["target"] = d.target;
@@ -514,6 +535,7 @@ Candidate Candidate::from_json(const std::string& text) {
         d.unroll_s = b.value("unroll_s", true);
         d.unroll_r = b.value("unroll_r", false);
         d.order = b.value("order", 0);
+        d.cache_write = b.value("cache_write", false);  // absent in older records
         d.target = b.value("target", "");
         d.at_level = b.value("level", 1);
         d.vectorize = b.value("vec", true);

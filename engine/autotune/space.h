@@ -4,7 +4,9 @@
 //   - reduction blocks: multi-level tiling "SSRSRS" (4 spatial, 2 reduction
 //     levels; tile sizes by perfect factorization), init decomposed,
 //     innermost spatial loop vectorized, inner tiles unrolled, outer tiles
-//     fused and parallel (threads != 1);
+//     fused and parallel (threads != 1); sometimes (more often without an
+//     epilogue) cache_write: accumulation in a local tile buffer written
+//     back at the S1 tiles;
 //   - elementwise producers of a reduction inlined, consumers (epilogues)
 //     computed at a tile loop of the reduction;
 //   - other elementwise blocks: fused, split for a vector, parallel outer.
@@ -50,6 +52,11 @@ struct BlockDecision {
     bool unroll_s = true;   // Tile: inner spatial tile loops (but the vector one) unrolled
     bool unroll_r = false;  // Tile: inner reduction tile loops unrolled
     int order = 0;          // Tile: bit 0 / bit 1 reverse the spatial loops of level S1 / S2
+    /// Tile: Ansor's cache_write rule: the block accumulates into a "local"
+    /// buffer (cache_write) whose write-back block is computed at the S1
+    /// tiles, so each tile's accumulators live in a tile-sized buffer
+    /// (tir::compact_local_buffers) written back to the output once.
+    bool cache_write = false;
     int at_level = 1;       // ComputeAt: 0 = under the S0 tiles, 1 = under the S1 tiles
     std::string target;     // ComputeAt: the tiled block
 
@@ -97,7 +104,7 @@ tir::PrimFunc knobbed_default(const tir::PrimFunc& func, const graph::Node& anch
 Candidate sample(const tir::PrimFunc& func, const SpaceOptions& o, std::mt19937_64& rng);
 
 /// A neighbour of `c`: one tile size factor moved between levels, or an
-/// unroll / vectorize / parallel / compute-at decision changed; for a
+/// unroll / vectorize / parallel / compute-at / cache-write decision changed; for a
 /// knobbed candidate, one knob set to another of its choices. Returns a
 /// candidate that generates (or `c` itself when no mutation applied).
 Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o,

@@ -1,7 +1,8 @@
 // GPU sketch generation and sampling: inline producers, tile the reduction
 // block in five spatial and three reduction levels, bind the outer three
 // spatial levels to blockIdx / vthread / threadIdx, compute consumers at the
-// thread loop, unroll the inner levels.
+// thread loop, unroll the inner levels, optionally stage the inputs in shared
+// memory (space_gpu_shared.cpp).
 #include "engine/autotune/space_gpu.h"
 
 #include <nlohmann/json.hpp>
@@ -45,7 +46,10 @@ std::vector<bool> reduction_loops(const tir::PrimFunc& f, const std::string& blo
 }  // namespace
 
 std::string GpuSketch::to_json() const {
-    return nlohmann::json{{"block", block}, {"tiles", tiles}, {"unroll", unroll}}.dump();
+    return nlohmann::json{{"block", block},   {"tiles", tiles},
+                          {"unroll", unroll}, {"shared", shared},
+                          {"fetch_vector", fetch_vector}}
+        .dump();
 }
 
 GpuSketch GpuSketch::from_json(const std::string& text) {
@@ -55,6 +59,18 @@ GpuSketch GpuSketch::from_json(const std::string& text) {
         g.block = j.at("block").get<std::string>();
         g.tiles = j.at("tiles").get<std::vector<std::vector<int64_t>>>();
         g.unroll = j.value("unroll", false);
+        g.shared = j.value("shared", false);
+        g.fetch_vector = j.value("fetch_vector", int64_t(1));
+        for (size_t i = 0; i < g.tiles.size(); ++i)
+            for (int64_t f : g.tiles[i])
+                TS_USER_CHECK(f >= 1) << "GPU sketch of block '" << g.block << "': loop " << i
+                                      << " has the tile factor " << f << " (factors must be >= 1)";
+        TS_USER_CHECK(g.fetch_vector == 1 || g.fetch_vector == 2 || g.fetch_vector == 4)
+            << "GPU sketch of block '" << g.block << "': fetch_vector " << g.fetch_vector
+            << " is not 1, 2 or 4";
+        TS_USER_CHECK(g.shared || g.fetch_vector == 1)
+            << "GPU sketch of block '" << g.block << "': fetch_vector " << g.fetch_vector
+            << " needs \"shared\": true";
         return g;
     } catch (const nlohmann::json::exception& e) {
         TS_USER_FAIL() << "GPU sketch is not valid JSON: " << e.what();
@@ -111,6 +127,11 @@ schedule::Schedule generate_gpu(const tir::PrimFunc& func, const GpuSketch& c) {
     // Elementwise consumers (bias, relu) run per thread after its reduction.
     for (const std::string& consumer : s.get_consumers(c.block))
         s.reverse_compute_at(consumer, thread_loop);
+    if (c.shared)
+        stage_shared(s, c.block, lv[3].back(), schedule::loop_extent(s.func(), thread_loop),
+                     c.fetch_vector);
+    else if (c.fetch_vector != 1)
+        throw schedule::ScheduleError(-1, "gpu_tile", "fetch_vector needs shared staging");
     return s;
 }
 
@@ -130,7 +151,8 @@ GpuSketch sample_gpu(const tir::PrimFunc& func, std::mt19937_64& rng, const GpuS
         if (!red[i]) spatial *= extents.back();
     }
     const int64_t want_threads = std::min(o.min_threads, spatial);
-    std::bernoulli_distribution coin(0.5);
+    std::bernoulli_distribution coin(0.5), stage(o.shared_probability);
+    const int64_t vectors[3] = {1, 2, 4};
     for (int attempt = 0; attempt < 200; ++attempt) {
         c.tiles.clear();
         int64_t threads = 1, vthreads = 1, inner = 1;
@@ -148,6 +170,27 @@ GpuSketch sample_gpu(const tir::PrimFunc& func, std::mt19937_64& rng, const GpuS
         if (threads > o.max_threads || vthreads > o.max_vthreads || inner > o.max_inner) continue;
         if (threads < want_threads && attempt < 150) continue;
         c.unroll = coin(rng);
+        c.shared = false;
+        c.fetch_vector = 1;
+        if (stage(rng)) {
+            // Staged where the tiles fit in shared memory; the fetch vector
+            // falls back to 1 where it does not divide the tile.
+            GpuSketch staged = c;
+            staged.shared = true;
+            staged.fetch_vector = vectors[std::uniform_int_distribution<int>(0, 2)(rng)];
+            for (;;) {
+                try {
+                    if (gpu_shared_bytes(generate_gpu(func, staged).func()) <= o.max_shared_bytes)
+                        return staged;
+                    break;
+                } catch (const schedule::ScheduleError&) {
+                    if (staged.fetch_vector == 1) break;
+                    staged.fetch_vector = 1;
+                }
+            }
+            // Always staged (probability 1): other tiles may fit; else unstaged.
+            if (o.shared_probability >= 1.0 && attempt < 150) continue;
+        }
         try {
             generate_gpu(func, c);
             return c;

@@ -139,6 +139,7 @@ private:
                 if (r.baseline) continue;  // re-measured: the default schedules change
                 if (r.confirmed) continue;  // re-measurements, not trials
                 if (!Database::is_local(r)) continue;  // measured on another machine
+                if (r.opt_level != m_o.measure.opt_level) continue;  // built at another LLVM level
                 t.p.trials++;
                 m_progress.trials++;
                 if (!r.ok()) t.p.errors++;
@@ -159,7 +160,7 @@ private:
             std::sort(t.good.begin(), t.good.end(),
                       [](const auto& a, const auto& b) { return a.first < b.first; });
             // A confirmed record is what applies: report its robust median.
-            const TuningRecord* best = m_db.best(t.task->key);
+            const TuningRecord* best = m_db.best(t.task->key, "llvm", m_o.measure.opt_level);
             if (best && best->confirmed) t.p.best_ms = best->median_ms();
         }
         if (m_model.size() > 0) m_model.train();
@@ -183,6 +184,7 @@ private:
             r.machine = machine_fingerprint();
             r.baseline = true;
             r.threads = m_o.threads;
+            r.opt_level = m_o.measure.opt_level;
             m_db.append(r);
         }
     }
@@ -320,6 +322,7 @@ private:
             rec.timestamp = now_epoch();
             rec.machine = machine_fingerprint();
             rec.threads = m_o.threads;
+            rec.opt_level = m_o.measure.opt_level;
             m_db.append(rec);
             ++done;
             t.measured++;
@@ -421,10 +424,11 @@ private:
             rec.timestamp = now_epoch();
             rec.machine = machine_fingerprint();
             rec.threads = m_o.threads;
+            rec.opt_level = m_o.measure.opt_level;
             rec.confirmed = true;
             m_db.append(rec);
         }
-        const TuningRecord* best = m_db.best(t.task->key);
+        const TuningRecord* best = m_db.best(t.task->key, "llvm", m_o.measure.opt_level);
         if (best && best->confirmed) t.p.best_ms = best->median_ms();
         report(int(&t - m_tasks.data()), "");
     }
@@ -457,9 +461,9 @@ TuneResult tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
 }
 
 tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db, const std::string& target,
-                         bool* applied) {
+                         bool* applied, int opt_level) {
     if (applied) *applied = false;
-    const TuningRecord* r = db.best(workload_key(func, target), target);
+    const TuningRecord* r = db.best(workload_key(func, target), target, opt_level);
     if (!r) return func;
     try {
         tir::PrimFunc out = r->trace.apply(func).func();
@@ -472,9 +476,9 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db, const st
 
 tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
                          const topi::CpuScheduleOptions& cpu, const Database& db,
-                         const std::string& target, bool* applied) {
+                         const std::string& target, bool* applied, int opt_level) {
     if (applied) *applied = false;
-    const TuningRecord* r = db.best(workload_key(func, target), target);
+    const TuningRecord* r = db.best(workload_key(func, target), target, opt_level);
     // Tuned for another thread count (parallel loops or not): the default is safer.
     if (!r || (r->threads >= 0 && r->threads != cpu.threads)) return func;
     try {

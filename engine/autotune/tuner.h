@@ -85,9 +85,11 @@ TuneResult tune(const std::vector<TuneTask>& tasks, Database& db, const TuneOpti
 /// `func` with the best record of its workload applied; `func` itself when
 /// the database has none or the trace no longer replays. Replays the trace
 /// only: a knobbed-default record loses its operand packing here (use the
-/// overload with the anchor node).
+/// overload with the anchor node). `opt_level` >= 0: only records measured at
+/// that LLVM level (-1: any).
 tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db,
-                         const std::string& target = "llvm", bool* applied = nullptr);
+                         const std::string& target = "llvm", bool* applied = nullptr,
+                         int opt_level = -1);
 
 /// `func` (a fused group's unscheduled kernel) with the best record of its
 /// workload measured on this machine applied: a knobbed-default record
@@ -96,8 +98,11 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db,
 /// trace. `func` itself when there is none, when it was tuned for another
 /// thread count than cpu.threads, or when it no longer applies (a knob value
 /// that is not a legal choice any more, a trace that does not replay).
+/// `opt_level` >= 0: only records measured at that LLVM level (a build at O1
+/// does not apply what was fastest at O3); -1: any.
 tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
                          const topi::CpuScheduleOptions& cpu, const Database& db,
-                         const std::string& target = "llvm", bool* applied = nullptr);
+                         const std::string& target = "llvm", bool* applied = nullptr,
+                         int opt_level = -1);
 
 }  // namespace tessera::autotune

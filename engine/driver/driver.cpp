@@ -143,7 +143,8 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
             cpu.threads = options.threads;
             cpu.vector_lanes = codegen::host_vector_lanes();
             f = autotune::apply_best(lg.func, og.nodes[size_t(autotune::anchor_node(og, group))],
-                                     cpu, *records, options.target, &tuned);
+                                     cpu, *records, options.target, &tuned,
+                                     options.opt_level);  // measured at the level we build at
         }
         for (int nd : group) {
             const std::string& node_name = og.nodes[size_t(nd)].name;

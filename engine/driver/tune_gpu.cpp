@@ -1,17 +1,18 @@
-// GPU autotuning: random GPU-sketch candidates, NVRTC, event timing on the
-// device, every trial recorded as a "cuda" record.
+// GPU autotuning: the GPU-sketch search (autotune/search_gpu.h) measuring
+// with NVRTC and event timing on the device, every trial a "cuda" record.
 #include "engine/driver/tune_gpu.h"
 
 #include <algorithm>
-#include <chrono>
 #include <random>
 
+#include "engine/autotune/cost_model.h"
 #include "engine/core/error.h"
 #include "engine/runtime/cuda_driver.h"
 #include "engine/runtime/ndarray.h"
 #include "engine/tir/interpreter.h"
 #ifdef TESSERA_WITH_CUDA
 #include "engine/codegen/cuda/cuda_codegen.h"
+#include "engine/codegen/cuda/cuda_model.h"
 #endif
 
 namespace tessera::driver {
@@ -29,11 +30,6 @@ graph::TensorType type_of(const tir::Buffer& b) {
               : b->dtype == tir::DataType::uint8()   ? graph::DType::UInt8
                                                      : graph::DType::Int8;
     return t;
-}
-
-double now_s() {
-    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
 }
 
 }  // namespace
@@ -54,20 +50,19 @@ void require_gpu_for_tuning() {
 #endif
 }
 
-GpuCandidate build_gpu_candidate(const tir::PrimFunc& func, const autotune::GpuSketch& sketch,
-                                 const std::string& arch) {
-#ifndef TESSERA_WITH_CUDA
-    (void)func, (void)sketch, (void)arch;
-    TS_USER_FAIL() << "this build has no CUDA support";
-#else
+#ifdef TESSERA_WITH_CUDA
+namespace {
+
+// A scheduled candidate compiled with NVRTC, with its launches and workspaces.
+GpuCandidate compile_candidate(const tir::PrimFunc& scheduled, const std::string& arch) {
     GpuCandidate c;
-    c.func = autotune::generate_gpu(func, sketch).func();
+    c.func = scheduled;
     codegen::CudaOptions o;
     o.arch = arch;
     codegen::CompiledCuda cc = codegen::compile_cuda({c.func}, o);
     TS_CHECK(cc.funcs.size() == 1) << "one function in, " << cc.funcs.size() << " out";
-    TS_USER_CHECK(cc.funcs[0].workspaces.empty())
-        << func->name << ": the candidate needs device workspaces (not measured by the tuner)";
+    for (const tir::Buffer& w : cc.funcs[0].workspaces)
+        c.workspace_bytes.push_back(w.num_elements() * w->dtype.bytes());
     c.ptx = cc.ptx;
     c.source = cc.source;
     for (const codegen::CudaKernel& k : cc.funcs[0].kernels) {
@@ -78,6 +73,28 @@ GpuCandidate build_gpu_candidate(const tir::PrimFunc& func, const autotune::GpuS
         c.blocks.push_back(k.block);
     }
     return c;
+}
+
+}  // namespace
+#endif
+
+void check_gpu_candidate(const tir::PrimFunc& scheduled) {
+#ifndef TESSERA_WITH_CUDA
+    (void)scheduled;
+    TS_USER_FAIL() << "this build has no CUDA support";
+#else
+    codegen::CompiledCuda cc = codegen::lower_cuda({scheduled});
+    TS_CHECK(cc.funcs.size() == 1) << "one function in, " << cc.funcs.size() << " out";
+#endif
+}
+
+GpuCandidate build_gpu_candidate(const tir::PrimFunc& func, const autotune::GpuSketch& sketch,
+                                 const std::string& arch) {
+#ifndef TESSERA_WITH_CUDA
+    (void)func, (void)sketch, (void)arch;
+    TS_USER_FAIL() << "this build has no CUDA support";
+#else
+    return compile_candidate(autotune::generate_gpu(func, sketch).func(), arch);
 #endif
 }
 
@@ -89,12 +106,14 @@ namespace {
 struct TaskData {
     std::vector<runtime::NDArray> host;
     std::vector<runtime::cuda::DeviceBuffer> dev;
-    std::vector<runtime::NDArray> expected;
+    std::vector<runtime::NDArray> expected;  // every parameter, outputs computed
+    size_t first_output = 0;
 };
 
 TaskData task_data(const autotune::TuneTask& t, uint64_t seed) {
     TaskData d;
     const size_t num_inputs = t.func->params.size() - size_t(t.num_outputs);
+    d.first_output = num_inputs;
     for (size_t i = 0; i < t.func->params.size(); ++i) {
         graph::TensorType type = type_of(t.func->params[i]);
         d.host.push_back(i < num_inputs ? runtime::random_ndarray(type, seed + i)
@@ -115,21 +134,31 @@ TaskData task_data(const autotune::TuneTask& t, uint64_t seed) {
 
 // Times one candidate; checks its outputs against `d.expected` when present.
 std::vector<double> measure(const GpuCandidate& c, const std::string& kernel_prefix, TaskData& d,
-                            int repeat, bool check) {
+                            int repeat) {
     runtime::cuda::Module module(c.ptx);
+    std::vector<runtime::cuda::DeviceBuffer> ws;  // intermediate global buffers
+    for (int64_t bytes : c.workspace_bytes) ws.emplace_back(std::max<size_t>(size_t(bytes), 4));
     std::vector<std::vector<uint64_t>> args;
     for (const std::vector<int>& ka : c.args) {
         args.emplace_back();
-        for (int i : ka) args.back().push_back(d.dev.at(size_t(i)).ptr());
+        for (int i : ka)
+            args.back().push_back(size_t(i) < d.dev.size() ? d.dev[size_t(i)].ptr()
+                                                           : ws.at(size_t(i) - d.dev.size()).ptr());
     }
     auto launch_all = [&] {
         for (size_t k = 0; k < c.kernels.size(); ++k)
             module.launch(c.kernels[k], c.grids[k], c.blocks[k], c.shared_bytes[k], args[k]);
     };
+    const size_t first_output = d.first_output;
+    for (size_t p = first_output; p < d.host.size() && !d.expected.empty(); ++p) {
+        // Outputs zeroed: a candidate that skips elements cannot pass on an earlier one's.
+        runtime::NDArray zero = runtime::NDArray::empty(d.host[p].type());
+        d.dev[p].copy_from_host(zero.raw(), zero.num_bytes());
+    }
     launch_all();
     runtime::cuda::synchronize();
-    if (check && !d.expected.empty()) {
-        for (size_t p = d.host.size() - d.expected.size(); p < d.host.size(); ++p) {
+    if (!d.expected.empty()) {
+        for (size_t p = first_output; p < d.host.size(); ++p) {
             runtime::NDArray got = runtime::NDArray::empty(d.host[p].type());
             d.dev[p].copy_to_host(got.raw(), got.num_bytes());
             TS_USER_CHECK(runtime::allclose(got, d.expected[p], 1e-3, 1e-4))
@@ -159,50 +188,45 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
 #ifdef TESSERA_WITH_CUDA
     std::vector<const autotune::TuneTask*> tunable;
     for (const autotune::TuneTask& t : tasks) {
-        if (autotune::gpu_sketch_block(t.func).empty()) ++result.skipped;
-        else tunable.push_back(&t);
+        if (autotune::gpu_sketch_block(t.func).empty())
+            ++result.skipped;
+        else
+            tunable.push_back(&t);
     }
     if (tunable.empty()) return result;
     const std::string arch = codegen::default_cuda_arch();
-    const std::string machine = autotune::machine_fingerprint();
-    std::mt19937_64 rng(options.seed);
+    autotune::GpuSearchOptions so = options.search;
+    if (!so.check) so.check = check_gpu_candidate;  // the verifier's limits, before a trial
+    autotune::CostModel model;  // shared: its labels are relative to each task's best
     for (size_t ti = 0; ti < tunable.size(); ++ti) {
         const autotune::TuneTask& t = *tunable[ti];
+        // The budget of a task counts its trials already recorded (resume).
         const int budget = options.trials / int(tunable.size()) +
                            (int(ti) < options.trials % int(tunable.size()) ? 1 : 0);
-        GpuTaskResult tr{t.name, t.key, 0, 0, t.flops, 0, ""};
-        TaskData data = task_data(t, options.seed);
-        bool checked = false;
-        for (int trial = 0; trial < budget; ++trial) {
-            autotune::TuningRecord rec;
-            rec.workload = t.key;
-            rec.target = "cuda";
-            rec.task = t.name;
-            rec.flops = t.flops;
-            rec.machine = machine;
-            rec.threads = 1;
-            try {
-                autotune::GpuSketch s = autotune::sample_gpu(t.func, rng);
-                rec.decisions = s.to_json();
-                schedule::Schedule sch = autotune::generate_gpu(t.func, s);
-                rec.trace = sch.trace();
-                GpuCandidate c = build_gpu_candidate(t.func, s, arch);
-                rec.times_ms = measure(c, t.name, data, options.repeat, !checked);
-                checked = true;
-                const double ms = rec.median_ms();
-                if (tr.best_ms == 0 || ms < tr.best_ms) {
-                    tr.best_ms = ms;
-                    tr.best = rec.decisions;
-                }
-            } catch (const std::exception& e) {
-                rec.error = e.what();
-                ++tr.errors;
-            }
-            rec.timestamp = now_s();
-            db.append(rec);
-            ++tr.trials;
-            ++result.measured;
-            if (progress) progress(tr);
+        autotune::GpuSearch search(t, db, model, so, options.seed + ti);
+        GpuTaskResult tr;
+        auto sync = [&](const autotune::GpuSearchState& st) {
+            tr.name = st.name;
+            tr.key = st.key;
+            tr.trials = st.trials;
+            tr.resumed = st.resumed;
+            tr.errors = st.errors;
+            tr.flops = st.flops;
+            tr.best_ms = st.best_ms;
+            tr.best = st.best;
+        };
+        sync(search.state());
+        if (search.state().trials < budget) {
+            TaskData data = task_data(t, options.seed);
+            auto measure_fn = [&](const autotune::GpuSketch&, const tir::PrimFunc& scheduled) {
+                GpuCandidate c = compile_candidate(scheduled, arch);
+                return autotune::GpuTrial{measure(c, t.name, data, options.repeat), ""};
+            };
+            search.run(budget, measure_fn, [&](const autotune::GpuSearchState& st) {
+                sync(st);
+                ++result.measured;
+                if (progress) progress(tr);
+            });
         }
         result.tasks.push_back(tr);
     }
@@ -210,6 +234,45 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
     (void)tasks, (void)db, (void)options, (void)progress;
 #endif
     return result;
+}
+
+std::shared_ptr<codegen::CudaModel> build_cuda_with_records(const graph::Graph& g,
+                                                            const autotune::Database& db,
+                                                            GpuRecordsUse* use) {
+#ifndef TESSERA_WITH_CUDA
+    (void)g, (void)db, (void)use;
+    TS_USER_FAIL() << "this build of tessera has no CUDA back end";
+#else
+    GpuRecordsUse u;
+    auto schedule = [&](const tir::PrimFunc& f) {
+        ++u.kernels;
+        tir::PrimFunc s = autotune::apply_best_gpu(f, db);
+        try {  // a record over this device's limits (or stale) falls back to the default
+            if (s.defined()) check_gpu_candidate(s);
+        } catch (const UserError&) {
+            s = tir::PrimFunc();
+        }
+        if (s.defined()) {
+            ++u.tuned;
+            u.tuned_kernels.push_back(f->name);
+        }
+        return s;
+    };
+    std::shared_ptr<codegen::CudaModel> m = codegen::build_cuda(g, {}, schedule);
+    if (use) *use = u;
+    return m;
+#endif
+}
+
+std::string gpu_records_note(const autotune::Database& db, const GpuRecordsUse& use) {
+    std::string note = "tuning records '" + db.path() + "': " + std::to_string(use.tuned) + " of " +
+                       std::to_string(use.kernels) + " kernels tuned";
+    if (use.tuned < use.kernels)
+        note += ", " + std::to_string(use.kernels - use.tuned) +
+                " use the default GPU schedule (no \"cuda\" record applies)";
+    const std::string foreign = autotune::foreign_records_note(db);
+    if (!foreign.empty()) note += "\n" + foreign;
+    return note;
 }
 
 }  // namespace tessera::driver

@@ -1,16 +1,24 @@
-// GPU autotuning (`tessera tune --target cuda`): per task, random samples of
-// the GPU sketch (autotune/space_gpu.h) compiled with NVRTC and timed on the
-// device with events, each appended to the database as a "cuda" record.
+// GPU autotuning (`tessera tune --target cuda`): per task, the evolutionary
+// GPU-sketch search under the cost model (autotune/search_gpu.h), each
+// candidate compiled with NVRTC and timed on the device with events, each
+// trial appended to the database as a "cuda" record; resumes from it. And the
+// CUDA build with the best "cuda" record per task applied.
 #pragma once
 
 #include <array>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/autotune/database.h"
-#include "engine/autotune/task.h"
+#include "engine/autotune/search_gpu.h"
 #include "engine/autotune/space_gpu.h"
+#include "engine/autotune/task.h"
+
+namespace tessera::codegen {
+struct CudaModel;
+}
 
 namespace tessera::driver {
 
@@ -18,11 +26,15 @@ struct GpuTuneOptions {
     int trials = 64;  // measured candidates over all tasks
     int repeat = 10;  // timed launches per candidate (after one warm-up)
     uint64_t seed = 1;
+    /// Batch, population, generations, epsilon, space limits; a null
+    /// `check` becomes check_gpu_candidate.
+    autotune::GpuSearchOptions search;
 };
 
 struct GpuTaskResult {
     std::string name, key;
-    int trials = 0, errors = 0;
+    int trials = 0, errors = 0;  // recorded, resumed ones included
+    int resumed = 0;             // found in the database at the start
     double flops = 0;
     double best_ms = 0;  // 0: nothing measured
     std::string best;    // the best sketch, JSON
@@ -31,7 +43,7 @@ struct GpuTaskResult {
 struct GpuTuneResult {
     std::vector<GpuTaskResult> tasks;  // tunable tasks (one reduction block)
     int skipped = 0;                   // tasks the GPU sketch does not apply to
-    int measured = 0;
+    int measured = 0;                  // trials run in this session
 };
 
 /// UserError "no CUDA device is available: GPU tuning measures on the
@@ -47,18 +59,46 @@ struct GpuCandidate {
     std::vector<std::string> kernels;  // launched in order
     std::vector<std::array<int64_t, 3>> grids, blocks;
     std::vector<int64_t> shared_bytes;
-    std::vector<std::vector<int>> args;  // per kernel: indices into func's params
+    /// Per kernel: indices into func's params, then (from params.size() on)
+    /// into the workspaces (intermediate global buffers, allocated per run).
+    std::vector<std::vector<int>> args;
+    std::vector<int64_t> workspace_bytes;
 };
 GpuCandidate build_gpu_candidate(const tir::PrimFunc& func, const autotune::GpuSketch& sketch,
                                  const std::string& arch);
 
+/// Throws UserError when a scheduled candidate exceeds the CUDA verifier's
+/// limits (lower_cuda: threads, shared memory, registers; no NVRTC, no device).
+void check_gpu_candidate(const tir::PrimFunc& scheduled);
+
 /// Tunes the tasks on the device (require_gpu_for_tuning first): spreads
-/// `trials` evenly over the tunable tasks, checks each task's first good
-/// candidate against the interpreter (small tasks), and appends every trial
-/// to `db` (target "cuda", decisions = the sketch). `progress` (may be
-/// null) gets each task's state after each trial.
+/// `trials` evenly over the tunable tasks (a task's trials already in `db`
+/// count: an interrupted session resumes), searches each with
+/// autotune::GpuSearch, checks candidates against the interpreter (small
+/// tasks), and appends every trial to `db` (target "cuda", decisions = the
+/// sketch). `progress` (may be null) gets a task's state after each trial.
 GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::Database& db,
                        const GpuTuneOptions& options,
                        const std::function<void(const GpuTaskResult&)>& progress = nullptr);
+
+/// What applying "cuda" records to a CUDA build did.
+struct GpuRecordsUse {
+    int kernels = 0;                         // fused groups compiled
+    int tuned = 0;                           // of those, scheduled by a record
+    std::vector<std::string> tuned_kernels;  // their function names
+};
+
+/// codegen::build_cuda of the optimized graph `g` with the best "cuda" record
+/// of each fused group's workload on this machine applied (the key tune_gpu
+/// records: workload_key of the group's unscheduled function, target "cuda"),
+/// the default GPU schedule where none applies. Needs no device; UserError
+/// without CUDA support.
+std::shared_ptr<codegen::CudaModel> build_cuda_with_records(const graph::Graph& g,
+                                                            const autotune::Database& db,
+                                                            GpuRecordsUse* use = nullptr);
+
+/// A line for people: "tuning records 'r.jsonl': 1 of 3 kernels tuned, 2 use
+/// the default GPU schedule (no record)", plus foreign_records_note's line.
+std::string gpu_records_note(const autotune::Database& db, const GpuRecordsUse& use);
 
 }  // namespace tessera::driver

@@ -69,13 +69,21 @@ std::map<const Variable*, Interval> relax_domain(const Path& path, size_t from) 
 }
 
 // Relaxes index expressions of a block (in its block vars) at `path` (ending
-// with its BlockRealize), relaxing the loops from position `from`.
-std::vector<Interval> relax_access(const Path& path, size_t from, const std::vector<Expr>& idx) {
+// with its BlockRealize), relaxing the loops from position `from` and the
+// loops in `also` (loops above the target bound to threads that share the buffer).
+std::vector<Interval> relax_access(const Path& path, size_t from, const std::vector<Expr>& idx,
+                                   const std::vector<const For*>& also = {}) {
     const BlockRealize* r = path.back().as<BlockRealize>();
     const Block* b = r->block_node();
     std::map<const Variable*, Expr> bind;
     for (size_t i = 0; i < b->iter_vars.size(); ++i) bind[b->iter_vars[i].var.get()] = r->iter_values[i];
     auto dom = relax_domain(path, from);
+    for (const For* l : also) {
+        const int64_t* mn = as_const_int(l->min);
+        const int64_t* ext = as_const_int(l->extent);
+        dom[l->loop_var.get()] =
+            mn && ext ? Interval{int_const(*mn), int_const(*mn + *ext - 1)} : Interval{};
+    }
     bool bad = false;
     for (auto& [v, iv] : dom) bad |= !iv.ok();
     std::vector<Interval> out;
@@ -214,6 +222,15 @@ PrimFunc forward(const PrimFunc& f, const std::string& block, const std::string&
         auto* st = static_cast<const BufferStore*>(n);
         dim_var = dims_to_vars(b, st->indices, "block '" + block + "' does not store at its iteration variables");
     });
+    // A shared buffer is filled by all threads of a block together: its region
+    // covers the reads of every thread (loops bound to threadIdx above the
+    // target are relaxed too, as TVM does for the "shared" scope).
+    std::vector<const For*> thread_loops;
+    if (w->scope == "shared")
+        for (const Stmt& s : lp)
+            if (const For* o = s.as<For>();
+                o && o->kind == ForKind::ThreadBinding && o->thread_tag.rfind("threadIdx.", 0) == 0)
+                thread_loops.push_back(o);
     // Region of w that the consumers read under the loop.
     std::vector<DimRegion> reg(w->shape.size());
     for (const Path& cp : find_all(lp.back(), [&](const Stmt& s) {
@@ -222,7 +239,7 @@ PrimFunc forward(const PrimFunc& f, const std::string& block, const std::string&
                              consumers.end();
          })) {
         for (const auto& idx : load_indices(cp.back().as<BlockRealize>()->block_node(), w)) {
-            auto ivs = relax_access(cp, 1, idx);
+            auto ivs = relax_access(cp, 1, idx, thread_loops);
             for (size_t d = 0; d < reg.size(); ++d) merge(reg[d], ivs[d]);
         }
     }

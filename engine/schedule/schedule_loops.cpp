@@ -360,19 +360,34 @@ PrimFunc set_loop_kind(const PrimFunc& f, const std::string& loop, const std::st
                        "unknown thread axis '" << thread_axis
                                                << "' (use blockIdx.x|y|z, threadIdx.x|y|z or "
                                                   "vthread.x|y|z)");
-        std::vector<const For*> nest;
+        // (outer, inner) pairs of loops bound to the same axis. A nested
+        // rebinding is allowed for a cooperative fetch: same constant extent,
+        // and the inner loop's body does not depend on the outer loop (in a
+        // kernel both are the same thread index).
+        std::vector<std::pair<const For*, const For*>> nest;
         for (const Stmt& s : p)
-            if (const For* o = s.as<For>(); o && o != l) nest.push_back(o);
+            if (const For* o = s.as<For>(); o && o != l) nest.push_back({o, l});
         find_all(l->body, [&](const Stmt& s) {
-            if (const For* o = s.as<For>()) nest.push_back(o);
+            if (const For* o = s.as<For>()) nest.push_back({l, o});
             return false;
         });
-        for (const For* o : nest)
-            TS_SCHED_CHECK(o->kind != ForKind::ThreadBinding || o->thread_tag != thread_axis,
-                           "bind conflict: thread axis '" << thread_axis
-                                                          << "' is already bound to loop '"
-                                                          << o->loop_var.name()
-                                                          << "' in this nest");
+        for (auto [outer, inner] : nest) {
+            const For* o = outer == l ? inner : outer;
+            if (o->kind != ForKind::ThreadBinding || o->thread_tag != thread_axis) continue;
+            const int64_t* eo = as_const_int(outer->extent);
+            const int64_t* ei = as_const_int(inner->extent);
+            bool uses_outer = false;
+            post_order_visit(inner->body, [&](const Object* n) {
+                uses_outer |= n == static_cast<const Object*>(outer->loop_var.get());
+            });
+            TS_SCHED_CHECK(thread_axis.rfind("threadIdx.", 0) == 0 && eo && ei && *eo == *ei &&
+                               !uses_outer,
+                           "bind conflict: thread axis '"
+                               << thread_axis << "' is already bound to loop '"
+                               << o->loop_var.name()
+                               << "' in this nest (a nested threadIdx binding needs the same "
+                                  "extent and a body independent of the outer loop)");
+        }
     }
     Stmt nl = For::make(l->loop_var, l->min, l->extent, kind, l->body,
                         kind == ForKind::ThreadBinding ? thread_axis : "", l->annotations);

@@ -3,6 +3,7 @@
 // is a single scalar: an int64 for integer and bool types, a double for float
 // types (float32 results are rounded to float after every operation).
 #include "engine/tir/interpreter.h"
+#include "engine/tir/passes/inject_prefetch.h"
 
 #include <cmath>
 #include <cstring>
@@ -348,8 +349,9 @@ private:
             case NodeType::Evaluate: {
                 const Evaluate* op = s.as<Evaluate>();
                 // A storage barrier: threads run one after another here.
-                if (const Call* c = op->value.as<Call>(); c && c->op == "tir.tvm_storage_sync")
-                    return;
+                if (const Call* c = op->value.as<Call>();
+                    c && (c->op == "tir.tvm_storage_sync" || c->op == kPrefetchIntrinsic))
+                    return;  // a prefetch is a hint: its address may lie past the buffer
                 for (int l = 0; l < op->value.dtype().lanes; ++l) eval(op->value, l);
                 return;
             }

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/tir/passes/inject_prefetch.h"
 #include "engine/codegen/cuda/cuda_lower.h"
 #include "engine/codegen/cuda/insert_syncs.h"
 #include "engine/core/error.h"
@@ -375,6 +376,8 @@ private:
                     return;
                 }
                 const Evaluate* op = s.as<Evaluate>();
+                if (const Call* c = op->value.as<Call>(); c && c->op == kPrefetchIntrinsic)
+                    return;  // a CPU cache hint
                 if (!as_const_int(op->value)) line() << "(void)" << expr(op->value) << ";\n";
                 return;
             }
@@ -499,7 +502,8 @@ private:
         line() << "float4 " << out << ";\n";
         static const char* kLane[4] = {"x", "y", "z", "w"};
         for (int i = 0; i < 4; ++i) {
-            Expr lane_value = simplify(substitute(value, {{lane, Expr(int64_t(i))}}));
+            Expr lane_value =
+                simplify(substitute(value, {{lane, IntImm::make(lane->dtype, int64_t(i))}}));
             std::string text = strip_parens(expr(lane_value));
             for (size_t p; (p = text.find(".LANE")) != std::string::npos;)
                 text.replace(p, 5, std::string(".") + kLane[i]);

@@ -13,6 +13,7 @@
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
+#include "engine/tir/passes/compact_shared.h"
 #include "engine/tir/passes/flatten_buffers.h"
 #include "engine/tir/passes/lower_blocks.h"
 #include "engine/tir/simplify.h"
@@ -57,11 +58,31 @@ protected:
         TS_USER_CHECK(ext && *ext > 0)
             << m_where << ": loop '" << op->loop_var.name() << "' bound to " << op->thread_tag
             << " needs a constant positive extent";
-        TS_USER_CHECK(!m_active.count(slot))
-            << m_where << ": loop '" << op->loop_var.name() << "' is bound to " << op->thread_tag
-            << " inside another loop bound to the same axis";
+        // A loop bound to a threadIdx axis inside another one bound to the
+        // same axis (a cooperative fetch) is the same thread index in the
+        // kernel: it needs the same extent and no use of the outer loop.
+        auto outer = m_active.find(slot);
+        if (outer != m_active.end()) {
+            const For* o = outer->second;
+            TS_USER_CHECK(slot >= 3 && slot < 6 && is_const_int(o->extent, *ext) &&
+                          is_const_int(o->min, 0) && is_const_int(op->min, 0))
+                << m_where << ": loop '" << op->loop_var.name() << "' is bound to "
+                << op->thread_tag << " inside another loop bound to the same axis ('"
+                << o->loop_var.name()
+                << "'); only a threadIdx loop with the same extent and start may be nested "
+                   "like that (a cooperative fetch)";
+            bool uses_outer = false;
+            post_order_visit(op->body, [&](const Object* n) {
+                uses_outer |= n == static_cast<const Object*>(o->loop_var.get());
+            });
+            TS_USER_CHECK(!uses_outer)
+                << m_where << ": loop '" << op->loop_var.name() << "' is bound to "
+                << op->thread_tag << " inside another loop bound to the same axis ('"
+                << o->loop_var.name() << "') and its body uses the outer loop's variable";
+            return IRVisitor::visit(op);
+        }
         extent[size_t(slot)] = std::max(extent[size_t(slot)], *ext);
-        m_active.insert(slot);
+        m_active[slot] = op;
         IRVisitor::visit(op);
         m_active.erase(slot);
     }
@@ -77,7 +98,7 @@ protected:
 
 private:
     std::string m_where;
-    std::set<int> m_active;
+    std::map<int, const For*> m_active;  // slot -> enclosing loop bound to it
 };
 
 std::string dims_text(const std::array<int64_t, 3>& d) {
@@ -232,7 +253,7 @@ int thread_tag_slot(const std::string& tag) {
 LoweredFunc lower_to_kernels(const PrimFunc& f, const CudaLimits& limits) {
     TS_CHECK(f.defined()) << "CUDA codegen: undefined PrimFunc";
     PrimFunc compact = f.with_body(compact_thread_private(f->body));
-    PrimFunc lowered = simplify(flatten_buffers(lower_blocks(compact)));
+    PrimFunc lowered = simplify(flatten_buffers(compact_shared_buffers(lower_blocks(compact))));
     return Splitter(lowered, limits).run();
 }
 

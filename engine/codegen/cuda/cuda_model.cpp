@@ -23,12 +23,14 @@ struct GroupFunc {
 
 // One scheduled function per group (passes::fused_groups order), unique names.
 std::vector<GroupFunc> lower_groups(const graph::Graph& g,
-                                    const std::vector<std::vector<int>>& groups) {
+                                    const std::vector<std::vector<int>>& groups,
+                                    const GpuScheduleFn& schedule = nullptr) {
     std::vector<GroupFunc> out;
     std::set<std::string> names;
     for (const std::vector<int>& group : groups) {
         topi::LoweredGroup lg = topi::lower_group(g, group);
-        tir::PrimFunc f = topi::schedule_gpu_default(lg.func);
+        tir::PrimFunc f = schedule ? schedule(lg.func) : tir::PrimFunc();
+        if (!f.defined()) f = topi::schedule_gpu_default(lg.func);
         std::string name = f->name;
         for (int k = 1; names.count(name); ++k) name = f->name + "_" + std::to_string(k);
         if (name != f->name) f = tir::PrimFunc(name, f->params, f->body, f->attrs);
@@ -47,11 +49,12 @@ std::vector<std::string> cuda_pass_pipeline(const std::vector<std::string>& spec
     return out;
 }
 
-std::shared_ptr<CudaModel> build_cuda(const graph::Graph& g, const CudaOptions& options) {
+std::shared_ptr<CudaModel> build_cuda(const graph::Graph& g, const CudaOptions& options,
+                                      const GpuScheduleFn& schedule) {
     auto t0 = std::chrono::steady_clock::now();
     auto model = std::make_shared<CudaModel>();
     model->graph = g;
-    std::vector<GroupFunc> groups = lower_groups(g, passes::fused_groups(g));
+    std::vector<GroupFunc> groups = lower_groups(g, passes::fused_groups(g), schedule);
     for (const GroupFunc& gf : groups) model->kernels.push_back(gf.func);
     model->compiled = compile_cuda(model->kernels, options);
     for (size_t i = 0; i < groups.size(); ++i) {

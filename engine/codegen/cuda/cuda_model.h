@@ -3,6 +3,7 @@
 // PTX from NVRTC, and the launch list that a CudaGraphExecutor runs.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "engine/codegen/cuda/cuda_codegen.h"
@@ -29,11 +30,16 @@ struct CudaModel {
 /// GPU rules run NCHW convolutions as implicit GEMM).
 std::vector<std::string> cuda_pass_pipeline(const std::vector<std::string>& spec, int opt_level);
 
+/// Schedules a fused group's unscheduled function for the GPU (tuning
+/// records); a null PrimFunc leaves it to the default GPU schedule.
+using GpuScheduleFn = std::function<tir::PrimFunc(const tir::PrimFunc& unscheduled)>;
+
 /// Lowers each fused group of `g` (passes::fused_groups; run the passes
-/// first) with topi::lower_group and the default GPU schedule, and compiles
-/// them all into one module with NVRTC (no device needed). UserError names
-/// the node that fails.
-std::shared_ptr<CudaModel> build_cuda(const graph::Graph& g, const CudaOptions& options = {});
+/// first) with topi::lower_group and the default GPU schedule (or what
+/// `schedule`, when given, returns for it), and compiles them all into one
+/// module with NVRTC (no device needed). UserError names the node that fails.
+std::shared_ptr<CudaModel> build_cuda(const graph::Graph& g, const CudaOptions& options = {},
+                                      const GpuScheduleFn& schedule = nullptr);
 
 /// The CUDA C of the given nodes with their default GPU schedules.
 std::string cuda_source_of_nodes(const graph::Graph& g, const std::vector<int>& nodes,

@@ -48,6 +48,8 @@ private:
     llvm::Value* emit_guarded_select(const tir::Select* op);
     llvm::Value* emit_libm(const std::string& name, tir::DataType t, llvm::Value* x);
     llvm::Value* emit_load(const tir::BufferLoad* op);
+    /// llvm.prefetch of the address of a tir.prefetch call's load.
+    llvm::Value* emit_prefetch(const tir::Call* op);
     llvm::Value* floor_div_mod(llvm::Value* a, llvm::Value* b, tir::DataType t, bool want_mod);
     llvm::Value* splat_if_needed(llvm::Value* v, int lanes);
     llvm::Value* const_of(tir::DataType t, double v);

@@ -1,6 +1,7 @@
 // Loop-IR expressions -> LLVM IR values.
 #include <llvm/IR/Intrinsics.h>
 
+#include "engine/tir/passes/inject_prefetch.h"
 #include "engine/codegen/llvm/codegen_llvm.h"
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
@@ -145,6 +146,7 @@ llvm::Value* CodeGenLLVM::emit_libm(const std::string& name, DataType t, llvm::V
 
 llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
     const DataType t = op->dtype;
+    if (op->op == tir::kPrefetchIntrinsic) return emit_prefetch(op);
     std::vector<llvm::Value*> args;
     for (const Expr& a : op->args) args.push_back(splat_if_needed(emit(a), t.lanes));
     auto unary = [&](llvm::Intrinsic::ID id) {

@@ -6,10 +6,25 @@
 // so the parallel region optimizes like the serial one.
 #include "engine/codegen/llvm/codegen_llvm.h"
 #include "engine/core/error.h"
+#include "engine/tir/functor.h"
+#include "engine/tir/passes/inject_prefetch.h"
 
 namespace tessera::codegen {
 
 using namespace tessera::tir;
+
+namespace {
+
+bool contains_prefetch(const Stmt& s) {
+    bool found = false;
+    post_order_visit(s, [&](const Object* n) {
+        if (n->node_type == NodeType::Call && static_cast<const Call*>(n)->op == kPrefetchIntrinsic)
+            found = true;
+    });
+    return found;
+}
+
+}  // namespace
 
 void CodeGenLLVM::emit_parallel_for(const For* op) {
     const DataType vt = op->loop_var.dtype();
@@ -48,7 +63,12 @@ void CodeGenLLVM::emit_parallel_for(const For* op) {
     llvm::Function* body = llvm::Function::Create(
         llvm::FunctionType::get(void_ty, body_params, false), llvm::Function::InternalLinkage,
         base + ".body", m_mod);
-    body->addFnAttr(llvm::Attribute::AlwaysInline);
+    // Inlined into the worker, the noalias parameters become alias scopes,
+    // which calls that may touch other memory (llvm.prefetch) do not get: a
+    // prefetch would then keep the accumulators of its loop in memory. A body
+    // with prefetches stays a function, its parameters noalias.
+    body->addFnAttr(contains_prefetch(op->body) ? llvm::Attribute::NoInline
+                                                : llvm::Attribute::AlwaysInline);
     set_target_attributes(body);
     for (size_t i = 0; i < bufs.size(); ++i) {
         body->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);

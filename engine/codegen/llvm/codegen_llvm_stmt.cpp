@@ -3,6 +3,7 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include "engine/codegen/llvm/codegen_llvm.h"
+#include "engine/tir/passes/inject_prefetch.h"
 #include "engine/core/error.h"
 #include "engine/tir/op.h"
 
@@ -167,6 +168,26 @@ llvm::Value* CodeGenLLVM::emit_load(const BufferLoad* op) {
         v = m_b.CreateAlignedLoad(memory_type(buf.dtype.with_lanes(lanes)), addr, align);
     if (t.is_bool()) v = m_b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
     return v;
+}
+
+llvm::Value* CodeGenLLVM::emit_prefetch(const Call* op) {
+    llvm::Value* zero = llvm::ConstantInt::get(llvm::Type::getInt32Ty(m_ctx), 0);
+    const BufferLoad* load = op->args.size() == 1 ? op->args[0].as<BufferLoad>() : nullptr;
+    TS_CHECK(load && load->indices.size() == 1)
+        << "LLVM codegen: tir.prefetch takes one flattened buffer load";
+    const BufferInfo& buf = buffer_info(load->buffer);
+    // The address of the first lane; no inbounds: it may lie past the buffer
+    // (a prefetch never faults).
+    const Expr& index = load->indices[0];
+    Expr first = index;
+    if (const Ramp* r = index.as<Ramp>()) first = r->base;
+    if (first.dtype().is_vector()) return zero;  // a gather: nothing to prefetch
+    llvm::Value* addr = m_b.CreateGEP(memory_type(buf.dtype.element_of()), buf.ptr, emit(first));
+    llvm::Function* fn = llvm::Intrinsic::getDeclaration(
+        &m_mod, llvm::Intrinsic::prefetch, {addr->getType()});
+    // read, keep in all cache levels (prefetcht0), data cache.
+    m_b.CreateCall(fn, {addr, m_b.getInt32(0), m_b.getInt32(3), m_b.getInt32(1)});
+    return zero;
 }
 
 void CodeGenLLVM::emit_store(const BufferStore* op) {

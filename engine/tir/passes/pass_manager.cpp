@@ -6,8 +6,10 @@
 #include <iostream>
 
 #include "engine/core/error.h"
+#include "engine/tir/passes/compact_local_buffers.h"
 #include "engine/tir/passes/flatten_buffers.h"
 #include "engine/tir/passes/infer_regions.h"
+#include "engine/tir/passes/inject_prefetch.h"
 #include "engine/tir/passes/loop_partition.h"
 #include "engine/tir/passes/lower_blocks.h"
 #include "engine/tir/passes/remove_no_op.h"
@@ -29,6 +31,9 @@ const std::vector<PassInfo>& tir_pass_registry() {
         {"lower_blocks",
          "replace blocks by plain loops, predicates by ifs, init by a guarded store",
          F(lower_blocks)},
+        {"compact_local_buffers",
+         "move local buffers into the loop holding their accesses, shrunk to the tile they touch",
+         F(compact_local_buffers)},
         {"loop_partition",
          "split loops with a tail condition into an unconditional main part and a tail",
          F(loop_partition)},
@@ -40,6 +45,9 @@ const std::vector<PassInfo>& tir_pass_registry() {
         {"unroll_loops", "copy the body of unrolled loops once per iteration", F(unroll_loops)},
         {"simplify", "fold constants, canonical index arithmetic, drop unit loops and constant ifs",
          F(simplify)},
+        {"inject_prefetch",
+         "software prefetches of loads a few iterations ahead where loops ask for them",
+         F(inject_prefetch)},
         {"storage_rewrite", "hoist allocations and reuse the memory of dead temporaries",
          F(storage_rewrite)},
         {"remove_no_op", "remove self-stores, empty loops, false branches and zero-extent loops",
@@ -61,8 +69,9 @@ const PassInfo& find_tir_pass(const std::string& name) {
 }
 
 std::vector<std::string> default_lowering_pipeline() {
-    return {"lower_blocks", "loop_partition", "flatten_buffers", "vectorize_loops",
-            "unroll_loops", "simplify",       "storage_rewrite", "remove_no_op"};
+    return {"lower_blocks",   "compact_local_buffers", "loop_partition",  "flatten_buffers",
+            "vectorize_loops", "unroll_loops",         "simplify",        "inject_prefetch",
+            "storage_rewrite", "remove_no_op"};
 }
 
 PassManager::PassManager(std::vector<std::string> passes) : m_passes(std::move(passes)) {

@@ -27,9 +27,9 @@ const std::vector<PassInfo>& tir_pass_registry();
 /// The registered pass called `name`; throws UserError naming the known passes.
 const PassInfo& find_tir_pass(const std::string& name);
 
-/// The passes run before code generation: lower_blocks, loop_partition,
-/// flatten_buffers, vectorize_loops, unroll_loops, simplify, storage_rewrite,
-/// remove_no_op.
+/// The passes run before code generation: lower_blocks, compact_local_buffers,
+/// loop_partition, flatten_buffers, vectorize_loops, unroll_loops, simplify,
+/// inject_prefetch, storage_rewrite, remove_no_op.
 std::vector<std::string> default_lowering_pipeline();
 
 /// What one pass did: its name, whether it changed the function, wall time.

@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/autotune/space.h"
 #include "engine/autotune/tuner.h"
 #include "engine/driver/driver.h"
@@ -188,6 +190,58 @@ TEST(Database, RoundTripTornLineAndBest) {
     fs::remove(p);
 }
 
+TEST(Database, OptLevelIsPartOfTheRecordAndOldRecordsHaveTheDefault) {
+    fs::path p = temp_db("levels.jsonl");
+    std::vector<TuneTask> tasks = extract_tasks(gemm_graph(16, 8, 4));
+    const TuneTask& t = tasks[0];
+    Candidate c = default_candidate(space_options(t, 1));
+    TuningRecord o3;
+    o3.workload = t.key;
+    o3.trace = t.default_trace;
+    o3.decisions = c.to_json();
+    o3.times_ms = {1.0};
+    o3.machine = machine_fingerprint();
+    o3.threads = 1;
+    o3.opt_level = 3;
+    TuningRecord o1 = o3;
+    o1.times_ms = {2.0};
+    o1.opt_level = 1;
+    // A record written before records held their level.
+    nlohmann::json legacy = nlohmann::json::parse(o3.to_json_line());
+    legacy.erase("opt_level");
+    legacy["times_ms"] = {4.0};
+    TuningRecord bad = o3;
+    bad.opt_level = 7;
+    {
+        Database db(p.string());
+        db.append(o3);
+        db.append(o1);
+    }
+    std::ofstream(p, std::ios::app) << legacy.dump() << "\n" << bad.to_json_line() << "\n";
+    Database db(p.string());
+    EXPECT_EQ(db.skipped_lines(), 1);  // level 7 is not a level
+    ASSERT_EQ(db.records().size(), 3u);
+    EXPECT_EQ(db.records()[0].opt_level, 3);
+    EXPECT_EQ(db.records()[1].opt_level, 1);
+    EXPECT_EQ(db.records()[2].opt_level, kDefaultRecordOptLevel);
+    ASSERT_NE(db.best(t.key, "llvm", 3), nullptr);
+    EXPECT_DOUBLE_EQ(db.best(t.key, "llvm", 3)->median_ms(), 1.0);
+    EXPECT_DOUBLE_EQ(db.best(t.key, "llvm", 1)->median_ms(), 2.0);
+    EXPECT_DOUBLE_EQ(db.best(t.key, "llvm", 2)->median_ms(), 4.0);  // the old record
+    EXPECT_EQ(db.best(t.key, "llvm", 0), nullptr);
+    EXPECT_DOUBLE_EQ(db.best(t.key)->median_ms(), 1.0);  // any level
+    EXPECT_EQ(db.count(t.key), 3);
+    EXPECT_EQ(db.count(t.key, 1), 1);
+    EXPECT_EQ(db.count(t.key, 0), 0);
+    // Applied at compile time only at the level it was measured at.
+    bool applied = false;
+    apply_best(t.func, t.anchor, t.cpu, db, "llvm", &applied, 0);
+    EXPECT_FALSE(applied);
+    apply_best(t.func, t.anchor, t.cpu, db, "llvm", &applied, 2);
+    EXPECT_TRUE(applied);
+    fs::remove(p);
+}
+
 TEST(Tune, ResumesAndCancels) {
     fs::path p = temp_db("resume.jsonl");
     graph::Graph g = gemm_graph(16, 16, 8);
@@ -216,6 +270,16 @@ TEST(Tune, ResumesAndCancels) {
     for (const auto& rec : db.records())
         if (!rec.baseline) decisions.insert(rec.decisions);
     EXPECT_EQ(decisions.size(), 12u);
+    for (const auto& rec : db.records()) EXPECT_EQ(rec.opt_level, quick(1).measure.opt_level);
+    // Trials measured at another LLVM level are not this level's trials.
+    TuneOptions o1 = quick(2);
+    o1.measure.opt_level = 1;
+    o1.confirm_top = 0;
+    TuneResult r1 = tune(tasks, db, o1);
+    EXPECT_EQ(r1.final.resumed, 0);
+    EXPECT_EQ(r1.measured, 2);
+    EXPECT_EQ(db.count(tasks[0].key, 1), 2);
+    EXPECT_EQ(db.count(tasks[0].key, quick(1).measure.opt_level), 12);
     fs::remove(p);
 }
 
@@ -274,6 +338,7 @@ TEST(Tune, ShortRunBeatsTheNaiveLoopNestAndBuildsWithRecords) {
     Database db(p.string());
     TuneOptions o = quick(24);
     o.batch = 8;
+    o.measure.opt_level = driver::BuildOptions{}.opt_level;  // the build below applies its level
     TuneResult r = tune(tasks, db, o);
     ASSERT_EQ(r.final.trials, 24);
     const TaskProgress& t = r.final.tasks[0];

@@ -1,9 +1,13 @@
 // GPU tuning on the device (label `gpu`): a short tune of a GEMM records one
 // "cuda" trial per candidate, the good ones timed and checked against the
-// interpreter. Skips without a driver.
+// interpreter; a second tune resumes, and the best record applies to the
+// CUDA build and runs correctly. Skips without a driver.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "engine/autotune/task.h"
+#include "engine/codegen/cuda/cuda_model.h"
 #include "engine/driver/driver.h"
 #include "engine/driver/tune_gpu.h"
 #include "engine/runtime/cuda_driver.h"
@@ -14,8 +18,8 @@ namespace {
 TEST(TuneGpuDevice, ShortGemmTuneRecordsTimedCudaTrials) {
     if (!runtime::cuda::available()) GTEST_SKIP() << runtime::cuda::unavailable_reason();
     driver::BuildOptions bo;
-    auto tasks = autotune::extract_tasks(
-        driver::optimize(autotune::gemm_graph(128, 96, 64), bo), "cuda", 1);
+    auto tasks =
+        autotune::extract_tasks(driver::optimize(autotune::gemm_graph(128, 96, 64), bo), "cuda", 1);
     autotune::Database db;
     driver::GpuTuneOptions o;
     o.trials = 6;
@@ -33,6 +37,39 @@ TEST(TuneGpuDevice, ShortGemmTuneRecordsTimedCudaTrials) {
         }
     }
     EXPECT_NE(db.best(tasks[0].key, "cuda"), nullptr);
+}
+
+TEST(TuneGpuDevice, TunedRecordsResumeApplyAndRunCorrectly) {
+    if (!runtime::cuda::available()) GTEST_SKIP() << runtime::cuda::unavailable_reason();
+    driver::BuildOptions bo;
+    bo.passes = codegen::cuda_pass_pipeline({}, bo.opt_level);
+    graph::Graph g = autotune::gemm_graph(128, 96, 64);
+    graph::Graph og = driver::optimize(g, bo);
+    auto tasks = autotune::extract_tasks(og, "cuda", 1);
+    autotune::Database db;
+    driver::GpuTuneOptions o;
+    o.trials = 8;
+    o.repeat = 3;
+    EXPECT_EQ(driver::tune_gpu(tasks, db, o).measured, 8);
+    o.trials = 12;  // resumed: 8 recorded, 4 more
+    driver::GpuTuneResult r = driver::tune_gpu(tasks, db, o);
+    EXPECT_EQ(r.measured, 4);
+    ASSERT_EQ(r.tasks.size(), 1u);
+    EXPECT_EQ(r.tasks[0].resumed, 8);
+    EXPECT_EQ(r.tasks[0].trials, 12);
+    std::set<std::string> sketches;
+    for (const auto& rec : db.records()) EXPECT_TRUE(sketches.insert(rec.decisions).second);
+    driver::GpuRecordsUse use;
+    auto model = driver::build_cuda_with_records(og, db, &use);
+    EXPECT_EQ(use.tuned, 1);
+    auto ex = model->make_executor();
+    std::vector<runtime::NDArray> inputs;
+    for (size_t i = 0; i < og.inputs.size(); ++i)
+        inputs.push_back(runtime::random_ndarray(og.values[size_t(og.inputs[i])].type, 40 + i));
+    for (size_t i = 0; i < inputs.size(); ++i) ex->set_input(i, inputs[i]);
+    ex->run();
+    std::vector<runtime::NDArray> want = driver::interpret_graph(g, inputs);
+    EXPECT_TRUE(runtime::allclose(ex->get_output(0), want.at(0), 1e-3, 1e-4));
 }
 
 }  // namespace

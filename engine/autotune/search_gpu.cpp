@@ -1,0 +1,282 @@
+// Evolutionary GPU-sketch search under the cost model (see search_gpu.h).
+#include "engine/autotune/search_gpu.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "engine/autotune/features.h"
+#include "engine/autotune/space.h"
+#include "engine/core/error.h"
+
+namespace tessera::autotune {
+
+namespace {
+
+double now_epoch() {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// Per-thread resources of a sketch: (threads, vthreads, inner work).
+struct Usage {
+    int64_t threads = 1, vthreads = 1, inner = 1;
+};
+
+Usage usage(const GpuSketch& s) {
+    Usage u;
+    for (const std::vector<int64_t>& f : s.tiles) {
+        if (f.size() == 3) {
+            u.inner *= f[2];
+        } else if (f.size() == 5) {
+            u.vthreads *= f[1];
+            u.threads *= f[2];
+            u.inner *= f[3] * f[4];
+        }
+    }
+    return u;
+}
+
+bool within(const GpuSketch& s, const GpuSpaceOptions& o) {
+    Usage u = usage(s);
+    return u.threads <= o.max_threads && u.vthreads <= o.max_vthreads && u.inner <= o.max_inner;
+}
+
+bool is_local_cuda_trial(const TuningRecord& r, const std::string& key) {
+    return r.workload == key && r.target == "cuda" && !r.baseline && !r.confirmed &&
+           Database::is_local(r);
+}
+
+}  // namespace
+
+struct GpuSearch::Scored {
+    GpuSketch sketch;
+    std::string key;  // sketch JSON
+    tir::PrimFunc func;
+    schedule::Trace trace;
+    std::vector<float> features;
+    double score = 0;
+};
+
+GpuSketch mutate_gpu(const tir::PrimFunc& func, const GpuSketch& s, std::mt19937_64& rng,
+                     const GpuSpaceOptions& o) {
+    std::vector<size_t> movable;  // loops with a factor > 1 (something to move)
+    for (size_t i = 0; i < s.tiles.size(); ++i)
+        if (std::any_of(s.tiles[i].begin(), s.tiles[i].end(), [](int64_t f) { return f > 1; }))
+            movable.push_back(i);
+    for (int attempt = 0; attempt < 32; ++attempt) {
+        GpuSketch m = s;  // fields other than tiles / unroll stay as they are
+        if (movable.empty() || std::uniform_int_distribution<int>(0, 4)(rng) == 0) {
+            m.unroll = !m.unroll;
+        } else {
+            std::vector<int64_t>& f =
+                m.tiles[movable[std::uniform_int_distribution<size_t>(0, movable.size() - 1)(rng)]];
+            std::vector<size_t> from;
+            for (size_t k = 0; k < f.size(); ++k)
+                if (f[k] > 1) from.push_back(k);
+            const size_t a = from[std::uniform_int_distribution<size_t>(0, from.size() - 1)(rng)];
+            size_t b = std::uniform_int_distribution<size_t>(0, f.size() - 2)(rng);
+            if (b >= a) ++b;  // another level of the same loop
+            std::vector<int64_t> primes = prime_factors(f[a]);
+            const int64_t p =
+                primes[std::uniform_int_distribution<size_t>(0, primes.size() - 1)(rng)];
+            f[a] /= p;
+            f[b] *= p;
+        }
+        if (m == s || !within(m, o)) continue;
+        try {
+            generate_gpu(func, m);
+            return m;
+        } catch (const schedule::ScheduleError&) {
+        } catch (const UserError&) {
+        }
+    }
+    return s;
+}
+
+tir::PrimFunc apply_best_gpu(const tir::PrimFunc& func, const Database& db) {
+    const TuningRecord* r = db.best(workload_key(func, "cuda"), "cuda");
+    if (!r || r->decisions.empty()) return {};
+    try {
+        return generate_gpu(func, GpuSketch::from_json(r->decisions)).func();
+    } catch (const schedule::ScheduleError&) {
+    } catch (const UserError&) {
+    }
+    return {};
+}
+
+GpuSearch::GpuSearch(const TuneTask& task, Database& db, CostModel& model,
+                     const GpuSearchOptions& o, uint64_t seed)
+    : m_task(task), m_db(db), m_model(model), m_o(o), m_rng(seed) {
+    TS_USER_CHECK(o.batch >= 1) << "GPU search: batch must be >= 1";
+    m_state.name = task.name;
+    m_state.key = task.key;
+    m_state.flops = task.flops;
+    bool added = false;
+    for (const TuningRecord& r : db.records()) {
+        if (!is_local_cuda_trial(r, task.key)) continue;
+        m_state.trials++;
+        if (!r.ok()) m_state.errors++;
+        if (r.decisions.empty()) continue;
+        try {
+            GpuSketch s = GpuSketch::from_json(r.decisions);
+            const std::string key = s.to_json();
+            m_seen.insert(key);
+            const double ms = r.ok() ? r.median_ms() : -1;
+            if (r.ok()) {
+                m_good.push_back({ms, s});
+                if (m_state.best_ms == 0 || ms < m_state.best_ms) {
+                    m_state.best_ms = ms;
+                    m_state.best = key;
+                }
+            }
+            if (m_model.size() < 4000) {
+                m_model.add(extract_features(generate_gpu(task.func, s).func()), task.key, ms);
+                added = true;
+            }
+        } catch (const schedule::ScheduleError&) {
+        } catch (const UserError&) {
+        }
+    }
+    m_state.resumed = m_state.trials;
+    std::sort(m_good.begin(), m_good.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (added) m_model.train();
+}
+
+bool GpuSearch::score(const GpuSketch& s, Scored& out) const {
+    try {
+        schedule::Schedule sch = generate_gpu(m_task.func, s);
+        out.func = sch.func();
+        if (m_o.check) m_o.check(out.func);
+        out.trace = sch.trace();
+        out.features = extract_features(out.func);
+    } catch (const schedule::ScheduleError&) {
+        return false;
+    } catch (const UserError&) {
+        return false;
+    }
+    out.sketch = s;
+    out.key = s.to_json();
+    return true;
+}
+
+std::vector<GpuSearch::Scored> GpuSearch::propose(int n) {
+    std::vector<Scored> pop;
+    std::set<std::string> in_pop;
+    auto add = [&](const GpuSketch& s) {
+        const std::string key = s.to_json();
+        if (in_pop.count(key)) return;
+        Scored sc;
+        if (!score(s, sc)) return;
+        in_pop.insert(key);
+        pop.push_back(std::move(sc));
+    };
+    auto random_sketch = [&](GpuSketch& out) {
+        try {
+            out = sample_gpu(m_task.func, m_rng, m_o.space);
+            return true;
+        } catch (const UserError&) {
+            return false;
+        }
+    };
+    const int n_random = m_model.trained() ? int(double(n) * m_o.epsilon + 0.5) : n;
+    std::vector<Scored> out;
+    if (n - n_random > 0) {
+        for (size_t i = 0; i < m_good.size() && i < 8; ++i) add(m_good[i].second);
+        for (int tries = 0; int(pop.size()) < m_o.population && tries < 2 * m_o.population;
+             ++tries) {
+            GpuSketch s;
+            if (random_sketch(s)) add(s);
+        }
+        auto predict = [&] {
+            std::vector<std::vector<float>> x;
+            for (const Scored& s : pop) x.push_back(s.features);
+            std::vector<double> y = m_model.predict(x);
+            for (size_t i = 0; i < pop.size(); ++i) pop[i].score = y[i];
+            std::stable_sort(pop.begin(), pop.end(),
+                             [](const Scored& a, const Scored& b) { return a.score > b.score; });
+        };
+        for (int g = 0; g < m_o.generations && !pop.empty(); ++g) {
+            predict();
+            const size_t parents = std::max<size_t>(1, pop.size() / 2);
+            const size_t before = pop.size();
+            for (size_t i = 0; i < before; ++i) {
+                const size_t p = std::uniform_int_distribution<size_t>(0, parents - 1)(m_rng);
+                add(mutate_gpu(m_task.func, GpuSketch(pop[p].sketch), m_rng, m_o.space));
+            }
+        }
+        if (!pop.empty()) predict();
+        for (Scored& s : pop) {
+            if (int(out.size()) >= n - n_random) break;
+            if (m_seen.count(s.key)) continue;
+            m_seen.insert(s.key);
+            out.push_back(std::move(s));
+        }
+    }
+    // The epsilon share (everything before the model is trained): random samples.
+    for (int tries = 0; int(out.size()) < n && tries < 8 * n; ++tries) {
+        GpuSketch s;
+        Scored sc;
+        if (!random_sketch(s) || m_seen.count(s.to_json()) || !score(s, sc)) continue;
+        m_seen.insert(sc.key);
+        out.push_back(std::move(sc));
+    }
+    return out;
+}
+
+int GpuSearch::step(int n, const GpuMeasureFn& measure,
+                    const std::function<void(const GpuSearchState&)>& after) {
+    std::vector<Scored> batch = propose(n);
+    const std::string machine = machine_fingerprint();
+    for (Scored& c : batch) {
+        TuningRecord rec;
+        rec.workload = m_task.key;
+        rec.target = "cuda";
+        rec.task = m_task.name;
+        rec.trace = c.trace;
+        rec.trace.workload = m_task.key;
+        rec.decisions = c.key;
+        rec.flops = m_task.flops;
+        rec.machine = machine;
+        rec.threads = 1;
+        try {
+            GpuTrial t = measure(c.sketch, c.func);
+            rec.times_ms = std::move(t.times_ms);
+            rec.error = std::move(t.error);
+            if (rec.error.empty() && rec.times_ms.empty()) rec.error = "no time measured";
+        } catch (const std::exception& e) {
+            rec.error = e.what();
+            rec.times_ms.clear();
+        }
+        rec.timestamp = now_epoch();
+        m_db.append(rec);
+        m_state.trials++;
+        m_state.measured++;
+        m_state.last_error = rec.error;
+        const double ms = rec.ok() ? rec.median_ms() : -1;
+        if (rec.ok()) {
+            m_good.push_back({ms, c.sketch});
+            if (m_state.best_ms == 0 || ms < m_state.best_ms) {
+                m_state.best_ms = ms;
+                m_state.best = c.key;
+            }
+        } else {
+            m_state.errors++;
+        }
+        m_model.add(c.features, m_task.key, ms);
+        if (after) after(m_state);
+    }
+    std::sort(m_good.begin(), m_good.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (m_good.size() > 32) m_good.resize(32);
+    if (!batch.empty()) m_model.train();
+    return int(batch.size());
+}
+
+void GpuSearch::run(int budget, const GpuMeasureFn& measure,
+                    const std::function<void(const GpuSearchState&)>& after) {
+    while (m_state.trials < budget)
+        if (step(std::min(m_o.batch, budget - m_state.trials), measure, after) == 0) break;
+}
+
+}  // namespace tessera::autotune

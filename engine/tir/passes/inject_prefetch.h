@@ -1,0 +1,28 @@
+// inject_prefetch: software prefetches requested by loop annotations.
+#pragma once
+
+#include "engine/tir/stmt.h"
+
+namespace tessera::tir {
+
+/// The loop annotation that asks for prefetches: value "BUFFER:DISTANCE"
+/// (several separated by ','), set with Schedule::annotate.
+inline constexpr const char* kPrefetchAnnotation = "software_prefetch";
+
+/// The intrinsic of one prefetch: Evaluate(Call("tir.prefetch", {load})).
+/// The load names the address and is never performed: the interpreter skips
+/// the statement, the LLVM backend emits llvm.prefetch (a hint that cannot
+/// fault, so the address may lie past the buffer), CUDA emits nothing.
+inline constexpr const char* kPrefetchIntrinsic = "tir.prefetch";
+
+/// For each loop L annotated with software_prefetch = "B:d": in every
+/// innermost serial loop of L's body (or L's body itself when it has none),
+/// each distinct load of buffer B whose index depends on L's variable and on
+/// no variable bound inside that loop body gets a prefetch of the same index
+/// with L's variable advanced by d iterations, at the start of the body: the
+/// data the same instruction reads d iterations of L later. Runs on
+/// flattened IR (after unroll_loops and simplify). Unknown buffers are
+/// ignored; a malformed value raises InternalError.
+PrimFunc inject_prefetch(const PrimFunc& f);
+
+}  // namespace tessera::tir
