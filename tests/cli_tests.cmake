@@ -129,6 +129,10 @@ if(EXISTS ${SMALL_CNN}/model.onnx)
                         --compare-dir ${SMALL_CNN}/test_data_set_0 --json)
   tessera_cli_exit(cli_small_cnn_check EXPECT 0 STDOUT "check: +ok"
                    ARGS run ${SMALL_CNN}/model.onnx --input-dir ${SMALL_CNN}/test_data_set_0 --check)
+  # With --opt-level, inspect prints the kernels that run: fused and scheduled.
+  tessera_cli_exit(cli_inspect_scheduled_kernels EXPECT 0
+                   STDOUT "def fused_conv1_relu1.*T\\.vectorized"
+                   ARGS inspect ${SMALL_CNN}/model.onnx --opt-level 2 --print loop)
 endif()
 
 # ---- CUDA target (helper "cuda"): the source prints without a GPU; running

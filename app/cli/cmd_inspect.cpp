@@ -110,7 +110,14 @@ int run_inspect(const InspectOptions& o) {
         text = graph::print(g);
     } else {
         std::vector<tir::PrimFunc> funcs;
-        if (optimized && o.op.empty()) {
+        if (optimized && o.op.empty() && !gpu && o.print != "cuda") {
+            // What runs: one kernel per fused group, scheduled (default rules)
+            // and with constant operands prepacked, as `tessera run` builds it.
+            driver::BuildOptions bo;
+            bo.opt_level = o.opt_level >= 0 ? o.opt_level : 2;
+            bo.passes = {"none"};  // `g` went through the passes above
+            funcs = driver::build(g, bo)->kernels;
+        } else if (optimized && o.op.empty()) {
             funcs = driver::lower_fused(g);  // one kernel per fused group
         } else {
             for (int n : nodes) funcs.push_back(driver::lower_op(g, n));

@@ -32,7 +32,8 @@ int run_tune_gpu(const graph::Graph& g, const std::string& records, int trials, 
         if (json)
             print_json_line({{"event", "trial"}, {"task", t.name}, {"trials", t.trials},
                              {"resumed", t.resumed},
-                             {"errors", t.errors}, {"best_ms", t.best_ms}});
+                             {"errors", t.errors}, {"best_ms", t.best_ms},
+                             {"default_ms", t.default_ms}, {"confirmed", t.confirmed}});
     };
     driver::GpuTuneResult r = driver::tune_gpu(tasks, db, to, progress);
     nlohmann::json tj = nlohmann::json::array();
@@ -40,11 +41,14 @@ int run_tune_gpu(const graph::Graph& g, const std::string& records, int trials, 
         const double gflops = t.best_ms > 0 ? t.flops / (t.best_ms * 1e6) : 0;
         tj.push_back({{"name", t.name}, {"key", t.key}, {"trials", t.trials},
                       {"resumed", t.resumed}, {"errors", t.errors}, {"best_ms", t.best_ms}, {"best_gflops", gflops},
-                      {"best", t.best}});
+                      {"best", t.best}, {"weight", t.weight}, {"default_ms", t.default_ms},
+                      {"confirmed", t.confirmed}});
         if (!json)
             std::cout << t.name << ": " << t.trials << " trials (" << t.resumed << " resumed), "
                       << t.errors << " errors, best "
-                      << fixed(t.best_ms, 4) << " ms (" << fixed(gflops, 1) << " GFLOP/s)\n";
+                      << fixed(t.best_ms, 4) << " ms (" << fixed(gflops, 1) << " GFLOP/s"
+                      << (t.confirmed ? ", confirmed" : "") << "), default "
+                      << fixed(t.default_ms, 4) << " ms\n";
     }
     if (json)
         print_json_line({{"event", "done"}, {"target", "cuda"}, {"records", records},

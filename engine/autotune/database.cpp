@@ -37,6 +37,7 @@ std::string TuningRecord::to_json_line() const {
     if (threads >= 0) j["threads"] = threads;
     if (confirmed) j["confirmed"] = true;
     j["opt_level"] = opt_level;
+    if (!device.empty()) j["device"] = device;
     return j.dump();
 }
 
@@ -59,6 +60,7 @@ TuningRecord TuningRecord::from_json_line(const std::string& line, const std::st
         r.baseline = j.value("baseline", false);
         r.threads = j.value("threads", -1);
         r.confirmed = j.value("confirmed", false);
+        r.device = j.value("device", "");  // absent in CPU and older "cuda" records
         r.opt_level = j.value("opt_level", kDefaultRecordOptLevel);  // absent in older records
         TS_USER_CHECK(r.opt_level >= 0 && r.opt_level <= 3)
             << origin << ": opt_level must be 0..3, got " << r.opt_level;
@@ -108,6 +110,7 @@ Database::~Database() {
 
 bool Database::is_local(const TuningRecord& r) {
     static const std::string here = machine_fingerprint();
+    if (!r.device.empty()) return true;  // keyed to its GPU (search_gpu.h)
     return r.machine.empty() || r.machine == here;
 }
 

@@ -40,6 +40,10 @@ struct TuningRecord {
     /// (MeasureOptions::opt_level): a record measured at O3 is not a record at
     /// O1, so best() and count() can be asked for one level.
     int opt_level = kDefaultRecordOptLevel;
+    /// The GPU a "cuda" record was measured on (search_gpu.h gpu_fingerprint:
+    /// "NVIDIA H100 80GB HBM3/sm_90"); empty for CPU records and for "cuda"
+    /// records written before devices were recorded (unknown device).
+    std::string device;
 
     bool ok() const { return error.empty() && !times_ms.empty(); }
     /// Median of times_ms (infinity for an error).
@@ -75,7 +79,10 @@ public:
     int count(const std::string& workload, int opt_level = -1) const;
     /// Records measured on another machine (ignored by best() and count()).
     int foreign_records() const { return m_foreign; }
-    /// Whether `r` was measured on this machine.
+    /// Whether `r` was measured on this machine. A record naming its GPU
+    /// (`device`) is keyed to that GPU, not to the host CPU: it counts as
+    /// local here, and whether it applies is the GPU tuner's decision
+    /// (search_gpu.h, gpu_record_applies).
     static bool is_local(const TuningRecord& r);
     /// Lines of the file that could not be parsed (a torn last write).
     int skipped_lines() const { return m_skipped; }

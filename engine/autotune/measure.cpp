@@ -17,6 +17,10 @@
 
 #include <time.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
@@ -33,15 +37,30 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+/// Evicts `bytes` at `p` from every cache level.
+void flush_from_caches(const void* p, size_t bytes) {
+#if defined(__x86_64__) || defined(__i386__)
+    const char* c = static_cast<const char*>(p);
+    for (size_t off = 0; off < bytes; off += 64) _mm_clflush(c + off);
+    if (bytes) _mm_clflush(c + bytes - 1);
+    _mm_mfence();
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 // The worker: warm-up, timed repeats, times written to the pipe as doubles.
-[[noreturn]] void worker(runtime::KernelFn fn, void** args, const MeasureOptions& o, int fd,
-                         double timeout_s) {
+[[noreturn]] void worker(runtime::KernelFn fn, void** args, const std::vector<size_t>& bytes,
+                         const MeasureOptions& o, int fd, double timeout_s) {
     alarm(unsigned(std::ceil(timeout_s)) + 1);  // a backstop; the parent kills first
     for (int i = 0; i < o.warmup; ++i) fn(args);
     auto start = Clock::now();
     // One thread: its CPU time, which time-slicing with other processes does not inflate.
     const bool cpu = o.cpu_clock && o.threads == 1;
     for (int i = 0; i < o.max_repeat; ++i) {
+        if (o.flush_cache)
+            for (size_t a = 0; a < bytes.size(); ++a) flush_from_caches(args[a], bytes[a]);
         auto t0 = Clock::now();
         timespec c0{}, c1{};
         if (cpu) clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
@@ -205,7 +224,7 @@ MeasureResult TaskMeasurer::run(runtime::KernelFn fn, const CancelToken* cancel)
     TS_CHECK(pid >= 0) << "fork: " << std::strerror(errno);
     if (pid == 0) {
         close(fds[0]);
-        worker(fn, const_cast<void**>(m_args.data()), m_o, fds[1], m_o.timeout_s);
+        worker(fn, const_cast<void**>(m_args.data()), m_bytes, m_o, fds[1], m_o.timeout_s);
     }
     close(fds[1]);
     auto t0 = Clock::now();

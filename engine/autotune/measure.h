@@ -32,6 +32,12 @@ struct MeasureOptions {
     /// With threads == 1, time runs by the thread's CPU time (robust on a
     /// shared machine); otherwise, and when false, by wall-clock time.
     bool cpu_clock = true;
+    /// Flush the kernel's buffers out of the caches before each timed run
+    /// (TVM's enable_cpu_cache_flush): in a model, a kernel's weights come
+    /// from memory, and a repeat loop that finds them in cache ranks
+    /// candidates by a speed they never have (weight prefetching, loop
+    /// orders that stream weights once).
+    bool flush_cache = true;
     int opt_level = 2;          // LLVM level: builds use 2 by default (BuildOptions)
     int workers = 1;            // compile threads
     /// Compile-time limits for runaway candidates: more than this many memory

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <tuple>
 
 #include "engine/autotune/features.h"
 #include "engine/autotune/space.h"
 #include "engine/core/error.h"
+#include "engine/runtime/cuda_driver.h"
 
 namespace tessera::autotune {
 
@@ -41,9 +43,9 @@ bool within(const GpuSketch& s, const GpuSpaceOptions& o) {
     return u.threads <= o.max_threads && u.vthreads <= o.max_vthreads && u.inner <= o.max_inner;
 }
 
-bool is_local_cuda_trial(const TuningRecord& r, const std::string& key) {
+bool is_cuda_trial(const TuningRecord& r, const std::string& key, const std::string& device) {
     return r.workload == key && r.target == "cuda" && !r.baseline && !r.confirmed &&
-           Database::is_local(r);
+           gpu_record_applies(r, device);
 }
 
 }  // namespace
@@ -93,9 +95,38 @@ GpuSketch mutate_gpu(const tir::PrimFunc& func, const GpuSketch& s, std::mt19937
     return s;
 }
 
-tir::PrimFunc apply_best_gpu(const tir::PrimFunc& func, const Database& db) {
-    const TuningRecord* r = db.best(workload_key(func, "cuda"), "cuda");
-    if (!r || r->decisions.empty()) return {};
+std::string gpu_fingerprint() {
+    if (!runtime::cuda::available()) return "";
+    const runtime::cuda::DeviceInfo& d = runtime::cuda::device_info();
+    return d.name + "/sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor);
+}
+
+bool gpu_record_applies(const TuningRecord& r, const std::string& device) {
+    if (!r.device.empty()) return device.empty() || r.device == device;
+    return Database::is_local(r);  // an older record: this machine's GPU, which one unknown
+}
+
+const TuningRecord* best_gpu_record(const Database& db, const std::string& workload,
+                                    const std::string& device) {
+    const TuningRecord* best = nullptr;
+    // Ranks: the named device itself, then confirmed, then the fastest.
+    auto rank = [&](const TuningRecord& r) {
+        return std::make_tuple(!device.empty() && r.device == device ? 0 : 1, r.confirmed ? 0 : 1,
+                               r.median_ms());
+    };
+    for (const TuningRecord& r : db.records()) {
+        if (r.workload != workload || r.target != "cuda" || !r.ok()) continue;
+        if (!gpu_record_applies(r, device)) continue;
+        if (!best || rank(r) < rank(*best)) best = &r;
+    }
+    return best;
+}
+
+tir::PrimFunc apply_best_gpu(const tir::PrimFunc& func, const Database& db,
+                             const std::string* device) {
+    const TuningRecord* r =
+        best_gpu_record(db, workload_key(func, "cuda"), device ? *device : gpu_fingerprint());
+    if (!r || r->decisions.empty() || r->decisions == "[]") return {};
     try {
         return generate_gpu(func, GpuSketch::from_json(r->decisions)).func();
     } catch (const schedule::ScheduleError&) {
@@ -113,7 +144,7 @@ GpuSearch::GpuSearch(const TuneTask& task, Database& db, CostModel& model,
     m_state.flops = task.flops;
     bool added = false;
     for (const TuningRecord& r : db.records()) {
-        if (!is_local_cuda_trial(r, task.key)) continue;
+        if (!is_cuda_trial(r, task.key, o.device)) continue;
         m_state.trials++;
         if (!r.ok()) m_state.errors++;
         if (r.decisions.empty()) continue;
@@ -238,6 +269,7 @@ int GpuSearch::step(int n, const GpuMeasureFn& measure,
         rec.decisions = c.key;
         rec.flops = m_task.flops;
         rec.machine = machine;
+        rec.device = m_o.device;
         rec.threads = 1;
         try {
             GpuTrial t = measure(c.sketch, c.func);

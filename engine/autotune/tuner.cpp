@@ -11,6 +11,7 @@
 #include "engine/autotune/cost_model.h"
 #include "engine/autotune/features.h"
 #include "engine/autotune/space.h"
+#include "engine/autotune/task_scheduler.h"
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
 #include "engine/schedule/schedule.h"
@@ -189,19 +190,13 @@ private:
         }
     }
 
-    // Ansor-style: every task gets a first round, then weight x latency x recent gain.
+    // Ansor-style (task_scheduler.h): every task gets a first round, then
+    // weight x latency x recent gain.
     int pick_task() {
-        int best = -1;
-        double best_score = -1e300;
-        for (size_t i = 0; i < m_tasks.size(); ++i) {
-            const TaskState& t = m_tasks[i];
-            if (t.gain < 0) continue;
-            if (t.p.trials == 0) return int(i);
-            double lat = t.p.best_ms > 0 ? t.p.best_ms : std::max(t.p.default_ms, 1e-3);
-            double score = t.p.weight * lat * (t.gain + 0.05) / std::sqrt(1.0 + t.p.trials);
-            if (score > best_score) best_score = score, best = int(i);
-        }
-        return best < 0 ? 0 : best;
+        std::vector<ScheduledTask> st;
+        for (const TaskState& t : m_tasks)
+            st.push_back({t.p.weight, t.p.trials, t.p.best_ms, t.p.default_ms, t.gain});
+        return autotune::pick_task(st);
     }
 
     bool score(const TaskState& t, Candidate c, Scored& out) {
@@ -344,10 +339,7 @@ private:
         std::sort(t.good.begin(), t.good.end(),
                   [](const auto& a, const auto& b) { return a.first < b.first; });
         if (t.good.size() > 32) t.good.resize(32);
-        if (t.best_before_round > 0 && t.p.best_ms > 0)
-            t.gain = std::max(0.0, (t.best_before_round - t.p.best_ms) / t.best_before_round);
-        else
-            t.gain = 1;
+        t.gain = round_gain(t.best_before_round, t.p.best_ms);
         if (pred.size() >= 3) {
             m_batch_corr.push_back(spearman(pred, truth));
             m_rank_samples += int(pred.size());

@@ -3,6 +3,7 @@
 #include "engine/driver/tune_gpu.h"
 
 #include <algorithm>
+#include <memory>
 #include <random>
 
 #include "engine/autotune/cost_model.h"
@@ -180,6 +181,26 @@ std::vector<double> measure(const GpuCandidate& c, const std::string& kernel_pre
 }  // namespace
 #endif
 
+namespace {
+
+GpuTaskResult task_result(const autotune::GpuSearchState& st) {
+    GpuTaskResult tr;
+    tr.name = st.name;
+    tr.key = st.key;
+    tr.trials = st.trials;
+    tr.resumed = st.resumed;
+    tr.errors = st.errors;
+    tr.weight = st.weight;
+    tr.flops = st.flops;
+    tr.best_ms = st.best_ms;
+    tr.default_ms = st.default_ms;
+    tr.best = st.best;
+    tr.confirmed = st.confirmed;
+    return tr;
+}
+
+}  // namespace
+
 GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::Database& db,
                        const GpuTuneOptions& options,
                        const std::function<void(const GpuTaskResult&)>& progress) {
@@ -195,41 +216,27 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
     }
     if (tunable.empty()) return result;
     const std::string arch = codegen::default_cuda_arch();
-    autotune::GpuSearchOptions so = options.search;
-    if (!so.check) so.check = check_gpu_candidate;  // the verifier's limits, before a trial
-    autotune::CostModel model;  // shared: its labels are relative to each task's best
-    for (size_t ti = 0; ti < tunable.size(); ++ti) {
-        const autotune::TuneTask& t = *tunable[ti];
-        // The budget of a task counts its trials already recorded (resume).
-        const int budget = options.trials / int(tunable.size()) +
-                           (int(ti) < options.trials % int(tunable.size()) ? 1 : 0);
-        autotune::GpuSearch search(t, db, model, so, options.seed + ti);
-        GpuTaskResult tr;
-        auto sync = [&](const autotune::GpuSearchState& st) {
-            tr.name = st.name;
-            tr.key = st.key;
-            tr.trials = st.trials;
-            tr.resumed = st.resumed;
-            tr.errors = st.errors;
-            tr.flops = st.flops;
-            tr.best_ms = st.best_ms;
-            tr.best = st.best;
-        };
-        sync(search.state());
-        if (search.state().trials < budget) {
-            TaskData data = task_data(t, options.seed);
-            auto measure_fn = [&](const autotune::GpuSketch&, const tir::PrimFunc& scheduled) {
-                GpuCandidate c = compile_candidate(scheduled, arch);
-                return autotune::GpuTrial{measure(c, t.name, data, options.repeat), ""};
-            };
-            search.run(budget, measure_fn, [&](const autotune::GpuSearchState& st) {
-                sync(st);
-                ++result.measured;
-                if (progress) progress(tr);
-            });
-        }
-        result.tasks.push_back(tr);
-    }
+    autotune::GpuTuneLoopOptions lo;
+    lo.trials = options.trials;
+    lo.seed = options.seed;
+    lo.search = options.search;
+    if (!lo.search.check) lo.search.check = check_gpu_candidate;  // the verifier, before a trial
+    lo.search.device = autotune::gpu_fingerprint();
+    lo.confirm_top = options.confirm_top;
+    lo.confirm_rounds = options.confirm_rounds;
+    // Device buffers and the reference outputs of a task, made when it is first measured.
+    std::vector<std::unique_ptr<TaskData>> data(tunable.size());
+    auto measure_fn = [&](size_t i, const tir::PrimFunc& scheduled) {
+        if (!data[i]) data[i] = std::make_unique<TaskData>(task_data(*tunable[i], options.seed));
+        GpuCandidate c = compile_candidate(scheduled, arch);
+        return autotune::GpuTrial{measure(c, tunable[i]->name, *data[i], options.repeat), ""};
+    };
+    autotune::GpuTuneLoopResult r = autotune::tune_gpu_tasks(
+        tunable, db, lo, measure_fn, [&](size_t, const autotune::GpuSearchState& st) {
+            if (progress) progress(task_result(st));
+        });
+    result.measured = r.measured;
+    for (const autotune::GpuSearchState& st : r.tasks) result.tasks.push_back(task_result(st));
 #else
     (void)tasks, (void)db, (void)options, (void)progress;
 #endif
@@ -238,15 +245,18 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
 
 std::shared_ptr<codegen::CudaModel> build_cuda_with_records(const graph::Graph& g,
                                                             const autotune::Database& db,
-                                                            GpuRecordsUse* use) {
+                                                            GpuRecordsUse* use,
+                                                            const std::string* device) {
 #ifndef TESSERA_WITH_CUDA
-    (void)g, (void)db, (void)use;
+    (void)g, (void)db, (void)use, (void)device;
     TS_USER_FAIL() << "this build of tessera has no CUDA back end";
 #else
     GpuRecordsUse u;
+    const std::string gpu = device ? *device : autotune::gpu_fingerprint();
+    u.device = gpu;
     auto schedule = [&](const tir::PrimFunc& f) {
         ++u.kernels;
-        tir::PrimFunc s = autotune::apply_best_gpu(f, db);
+        tir::PrimFunc s = autotune::apply_best_gpu(f, db, &gpu);
         try {  // a record over this device's limits (or stale) falls back to the default
             if (s.defined()) check_gpu_candidate(s);
         } catch (const UserError&) {
@@ -265,11 +275,38 @@ std::shared_ptr<codegen::CudaModel> build_cuda_with_records(const graph::Graph& 
 }
 
 std::string gpu_records_note(const autotune::Database& db, const GpuRecordsUse& use) {
+    const std::string device = use.device ? *use.device : autotune::gpu_fingerprint();
     std::string note = "tuning records '" + db.path() + "': " + std::to_string(use.tuned) + " of " +
                        std::to_string(use.kernels) + " kernels tuned";
     if (use.tuned < use.kernels)
         note += ", " + std::to_string(use.kernels - use.tuned) +
                 " use the default GPU schedule (no \"cuda\" record applies)";
+    // "cuda" records are keyed to their GPU: say which ones this build leaves out or trusts.
+    int cuda = 0, other_gpu = 0, unknown = 0;
+    std::string other, named;
+    for (const autotune::TuningRecord& r : db.records()) {
+        if (r.target != "cuda") continue;
+        ++cuda;
+        if (r.device.empty()) {
+            if (autotune::gpu_record_applies(r, device)) ++unknown;
+        } else if (!autotune::gpu_record_applies(r, device)) {
+            ++other_gpu;
+            if (other.empty()) other = r.device;
+        } else if (named.empty()) {
+            named = r.device;
+        }
+    }
+    if (other_gpu > 0)
+        note += "\ntuning records '" + db.path() + "': " + std::to_string(other_gpu) + " of " +
+                std::to_string(cuda) + " \"cuda\" records were measured on another GPU (" + other +
+                ") and are not applied; this GPU is " + device;
+    if (unknown > 0)
+        note += "\ntuning records '" + db.path() + "': " + std::to_string(unknown) +
+                " \"cuda\" records name no GPU (written before records held one) and apply as if "
+                "measured on this one";
+    if (device.empty() && !named.empty())
+        note += "\ntuning records '" + db.path() + "': no CUDA device here to check them against: "
+                "records of " + named + " apply";
     const std::string foreign = autotune::foreign_records_note(db);
     if (!foreign.empty()) note += "\n" + foreign;
     return note;

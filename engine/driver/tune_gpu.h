@@ -8,6 +8,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,15 +30,23 @@ struct GpuTuneOptions {
     /// Batch, population, generations, epsilon, space limits; a null
     /// `check` becomes check_gpu_candidate.
     autotune::GpuSearchOptions search;
+    /// End-of-run confirmation (autotune::GpuTuneLoopOptions): the default
+    /// GPU schedule and the `confirm_top` fastest sketches of each task
+    /// re-measured in `confirm_rounds` rotating rounds. 0 = off.
+    int confirm_top = 3;
+    int confirm_rounds = 3;
 };
 
 struct GpuTaskResult {
     std::string name, key;
     int trials = 0, errors = 0;  // recorded, resumed ones included
     int resumed = 0;             // found in the database at the start
+    int weight = 1;              // occurrences in the model
     double flops = 0;
-    double best_ms = 0;  // 0: nothing measured
-    std::string best;    // the best sketch, JSON
+    double best_ms = 0;     // 0: nothing measured
+    double default_ms = 0;  // the default GPU schedule (0: not measured in this session)
+    std::string best;       // the best sketch, JSON (empty: the default schedule won)
+    bool confirmed = false; // best_ms / best from the end-of-run confirmation
 };
 
 struct GpuTuneResult {
@@ -71,12 +80,15 @@ GpuCandidate build_gpu_candidate(const tir::PrimFunc& func, const autotune::GpuS
 /// limits (lower_cuda: threads, shared memory, registers; no NVRTC, no device).
 void check_gpu_candidate(const tir::PrimFunc& scheduled);
 
-/// Tunes the tasks on the device (require_gpu_for_tuning first): spreads
-/// `trials` evenly over the tunable tasks (a task's trials already in `db`
-/// count: an interrupted session resumes), searches each with
-/// autotune::GpuSearch, checks candidates against the interpreter (small
-/// tasks), and appends every trial to `db` (target "cuda", decisions = the
-/// sketch). `progress` (may be null) gets a task's state after each trial.
+/// Tunes the tasks on the device (require_gpu_for_tuning first) with
+/// autotune::tune_gpu_tasks: `trials` spread over the tunable tasks by the
+/// shared task scheduler (weight x latency x recent gain; trials already in
+/// `db` count: an interrupted session resumes), each candidate checked
+/// against the interpreter (small tasks), every trial appended to `db`
+/// (target "cuda", decisions = the sketch, device = autotune::gpu_fingerprint()),
+/// the default GPU schedule recorded as each task's baseline, then the
+/// confirmed records. `progress` (may be null) gets a task's state after
+/// each trial and after its confirmation.
 GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::Database& db,
                        const GpuTuneOptions& options,
                        const std::function<void(const GpuTaskResult&)>& progress = nullptr);
@@ -86,19 +98,30 @@ struct GpuRecordsUse {
     int kernels = 0;                         // fused groups compiled
     int tuned = 0;                           // of those, scheduled by a record
     std::vector<std::string> tuned_kernels;  // their function names
+    /// The GPU the records were chosen for (unset: this machine's,
+    /// autotune::gpu_fingerprint(); empty: unknown, no device).
+    std::optional<std::string> device;
 };
 
 /// codegen::build_cuda of the optimized graph `g` with the best "cuda" record
-/// of each fused group's workload on this machine applied (the key tune_gpu
-/// records: workload_key of the group's unscheduled function, target "cuda"),
-/// the default GPU schedule where none applies. Needs no device; UserError
-/// without CUDA support.
+/// of each fused group's workload applied (autotune::best_gpu_record for the
+/// GPU `device`, null: this machine's; the key tune_gpu records:
+/// workload_key of the group's unscheduled function, target "cuda"), the
+/// default GPU schedule where none applies. Records measured on another GPU
+/// are not applied; records naming no GPU (older ones) are, when measured on
+/// this machine; without a device (empty fingerprint) records of any GPU
+/// apply. Needs no device; UserError without CUDA support.
 std::shared_ptr<codegen::CudaModel> build_cuda_with_records(const graph::Graph& g,
                                                             const autotune::Database& db,
-                                                            GpuRecordsUse* use = nullptr);
+                                                            GpuRecordsUse* use = nullptr,
+                                                            const std::string* device = nullptr);
 
 /// A line for people: "tuning records 'r.jsonl': 1 of 3 kernels tuned, 2 use
-/// the default GPU schedule (no record)", plus foreign_records_note's line.
+/// the default GPU schedule (no record)", then a line each where "cuda"
+/// records of another GPU are not applied ("... 4 of 9 "cuda" records were
+/// measured on another GPU (<fingerprint>) and are not applied; this GPU is
+/// <fingerprint>"), where records naming no GPU apply, where no device was
+/// there to check against, plus foreign_records_note's line.
 std::string gpu_records_note(const autotune::Database& db, const GpuRecordsUse& use);
 
 }  // namespace tessera::driver

@@ -1,11 +1,13 @@
 // GPU tuning on the device (label `gpu`): a short tune of a GEMM records one
-// "cuda" trial per candidate, the good ones timed and checked against the
-// interpreter; a second tune resumes, and the best record applies to the
-// CUDA build and runs correctly. Skips without a driver.
+// "cuda" trial per candidate (keyed to this GPU), the good ones timed and
+// checked against the interpreter, a baseline and confirmed finalists; a
+// second tune resumes, and the confirmed best applies to the CUDA build and
+// runs correctly. Skips without a driver.
 #include <gtest/gtest.h>
 
 #include <set>
 
+#include "engine/autotune/search_gpu.h"
 #include "engine/autotune/task.h"
 #include "engine/codegen/cuda/cuda_model.h"
 #include "engine/driver/driver.h"
@@ -29,14 +31,24 @@ TEST(TuneGpuDevice, ShortGemmTuneRecordsTimedCudaTrials) {
     ASSERT_EQ(r.tasks.size(), 1u);
     EXPECT_LT(r.tasks[0].errors, 6);
     EXPECT_GT(r.tasks[0].best_ms, 0);
-    ASSERT_EQ(db.records().size(), 6u);
+    // The trials, the default schedule's baseline, then the confirmed finalists.
+    int trials = 0, baselines = 0, confirmed = 0;
     for (const auto& rec : db.records()) {
         EXPECT_EQ(rec.target, "cuda");
+        EXPECT_EQ(rec.device, autotune::gpu_fingerprint());  // keyed to this GPU
+        trials += !rec.baseline && !rec.confirmed;
+        baselines += rec.baseline;
+        confirmed += rec.confirmed;
         if (rec.ok()) {
-            EXPECT_EQ(rec.times_ms.size(), 3u);
+            EXPECT_EQ(rec.times_ms.size(), 3u);  // repeat 3; confirmed: 3 rounds
         }
     }
-    EXPECT_NE(db.best(tasks[0].key, "cuda"), nullptr);
+    EXPECT_EQ(trials, 6);
+    EXPECT_EQ(baselines, 1);
+    EXPECT_GE(confirmed, 2);  // the default and at least one sketch
+    EXPECT_TRUE(r.tasks[0].confirmed);
+    EXPECT_GT(r.tasks[0].default_ms, 0);
+    EXPECT_NE(autotune::best_gpu_record(db, tasks[0].key, autotune::gpu_fingerprint()), nullptr);
 }
 
 TEST(TuneGpuDevice, TunedRecordsResumeApplyAndRunCorrectly) {
@@ -58,10 +70,16 @@ TEST(TuneGpuDevice, TunedRecordsResumeApplyAndRunCorrectly) {
     EXPECT_EQ(r.tasks[0].resumed, 8);
     EXPECT_EQ(r.tasks[0].trials, 12);
     std::set<std::string> sketches;
-    for (const auto& rec : db.records()) EXPECT_TRUE(sketches.insert(rec.decisions).second);
+    for (const auto& rec : db.records())
+        if (!rec.baseline && !rec.confirmed) EXPECT_TRUE(sketches.insert(rec.decisions).second);
     driver::GpuRecordsUse use;
     auto model = driver::build_cuda_with_records(og, db, &use);
-    EXPECT_EQ(use.tuned, 1);
+    // The confirmed winner applies: a sketch, or the default GPU schedule when it won.
+    const autotune::TuningRecord* best =
+        autotune::best_gpu_record(db, tasks[0].key, autotune::gpu_fingerprint());
+    ASSERT_NE(best, nullptr);
+    EXPECT_TRUE(best->confirmed);
+    EXPECT_EQ(use.tuned, best->decisions == "[]" || best->decisions.empty() ? 0 : 1);
     auto ex = model->make_executor();
     std::vector<runtime::NDArray> inputs;
     for (size_t i = 0; i < og.inputs.size(); ++i)
