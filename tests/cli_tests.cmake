@@ -181,6 +181,21 @@ if(TARGET tessera_cuda)
       set_tests_properties(cli_run_cuda_package_compare PROPERTIES LABELS gpu FIXTURES_REQUIRED cuda_package)
     endif()
   endif()
+  # bench model --target cuda (helper "gpu_bench"): built as run --target cuda
+  # (NVRTC needs no device), then timed with CUDA events; exit 2 without a device.
+  if(EXISTS ${SMALL_CNN}/model.onnx)
+    if(NOT TESSERA_LIBCUDA)
+      tessera_cli_exit(cli_bench_model_cuda_without_driver_exit2 EXPECT 2
+                       STDOUT "model compiled for cuda \\(compute_90\\), 7 kernels"
+                       STDERR "^error: .*no CUDA device is available \\(libcuda.so.1 not found\\)"
+                       ARGS bench model ${SMALL_CNN} --target cuda --repeat 3)
+    else()
+      tessera_cli_exit(cli_bench_model_cuda EXPECT 0
+                       STDOUT "on .*CUDA events.*tessera +: +[0-9.]+ ms median.*\"target\":\"cuda\""
+                       ARGS bench model ${SMALL_CNN} --target cuda --repeat 5 --json)
+      set_tests_properties(cli_bench_model_cuda PROPERTIES LABELS gpu)
+    endif()
+  endif()
   # GPU tuning (helper "cuda2"): measures on the device, so exit 2 without one.
   if(NOT TESSERA_LIBCUDA)
     tessera_cli_exit(cli_tune_cuda_without_driver_exit2 EXPECT 2

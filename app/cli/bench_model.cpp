@@ -1,10 +1,14 @@
-// Whole-model benchmark against ONNX Runtime: our build timed in-process,
+// Whole-model benchmark against ONNX Runtime: our build timed in-process (the
+// LLVM JIT on the CPU, or the CUDA target with events around the whole graph),
 // ORT timed by a small Python runner in a child process on the same input
-// files; outputs come back as TensorProto files and are compared here.
+// files (CPU or CUDA execution provider); outputs come back as TensorProto
+// files and are compared here.
 #include "app/cli/bench_model.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,9 +17,14 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_common.h"
+#include "app/cli/cli_cuda.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/frontend/onnx/onnx_importer.h"
+#if TESSERA_WITH_CUDA
+#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/runtime/cuda_driver.h"
+#endif
 
 namespace tessera::cli {
 
@@ -24,37 +33,76 @@ using runtime::NDArray;
 
 namespace {
 
-// argv: model.onnx folder threads repeat; reads folder/input_N.pb, writes
-// folder/ort_output_N.pb, prints one JSON line with the timings.
+// argv: model.onnx folder threads repeat provider(cpu|cuda); reads
+// folder/input_N.pb, writes folder/ort_output_N.pb, prints one JSON line with
+// the timings. Exit 3: the CUDA execution provider is missing or did not load.
 constexpr const char* kOrtRunner = R"PY(
 import json, os, sys, time
 import numpy as np
 import onnx
 import onnxruntime as ort
 from onnx import numpy_helper
-model, folder, threads, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+model_path, folder, threads, repeat, provider = (sys.argv[1], sys.argv[2], int(sys.argv[3]),
+                                                 int(sys.argv[4]), sys.argv[5])
+def load_inputs(sess):
+    return [numpy_helper.to_array(onnx.load_tensor(os.path.join(folder, f"input_{i}.pb")))
+            for i in range(len(sess.get_inputs()))]
 so = ort.SessionOptions()
 so.intra_op_num_threads = threads
 so.inter_op_num_threads = 1
 so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
 so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-sess = ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
-feeds = {}
-for i, inp in enumerate(sess.get_inputs()):
-    feeds[inp.name] = numpy_helper.to_array(onnx.load_tensor(os.path.join(folder, f"input_{i}.pb")))
-outs = sess.run(None, feeds)
+if provider == "cuda":
+    if hasattr(ort, "preload_dlls"):  # CUDA/cuDNN from the nvidia-* wheels
+        try:
+            ort.preload_dlls()
+        except Exception:
+            pass
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        print("onnxruntime " + ort.__version__ + " has no CUDAExecutionProvider (providers: " +
+              ", ".join(ort.get_available_providers()) + ")", file=sys.stderr)
+        sys.exit(3)
+    # fp32 as ours: no TF32 tensor cores in cuBLAS/cuDNN.
+    try:
+        sess = ort.InferenceSession(model_path, so, providers=[
+            ("CUDAExecutionProvider", {"device_id": 0, "use_tf32": 0}), "CPUExecutionProvider"])
+    except Exception:
+        sess = ort.InferenceSession(model_path, so, providers=[
+            ("CUDAExecutionProvider", {"device_id": 0}), "CPUExecutionProvider"])
+    if sess.get_providers()[0] != "CUDAExecutionProvider":
+        print("onnxruntime's CUDAExecutionProvider did not load (CUDA 12 / cuDNN 9 libraries "
+              "missing?); the session runs on " + ", ".join(sess.get_providers()), file=sys.stderr)
+        sys.exit(3)
+    # Inputs and outputs stay on the device, as ours do while timed.
+    io = sess.io_binding()
+    device_inputs = [ort.OrtValue.ortvalue_from_numpy(a, "cuda", 0) for a in load_inputs(sess)]
+    for inp, v in zip(sess.get_inputs(), device_inputs):
+        io.bind_ortvalue_input(inp.name, v)
+    for out in sess.get_outputs():
+        io.bind_output(out.name, "cuda")
+    run = lambda: sess.run_with_iobinding(io)
+    run()
+    outs = io.copy_outputs_to_cpu()
+    for _ in range(3):
+        run()  # warm-up: cuDNN algorithm search, allocator
+else:
+    sess = ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"])
+    feeds = {inp.name: a for inp, a in zip(sess.get_inputs(), load_inputs(sess))}
+    run = lambda: sess.run(None, feeds)
+    outs = run()
 for i, y in enumerate(outs):
     onnx.save_tensor(numpy_helper.from_array(np.ascontiguousarray(y), f"out{i}"),
                      os.path.join(folder, f"ort_output_{i}.pb"))
 times = []
 for _ in range(repeat):
     t0 = time.perf_counter()
-    sess.run(None, feeds)
+    run()
     times.append((time.perf_counter() - t0) * 1e3)
 times.sort()
 n = len(times)
 median = times[n // 2] if n % 2 else 0.5 * (times[n // 2 - 1] + times[n // 2])
-print(json.dumps({"median_ms": median, "min_ms": times[0], "repeat": n, "version": ort.__version__}))
+print(json.dumps({"median_ms": median, "min_ms": times[0], "repeat": n, "version": ort.__version__,
+                  "provider": sess.get_providers()[0]}))
 )PY";
 
 std::string quote(const std::string& s) {
@@ -68,7 +116,8 @@ bool python_has_ort(const std::string& py) {
     return std::system(cmd.c_str()) == 0;
 }
 
-std::string find_python(const std::string& given) {
+std::string find_python(const std::string& given, bool gpu) {
+    const std::string setup = gpu ? "scripts/bench-setup.sh --gpu" : "scripts/bench-setup.sh";
     if (!given.empty()) {
         TS_USER_CHECK(python_has_ort(given))
             << "--python '" << given << "' cannot import onnxruntime, onnx and numpy";
@@ -83,8 +132,8 @@ std::string find_python(const std::string& given) {
     if (!ec) candidates.push_back((exe.parent_path().parent_path().parent_path() / ".venv/bin/python").string());
     for (const auto& c : candidates)
         if (fs::exists(c) && python_has_ort(c)) return c;
-    TS_USER_FAIL() << "--compare ort needs Python with onnxruntime: run scripts/bench-setup.sh "
-                      "(creates .venv), or pass --python or set TESSERA_PYTHON";
+    TS_USER_FAIL() << "--compare ort needs Python with onnxruntime" << (gpu ? "-gpu" : "")
+                   << ": run " << setup << " (creates .venv), or pass --python or set TESSERA_PYTHON";
 }
 
 struct TempDir {
@@ -107,27 +156,18 @@ nlohmann::json side(double median, double min, int repeat, double flops) {
             {"gflops", median > 0 ? flops / (median * 1e-3) / 1e9 : 0}};
 }
 
-}  // namespace
+/// Our side of one benchmark: outputs of one run and the run times.
+struct Ours {
+    std::vector<NDArray> outputs;
+    double median_ms = 0, min_ms = 0;
+    int repeat = 0;
+    size_t kernels = 0;
+    double compile_seconds = 0, flops = 0;
+    std::string device;  // "" on the CPU
+};
 
-void add_bench_model_options(CLI::App* sub, BenchModelOptions& o) {
-    sub->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder")->required();
-    sub->add_option("--compare", o.compare, "runtime to compare with")->check(CLI::IsMember({"ort"}));
-    sub->add_option("--threads", o.threads, "threads of ours and theirs")->check(CLI::Range(1, 256));
-    sub->add_option("--repeat", o.repeat, "timed runs of each")->check(CLI::Range(1, 100000));
-    sub->add_option("--python", o.python, "Python with onnxruntime (default: .venv/bin/python)");
-    sub->add_option("--rtol", o.rtol, "relative tolerance of the output comparison");
-    sub->add_flag("--json", o.json, "print one JSON object as the last line");
-    sub->add_option("--records", o.records, "tuning database whose best records apply (tessera tune)");
-}
-
-int run_bench_model(const BenchModelOptions& o) {
-    ModelPath mp = resolve_model_path(o.model);
-    std::string python = o.compare == "ort" ? find_python(o.python) : "";
-    graph::Graph g = load(mp);
-    std::vector<NDArray> inputs =
-        mp.default_input_dir.empty()
-            ? driver::random_inputs(g, 1)
-            : driver::match_test_inputs(g, driver::read_test_data(mp.default_input_dir, "input"));
+Ours run_ours_cpu(const BenchModelOptions& o, const graph::Graph& g,
+                  const std::vector<NDArray>& inputs, nlohmann::json& j) {
     driver::BuildOptions bo;
     bo.records = o.records;
     // Compiled for the thread count it runs on, as `tessera tune --threads N`
@@ -135,77 +175,194 @@ int run_bench_model(const BenchModelOptions& o) {
     bo.threads = o.threads;
     std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
     model->executor->set_num_threads(o.threads);
-    std::vector<NDArray> ours = model->run(inputs);
+    Ours r;
+    r.outputs = model->run(inputs);
     driver::Timing t = driver::time_runs(*model->executor, o.repeat);
-    const double flops = model->total_flops;
-
-    std::printf("model %s, %d thread(s), %zu kernels, compile %.2f s\n", mp.file.c_str(),
-                o.threads, model->executor->calls().size(), model->compile_seconds);
-    std::printf("  tessera     : %10.4f ms median  %10.4f ms min  %8.2f GFLOP/s  (%d runs)\n",
-                t.median_ms, t.min_ms, flops / (t.median_ms * 1e-3) / 1e9, t.repeat);
-    nlohmann::json j = {{"model", mp.file}, {"threads", o.threads}, {"flops", flops},
-                        {"compile_seconds", model->compile_seconds}};
-    j["ours"] = side(t.median_ms, t.min_ms, t.repeat, flops);
-    j["latency_ms_median"] = t.median_ms;
-    j["latency_ms_min"] = t.min_ms;
-    j["gflops"] = flops / (t.median_ms * 1e-3) / 1e9;
+    r.median_ms = t.median_ms;
+    r.min_ms = t.min_ms;
+    r.repeat = t.repeat;
+    r.kernels = model->executor->calls().size();
+    r.compile_seconds = model->compile_seconds;
+    r.flops = model->total_flops;
     j["peak_bytes"] = model->executor->peak_bytes();
-    bool failed = false;
-    if (o.compare == "ort") {
-        TempDir dir;
-        for (size_t i = 0; i < inputs.size(); ++i)
-            frontend::write_tensor_pb(inputs[i], g.values[size_t(g.inputs[i])].name,
-                                      (dir.path / ("input_" + std::to_string(i) + ".pb")).string());
-        fs::path script = dir.path / "ort_runner.py";
-        {
-            FILE* f = std::fopen(script.c_str(), "w");
-            TS_USER_CHECK(f != nullptr) << "cannot write " << script.string();
-            std::fputs(kOrtRunner, f);
-            std::fclose(f);
-        }
-        fs::path result = dir.path / "ort.json";
-        std::string cmd = quote(python) + " " + quote(script.string()) + " " + quote(mp.file) +
-                          " " + quote(dir.path.string()) + " " + std::to_string(o.threads) + " " +
-                          std::to_string(o.repeat) + " > " + quote(result.string());
-        int rc = std::system(cmd.c_str());
-        TS_USER_CHECK(rc == 0) << "ONNX Runtime failed on " << mp.file << " (exit " << rc
-                               << "); its messages are above";
-        nlohmann::json ort;
-        try {
-            std::ifstream in(result);
-            ort = nlohmann::json::parse(in);
-        } catch (const std::exception& e) {
-            TS_USER_FAIL() << "cannot read ONNX Runtime's timings: " << e.what();
-        }
-        double max_abs = 0, max_rel = 0;
-        for (size_t i = 0; i < ours.size(); ++i) {
-            NDArray theirs = frontend::read_tensor_pb(
-                (dir.path / ("ort_output_" + std::to_string(i) + ".pb")).string());
-            TS_USER_CHECK(theirs.shape() == ours[i].shape())
-                << "output " << i << ": ours " << ours[i].type().str() << ", ONNX Runtime's "
-                << theirs.type().str();
-            runtime::Difference d = runtime::compare(ours[i], theirs);
-            max_abs = std::max(max_abs, d.max_abs);
-            max_rel = std::max(max_rel, d.max_rel);
-            if (!runtime::allclose(ours[i], theirs, o.rtol, 1e-5)) failed = true;
-        }
-        double median = ort["median_ms"].get<double>();
-        double ratio = median / t.median_ms;
-        std::printf("  onnxruntime : %10.4f ms median  %10.4f ms min  %8.2f GFLOP/s  (%d runs, %s)\n",
-                    median, ort["min_ms"].get<double>(), flops / (median * 1e-3) / 1e9,
-                    ort["repeat"].get<int>(), ort["version"].get<std::string>().c_str());
-        std::printf("  ratio (their time / our time): %.3f   outputs %s (max abs err %.2e, max rel err %.2e, rtol %.0e)\n",
-                    ratio, failed ? "DIFFER" : "match", max_abs, max_rel, o.rtol);
-        j["theirs"] = side(median, ort["min_ms"].get<double>(), ort["repeat"].get<int>(), flops);
-        j["theirs"]["name"] = "onnxruntime " + ort["version"].get<std::string>();
-        j["ratio"] = ratio;
-        j["max_abs_err"] = max_abs;
-        j["max_rel_err"] = max_rel;
-        j["passed"] = !failed;
-        if (failed)
-            std::cerr << "check failed: outputs differ from ONNX Runtime's beyond rtol " << o.rtol
-                      << std::endl;
+    return r;
+}
+
+#if TESSERA_WITH_CUDA
+// Built as `run --target cuda` builds (GPU passes, fusion, GPU schedules or
+// records, NVRTC); timed with CUDA events around the whole graph's launches
+// after a warm-up, inputs and outputs on the device.
+Ours run_ours_cuda(const BenchModelOptions& o, const graph::Graph& g,
+                   const std::vector<NDArray>& inputs, std::string& python, nlohmann::json& j) {
+    nlohmann::json tuned;
+    driver::BuildOptions defaults;
+    std::shared_ptr<codegen::CudaModel> model =
+        build_cuda_model(g, defaults.opt_level, {}, o.records, &tuned);
+    std::printf("model compiled for cuda (%s), %zu kernels, compile %.2f s\n",
+                model->compiled.arch.c_str(), model->calls.size(), model->compile_seconds);
+    std::fflush(stdout);
+    // Throws the UserError that names the missing driver or device (exit 2).
+    std::shared_ptr<runtime::CudaGraphExecutor> ex = model->make_executor();
+    if (o.compare == "ort") {  // before timing: say early that ORT cannot run on the GPU
+        python = find_python(o.python, true);
+        std::string cmd = quote(python) +
+                          " -c 'import sys, onnxruntime as o; getattr(o, \"preload_dlls\", "
+                          "lambda: None)(); sys.exit(0 if \"CUDAExecutionProvider\" in "
+                          "o.get_available_providers() else 3)' > /dev/null 2>&1";
+        TS_USER_CHECK(std::system(cmd.c_str()) == 0)
+            << "--compare ort --target cuda: the onnxruntime of " << python
+            << " has no CUDAExecutionProvider; install onnxruntime-gpu into the venv "
+               "(scripts/bench-setup.sh --gpu)";
     }
+    for (size_t i = 0; i < inputs.size(); ++i) ex->set_input(i, inputs[i]);
+    ex->run();
+    Ours r;
+    for (size_t i = 0; i < ex->num_outputs(); ++i) r.outputs.push_back(ex->get_output(i));
+    std::vector<double> ms = ex->time_runs(o.repeat);
+    std::sort(ms.begin(), ms.end());
+    r.median_ms = ms[ms.size() / 2];
+    r.min_ms = ms.front();
+    r.repeat = int(ms.size());
+    r.kernels = model->calls.size();
+    r.compile_seconds = model->compile_seconds;
+    r.flops = model->total_flops;
+    r.device = runtime::cuda::device_info().name;
+    if (tuned.is_object()) j.update(tuned);
+    j["device"] = r.device;
+    j["arch"] = model->compiled.arch;
+    return r;
+}
+#else
+Ours run_ours_cuda(const BenchModelOptions&, const graph::Graph&, const std::vector<NDArray>&,
+                   std::string&, nlohmann::json&) {
+    TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
+}
+#endif
+
+/// Runs ONNX Runtime (provider "cpu" or "cuda") on `inputs`, compares its
+/// outputs with ours, prints its row; returns false when the outputs differ.
+bool compare_with_ort(const BenchModelOptions& o, const std::string& python, const std::string& file,
+                      const graph::Graph& g, const std::vector<NDArray>& inputs, const Ours& ours,
+                      nlohmann::json& j) {
+    const bool gpu = o.target == "cuda";
+    TempDir dir;
+    for (size_t i = 0; i < inputs.size(); ++i)
+        frontend::write_tensor_pb(inputs[i], g.values[size_t(g.inputs[i])].name,
+                                  (dir.path / ("input_" + std::to_string(i) + ".pb")).string());
+    fs::path script = dir.path / "ort_runner.py";
+    {
+        FILE* f = std::fopen(script.c_str(), "w");
+        TS_USER_CHECK(f != nullptr) << "cannot write " << script.string();
+        std::fputs(kOrtRunner, f);
+        std::fclose(f);
+    }
+    fs::path result = dir.path / "ort.json";
+    std::string cmd = quote(python) + " " + quote(script.string()) + " " + quote(file) + " " +
+                      quote(dir.path.string()) + " " + std::to_string(o.threads) + " " +
+                      std::to_string(o.repeat) + " " + (gpu ? "cuda" : "cpu") + " > " +
+                      quote(result.string());
+    int rc = std::system(cmd.c_str());
+    if (rc != 0 && WIFEXITED(rc) && WEXITSTATUS(rc) == 3) {
+        TS_USER_FAIL() << "ONNX Runtime cannot run " << file
+                       << " on the GPU (message above); install onnxruntime-gpu into the venv "
+                          "(scripts/bench-setup.sh --gpu)";
+    }
+    TS_USER_CHECK(rc == 0) << "ONNX Runtime failed on " << file << " (exit " << rc
+                           << "); its messages are above";
+    nlohmann::json ort;
+    try {
+        std::ifstream in(result);
+        ort = nlohmann::json::parse(in);
+    } catch (const std::exception& e) {
+        TS_USER_FAIL() << "cannot read ONNX Runtime's timings: " << e.what();
+    }
+    bool failed = false;
+    double max_abs = 0, max_rel = 0;
+    for (size_t i = 0; i < ours.outputs.size(); ++i) {
+        NDArray theirs = frontend::read_tensor_pb(
+            (dir.path / ("ort_output_" + std::to_string(i) + ".pb")).string());
+        TS_USER_CHECK(theirs.shape() == ours.outputs[i].shape())
+            << "output " << i << ": ours " << ours.outputs[i].type().str() << ", ONNX Runtime's "
+            << theirs.type().str();
+        runtime::Difference d = runtime::compare(ours.outputs[i], theirs);
+        max_abs = std::max(max_abs, d.max_abs);
+        max_rel = std::max(max_rel, d.max_rel);
+        if (!runtime::allclose(ours.outputs[i], theirs, o.rtol, 1e-5)) failed = true;
+    }
+    const double median = ort["median_ms"].get<double>();
+    const double ratio = median / ours.median_ms;
+    const std::string provider = ort.value("provider", std::string("CPUExecutionProvider"));
+    const std::string name = "onnxruntime " + ort["version"].get<std::string>() + " " + provider;
+    std::printf("  onnxruntime : %10.4f ms median  %10.4f ms min  %8.2f GFLOP/s  (%d runs, %s)\n",
+                median, ort["min_ms"].get<double>(), ours.flops / (median * 1e-3) / 1e9,
+                ort["repeat"].get<int>(), name.c_str());
+    std::printf("  ratio (their time / our time): %.3f   outputs %s (max abs err %.2e, max rel err %.2e, rtol %.0e)\n",
+                ratio, failed ? "DIFFER" : "match", max_abs, max_rel, o.rtol);
+    j["theirs"] = side(median, ort["min_ms"].get<double>(), ort["repeat"].get<int>(), ours.flops);
+    j["theirs"]["name"] = name;
+    j["ratio"] = ratio;
+    j["max_abs_err"] = max_abs;
+    j["max_rel_err"] = max_rel;
+    j["passed"] = !failed;
+    if (failed)
+        std::cerr << "check failed: outputs differ from ONNX Runtime's beyond rtol " << o.rtol
+                  << std::endl;
+    return !failed;
+}
+
+}  // namespace
+
+void add_bench_model_options(CLI::App* sub, BenchModelOptions& o) {
+    sub->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder")->required();
+    sub->add_option("--target", o.target,
+                    "cpu (LLVM JIT, ORT's CPU provider) or cuda (NVRTC, CUDA events, ORT's CUDA "
+                    "provider)")
+        ->check(CLI::IsMember({"cpu", "llvm", "cuda"}));
+    sub->add_option("--compare", o.compare, "runtime to compare with")->check(CLI::IsMember({"ort"}));
+    sub->add_option("--threads", o.threads, "threads of ours and theirs")->check(CLI::Range(1, 256));
+    sub->add_option("--repeat", o.repeat, "timed runs of each")->check(CLI::Range(1, 100000));
+    sub->add_option("--python", o.python, "Python with onnxruntime (default: .venv/bin/python)");
+    sub->add_option("--rtol", o.rtol, "relative tolerance of the output comparison");
+    sub->add_flag("--json", o.json, "print one JSON object as the last line");
+    sub->add_option("--records", o.records, "tuning database whose best records apply (tessera tune)");
+    add_input_shape_option(sub, o.input_shapes);
+}
+
+int run_bench_model(const BenchModelOptions& o) {
+    const bool gpu = o.target == "cuda";
+    ModelPath mp = resolve_model_path(o.model);
+    // On the GPU, after the device check (run_ours_cuda): no device is the first thing to say.
+    std::string python = o.compare == "ort" && !gpu ? find_python(o.python, false) : "";
+    graph::Graph g = o.input_shapes.empty() ? load(mp) : load(mp, o.input_shapes);
+    // --input-shape: random inputs of that shape (the folder's are of the model's own).
+    std::vector<NDArray> inputs =
+        mp.default_input_dir.empty() || !o.input_shapes.empty()
+            ? driver::random_inputs(g, 1)
+            : driver::match_test_inputs(g, driver::read_test_data(mp.default_input_dir, "input"));
+    nlohmann::json j = {{"model", mp.file}, {"target", gpu ? "cuda" : "cpu"}};
+    Ours ours = gpu ? run_ours_cuda(o, g, inputs, python, j) : run_ours_cpu(o, g, inputs, j);
+    std::string shape;
+    for (const NDArray& a : inputs) shape += (shape.empty() ? "" : ", ") + a.type().str();
+    if (gpu)
+        std::printf("model %s (%s) on %s, %zu kernels, compile %.2f s, CUDA events\n",
+                    mp.file.c_str(), shape.c_str(), ours.device.c_str(), ours.kernels,
+                    ours.compile_seconds);
+    else
+        std::printf("model %s (%s), %d thread(s), %zu kernels, compile %.2f s\n", mp.file.c_str(),
+                    shape.c_str(), o.threads, ours.kernels, ours.compile_seconds);
+    std::printf("  tessera     : %10.4f ms median  %10.4f ms min  %8.2f GFLOP/s  (%d runs)\n",
+                ours.median_ms, ours.min_ms, ours.flops / (ours.median_ms * 1e-3) / 1e9,
+                ours.repeat);
+    j["inputs"] = shape;
+    j["threads"] = o.threads;
+    j["flops"] = ours.flops;
+    j["compile_seconds"] = ours.compile_seconds;
+    j["ours"] = side(ours.median_ms, ours.min_ms, ours.repeat, ours.flops);
+    j["latency_ms_median"] = ours.median_ms;
+    j["latency_ms_min"] = ours.min_ms;
+    j["gflops"] = ours.flops / (ours.median_ms * 1e-3) / 1e9;
+    bool failed = false;
+    if (o.compare == "ort") failed = !compare_with_ort(o, python, mp.file, g, inputs, ours, j);
     if (o.json) {
         std::cout.flush();
         print_json_line(j);

@@ -1,29 +1,35 @@
-// `tessera bench model MODEL [--compare ort] [--threads N]`: end-to-end
-// latency of a whole model, ours and ONNX Runtime's (through the Python
-// `onnxruntime` of the benchmark venv, scripts/bench-setup.sh) on the same
-// inputs in one run, with the outputs compared.
+// `tessera bench model MODEL [--target cpu|cuda] [--compare ort] [--threads N]`:
+// end-to-end latency of a whole model, ours and ONNX Runtime's (through the
+// Python `onnxruntime` of the benchmark venv, scripts/bench-setup.sh; its CUDA
+// execution provider with --target cuda) on the same inputs in one run, with
+// the outputs compared.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 namespace tessera::cli {
 
 struct BenchModelOptions {
     std::string model;
-    std::string compare;  // "" or "ort"
+    std::string target = "cpu";  // cpu (LLVM JIT) or cuda (NVRTC, CUDA events)
+    std::string compare;         // "" or "ort"
     int threads = 1;
     int repeat = 20;
     std::string python;  // "" = $TESSERA_PYTHON, ./.venv, the source tree's .venv, python3
     double rtol = 1e-4;
     bool json = false;
     std::string records;  // tuning database whose best records apply to our kernels
+    std::vector<std::string> input_shapes;  // --input-shape x:16x3x224x224 (random inputs)
 };
 
 /// Adds the options of `bench model` to its subcommand.
 void add_bench_model_options(CLI::App* sub, BenchModelOptions& o);
 
-/// Runs the benchmark; exit code 1 when the outputs differ beyond rtol.
+/// Runs the benchmark; exit code 1 when the outputs differ beyond rtol, 2
+/// (UserError) when --target cuda finds no CUDA device, or --compare ort no
+/// onnxruntime (with --target cuda: no CUDAExecutionProvider in it).
 int run_bench_model(const BenchModelOptions& o);
 
 }  // namespace tessera::cli

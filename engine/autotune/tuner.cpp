@@ -422,6 +422,12 @@ private:
         }
         const TuningRecord* best = m_db.best(t.task->key, "llvm", m_o.measure.opt_level);
         if (best && best->confirmed) t.p.best_ms = best->median_ms();
+        // The default's time from the same rounds: tuned and default compare
+        // like with like (the first measurement may have met another load).
+        if (std::vector<double> d = fin.front().medians; !d.empty()) {
+            std::sort(d.begin(), d.end());
+            t.p.default_ms = d[d.size() / 2];
+        }
         report(int(&t - m_tasks.data()), "");
     }
 
