@@ -103,7 +103,8 @@ std::shared_ptr<driver::CompiledModel> compile(const graph::Graph& g, int thread
 graph::Graph conv_kernel_graph(const graph::Graph& opt) {
     int conv = -1;
     for (size_t i = 0; i < opt.nodes.size(); ++i)
-        if (opt.nodes[i].op == "nn.conv2d_NCHWc") conv = int(i);
+        if (opt.nodes[i].op == "nn.conv2d_NCHWc" || opt.nodes[i].op == "nn.conv2d_winograd_NCHWc")
+            conv = int(i);
     if (conv < 0) return opt;
     graph::Node node = opt.nodes[size_t(conv)];
     node.attrs.erase("fuse_group");

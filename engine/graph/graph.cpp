@@ -331,6 +331,13 @@ double node_flops(const Graph& g, const Node& n) {
         const auto& w = type_of(n.inputs[1]).shape;  // (OCo, ICo, KH, KW, ib, ob), padded channels
         return 2.0 * out_elems * double(w[1] * w[2] * w[3] * w[4]) + (n.inputs.size() > 2 ? out_elems : 0);
     }
+    if (op == "nn.conv2d_winograd_NCHWc" && n.inputs.size() >= 2 &&
+        type_of(n.inputs[1]).shape.size() == 6) {
+        // The 3x3 direct conv's FLOPs ("effective" FLOP/s, as Winograd is usually
+        // reported): U is (alpha, alpha, OCo, ICo, ib, ob).
+        const auto& u = type_of(n.inputs[1]).shape;
+        return 2.0 * out_elems * double(u[3] * u[4] * 9) + (n.inputs.size() > 2 ? out_elems : 0);
+    }
     if (op == "nn.matmul") {
         if (n.inputs.size() < 2) return 0;
         const auto& a = type_of(n.inputs[0]).shape;

@@ -50,6 +50,7 @@ Registry& registry() {
         detail::add_transform_ops(table);
         detail::add_nn_extra_ops(table);
         detail::add_layout_ops(table);
+        detail::add_winograd_ops(table);
         detail::add_nn_nd_ops(table);
         detail::add_elemx_ops(table);
         detail::add_index_ops(table);

@@ -16,6 +16,7 @@
 #include "engine/passes/fold_scale_axis.h"
 #include "engine/passes/fuse_ops.h"
 #include "engine/passes/simplify_inference.h"
+#include "engine/passes/winograd.h"
 #include "engine/tir/interpreter.h"
 #include "engine/topi/topi.h"
 

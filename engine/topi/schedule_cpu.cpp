@@ -10,6 +10,7 @@
 #include "engine/tir/op.h"
 #include "engine/topi/schedule_cpu_conv.h"
 #include "engine/topi/schedule_cpu_matmul.h"
+#include "engine/topi/schedule_cpu_winograd.h"
 
 namespace tessera::topi {
 
@@ -120,6 +121,7 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
             Rules r{s, o};
             // Grouped convs (class Injective for the tuner) and blocked pools
             // use the conv rules too.
+            if (schedule_winograd_block(s, block, n, o)) continue;
             if ((cls == CpuOpClass::Conv2d || n.op == "nn.conv2d" ||
                  n.op.find("_NCHWc") != std::string::npos) &&
                 schedule_conv2d_block(s, block, n, o))
@@ -145,7 +147,7 @@ CpuOpClass cpu_op_class(const graph::Node& n) {
     if (n.op == "nn.matmul" || n.op == "nn.gemm" || n.op == "nn.dense" || n.op == "nn.batch_matmul")
         return CpuOpClass::Matmul;
     if (n.op == "nn.conv2d" && n.attr_int("groups", 1) == 1) return CpuOpClass::Conv2d;
-    if (n.op == "nn.conv2d_NCHWc") return CpuOpClass::Conv2d;
+    if (n.op == "nn.conv2d_NCHWc" || n.op == "nn.conv2d_winograd_NCHWc") return CpuOpClass::Conv2d;
     return CpuOpClass::Injective;  // per block: reductions are detected from the loop nest
 }
 
@@ -161,7 +163,9 @@ std::vector<CpuKnob> cpu_schedule_knobs(const tir::PrimFunc& f, const graph::Nod
                                         const CpuScheduleOptions& options) {
     switch (cpu_op_class(n)) {
         case CpuOpClass::Matmul: return matmul_knobs(f, n, options);
-        case CpuOpClass::Conv2d: return conv2d_knobs(f, n, options);
+        case CpuOpClass::Conv2d:
+            if (n.op == "nn.conv2d_winograd_NCHWc") return winograd_knobs(f, n, options);
+            return conv2d_knobs(f, n, options);
         default: {
             // The injective rule's vector width (when the kernel has an elementwise block).
             Schedule s(f);

@@ -19,6 +19,7 @@ using ComputeFn = Tensors (*)(const graph::Node&, const Tensors&, const Types&);
 /// Graph op name -> compute (topi_registry.cpp builds it from the add_*_computes below).
 using ComputeTable = std::map<std::string, ComputeFn>;
 void add_layout_computes(ComputeTable& t);  // topi_conv_nchwc.cpp: blocked conv and pools
+void add_winograd_computes(ComputeTable& t);  // topi_conv_winograd.cpp: Winograd 3x3 conv
 void add_elemx_computes(ComputeTable& t);  // topi_elemx.cpp: extra elementwise/unary/window/quantization ops
 void add_index_computes(ComputeTable& t);  // topi_index.cpp: indexing, scatter and data-dependent-shape ops
 void add_dtype_computes(ComputeTable& t);  // topi_dtype.cpp: narrow and half-precision dtypes at the graph boundary

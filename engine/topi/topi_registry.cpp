@@ -60,6 +60,7 @@ const detail::ComputeTable& table() {
         detail::add_index_computes(t);
         detail::add_dtype_computes(t);
         detail::add_layout_computes(t);
+        detail::add_winograd_computes(t);
         return t;
     }();
     return t;

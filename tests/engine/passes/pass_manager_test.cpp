@@ -12,7 +12,7 @@ using namespace testing;
 
 TEST(PassRegistry, EveryPassHasANameADescriptionAndALevel) {
     const auto& list = all_passes();
-    ASSERT_EQ(list.size(), 7u);
+    ASSERT_EQ(list.size(), 8u);
     for (const PassInfo& p : list) {
         EXPECT_FALSE(p.description.empty()) << p.name;
         EXPECT_NE(p.fn, nullptr) << p.name;
@@ -28,8 +28,8 @@ TEST(PassRegistry, DefaultPipelinesGrowWithOptLevel) {
     EXPECT_EQ(default_pipeline(2),
               (std::vector<std::string>{"fold_constants", "simplify_inference",
                                         "eliminate_common_subexpr", "convert_layout",
-                                        "dead_code_elimination", "fuse_ops"}));
-    EXPECT_EQ(default_pipeline(3).size(), 7u);
+                                        "winograd", "dead_code_elimination", "fuse_ops"}));
+    EXPECT_EQ(default_pipeline(3).size(), 8u);
     EXPECT_THROW(default_pipeline(4), UserError);
 }
 
@@ -39,7 +39,7 @@ TEST(PassRegistry, ResolvesExactAndRelativeLists) {
     EXPECT_EQ(resolve_pipeline({"-fuse_ops", "+fold_scale_axis"}, 2),
               (std::vector<std::string>{"fold_constants", "simplify_inference",
                                         "eliminate_common_subexpr", "fold_scale_axis",
-                                        "convert_layout", "dead_code_elimination"}));
+                                        "convert_layout", "winograd", "dead_code_elimination"}));
     EXPECT_TRUE(resolve_pipeline({"none"}, 2).empty());
     EXPECT_EQ(resolve_pipeline({}, 2), default_pipeline(2));
     try {

@@ -1,0 +1,196 @@
+// The Winograd conv schedule rule (see schedule_cpu_winograd.h).
+#include "engine/topi/schedule_cpu_winograd.h"
+
+#include <algorithm>
+
+#include "engine/schedule/query.h"
+
+namespace tessera::topi {
+
+using schedule::Schedule;
+using Names = std::vector<std::string>;
+using schedule::find_block;
+using schedule::is_reduction;
+using schedule::loop_extent;
+using schedule::work;
+
+namespace {
+
+constexpr int64_t kMinParallelWork = 1 << 15;
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+/// Largest divisor of n in [lo, hi], or hi when there is none (a tail).
+int64_t pick_factor(int64_t n, int64_t lo, int64_t hi) {
+    if (n <= hi) return n;
+    for (int64_t f = hi; f >= lo; --f)
+        if (n % f == 0) return f;
+    return hi;
+}
+
+/// The first block whose name starts with `prefix`.
+std::string block_named(const Schedule& s, const char* prefix) {
+    for (const std::string& b : s.blocks())
+        if (starts_with(b, prefix) && !starts_with(b, (std::string(prefix) + "_init").c_str()))
+            return b;
+    return "";
+}
+
+int64_t default_oc_vectors(int64_t eoc, const CpuScheduleOptions& o) {
+    return o.vector_lanes >= 16 && eoc % 2 == 0 ? 2 : 1;
+}
+
+/// Tiles per register tile: accumulators (tiles x oc vectors) + the weight
+/// vectors + a broadcast fit the register file.
+int64_t default_tile_cols(int64_t tiles, const CpuScheduleOptions& o, int64_t ocv) {
+    const int64_t hi = (o.vector_lanes >= 16 ? 28 : 12) / std::max<int64_t>(ocv, 1);
+    return pick_factor(tiles, 4, hi);
+}
+
+struct WinogradRule {
+    Schedule& s;
+    const CpuScheduleOptions& o;
+    int64_t m;
+
+    bool parallel_ok(int64_t w) const { return o.threads != 1 && w >= kMinParallelWork; }
+
+    // Y (n, oco, oh, ow, oci) -> n oh_o(parallel) | oco ow_o oh_i ow_i oci,
+    // with V and M computed at oh_o (one row of tiles, in cache).
+    void output(const std::string& y) {
+        Names l = s.get_loops(y);
+        const int64_t w = work(s, l);
+        Names ohs = s.split(l[2], {-1, m});
+        Names ows = s.split(l[3], {-1, m});
+        s.reorder({l[0], ohs[0], l[1], ows[0], ohs[1], ows[1], l[4]});
+        if (parallel_ok(w)) s.parallel(ohs[0]);
+        s.unroll(ohs[1]);
+        s.unroll(ows[1]);
+        s.vectorize(l[4]);
+
+        const std::string mm = block_named(s, "winograd_M");
+        const std::string v = block_named(s, "winograd_V");
+        const std::string pad = block_named(s, "data_pad");
+        // V and M live in "local" buffers (the copies back to the full-size
+        // ones inlined into their readers), which compact_local_buffers
+        // shrinks to one row of tiles: no full-plane buffers to allocate and
+        // page in on every call.
+        s.compute_inline(s.cache_write(mm, 0, "local"));
+        s.compute_inline(s.cache_write(v, 0, "local"));
+        s.compute_at(mm, ohs[0]);
+        gemm(mm);
+        s.compute_at(v, ohs[0]);
+        transform(v);
+        if (!pad.empty()) {
+            if (o.knob("winograd.pad_per_row", 0)) {
+                s.compute_at(pad, ohs[0]);
+                Names pl = s.get_loops(pad);
+                if (loop_extent(s.func(), pl.back()) >= 4) s.vectorize(pl.back());
+            } else {
+                Names pl = s.get_loops(pad);
+                std::string par = s.fuse({pl[0], pl[1], pl[2]});
+                if (parallel_ok(work(s, pl))) s.parallel(par);
+                if (loop_extent(s.func(), pl[4]) >= 4) s.vectorize(pl[4]);
+            }
+        }
+    }
+
+    // M's own loops (e, nu, oco, tw, oci, rco, rci) -> e nu oco_o tw_o |
+    // rco rci | tw_i(unrolled) oco_i(unrolled) oci(vector).
+    void gemm(const std::string& mm) {
+        Names all = s.get_loops(mm);
+        Names l(all.end() - 7, all.end());
+        const int64_t eoc = loop_extent(s.func(), l[2]);
+        const int64_t etw = loop_extent(s.func(), l[3]);
+        const int64_t ocv =
+            std::clamp<int64_t>(o.knob("winograd.oc_vectors", default_oc_vectors(eoc, o)), 1, eoc);
+        const int64_t p = std::clamp<int64_t>(
+            o.knob("winograd.tile_cols", default_tile_cols(etw, o, ocv)), 1, etw);
+        Names ocs = s.split(l[2], {-1, ocv});
+        Names tws = s.split(l[3], {-1, p});
+        s.reorder({l[0], l[1], ocs[0], tws[0], l[5], l[6], tws[1], ocs[1], l[4]});
+        std::string init = s.decompose_reduction(mm, l[5]);
+        Names il = s.get_loops(init);
+        if (!il.empty()) s.vectorize(il.back());
+        s.unroll(tws[1]);
+        s.unroll(ocs[1]);
+        s.vectorize(l[4]);
+    }
+
+    // V's own loops (e, nu, c, tw, i) -> c tw | e nu (unrolled) i(vector):
+    // one alpha x alpha input tile of a channel block in, alpha^2 vectors out.
+    void transform(const std::string& v) {
+        Names all = s.get_loops(v);
+        Names l(all.end() - 5, all.end());
+        s.reorder({l[2], l[3], l[0], l[1], l[4]});
+        s.unroll(l[0]);
+        s.unroll(l[1]);
+        s.vectorize(l[4]);
+    }
+
+    // Fused elementwise stages after Y: per output tile (m x m pixels).
+    void epilogue(const std::string& block) {
+        const Names readers = s.get_consumers(block_named(s, "winograd_M"));
+        if (readers.size() != 1) throw schedule::ScheduleError(0, "winograd", "no output stage");
+        Names yl = s.get_loops(readers[0]);
+        if (yl.size() != 7) throw schedule::ScheduleError(0, "winograd", "output not tiled");
+        s.reverse_compute_at(block, yl[3]);
+        Names l = s.get_loops(block);
+        s.vectorize(l.back());
+    }
+};
+
+}  // namespace
+
+bool schedule_winograd_block(Schedule& s, const std::string& block, const graph::Node& n,
+                             const CpuScheduleOptions& options) {
+    if (n.op != "nn.conv2d_winograd_NCHWc") return false;
+    const tir::Block* b = find_block(s.func(), block);
+    if (!b) return false;
+    WinogradRule r{s, options, n.attr_int("tile", 2)};
+    // data_pad, V and M are placed by the output stage's rule.
+    if (starts_with(block, "data_pad") || starts_with(block, "winograd_V") ||
+        starts_with(block, "winograd_M"))
+        return true;
+    // The inverse transform (with the fused epilogue inlined into it, or
+    // under its own name when it is the kernel's output): M's reader.
+    const std::string mm = block_named(s, "winograd_M");
+    if (!mm.empty()) {
+        const Names readers = s.get_consumers(mm);
+        if (std::find(readers.begin(), readers.end(), block) != readers.end()) {
+            r.output(block);
+            return true;
+        }
+    }
+    if (s.get_loops(block).size() == 5 && !s.get_producers(block).empty()) {
+        Schedule before = s;
+        try {
+            r.epilogue(block);
+            return true;
+        } catch (const schedule::ScheduleError&) {
+            s = before;
+        }
+    }
+    return false;
+}
+
+std::vector<CpuKnob> winograd_knobs(const tir::PrimFunc& f, const graph::Node& n,
+                                    const CpuScheduleOptions& o) {
+    if (n.op != "nn.conv2d_winograd_NCHWc") return {};
+    Schedule s(f);
+    const std::string mm = block_named(s, "winograd_M");
+    if (mm.empty()) return {};
+    Names l = s.get_loops(mm);
+    if (l.size() != 9) return {};
+    const int64_t eoc = loop_extent(s.func(), l[4]), etw = loop_extent(s.func(), l[5]);
+    const int64_t ocv = default_oc_vectors(eoc, o);
+    std::vector<int64_t> ocs = {ocv};
+    for (int64_t v : {1, 2, 4})
+        if (v != ocv && eoc % v == 0) ocs.push_back(v);
+    std::vector<int64_t> cols = {default_tile_cols(etw, o, ocv)};
+    for (int64_t c : {4, 6, 7, 8, 12, 14, 16, 28})
+        if (c <= etw && std::find(cols.begin(), cols.end(), c) == cols.end()) cols.push_back(c);
+    return {{"winograd.tile_cols", cols}, {"winograd.oc_vectors", ocs},
+            {"winograd.pad_per_row", {0, 1}}};
+}
+
+}  // namespace tessera::topi

@@ -1,0 +1,280 @@
+// Winograd conv (nn.conv2d_winograd_NCHWc, the winograd pass): the op on
+// random data against a naive double-precision conv (odd planes, channel
+// counts that do not fill a block, bias; F(2,3) and F(4,3); 1 and 2 threads;
+// LLVM JIT and the loop-IR interpreter), the pass only rewriting eligible
+// convs, and fused relu + residual add through the driver.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+#include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/core/error.h"
+#include "engine/driver/driver.h"
+#include "engine/passes/convert_layout.h"
+#include "engine/passes/graph_rewrite.h"
+#include "engine/passes/winograd.h"
+#include "engine/tir/printer.h"
+#include "engine/topi/winograd.h"
+#include "tests/engine/passes/passes_test_util.h"
+
+namespace tessera {
+namespace {
+
+using passes::testing::count_op;
+using passes::testing::input;
+using passes::testing::node;
+using runtime::NDArray;
+
+std::vector<float> floats(const NDArray& a) {
+    return std::vector<float>(a.data<float>(), a.data<float>() + a.num_elements());
+}
+
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct Case {
+    int64_t C, H, W, K, pad;
+    int64_t OH() const { return H + 2 * pad - 2; }
+    int64_t OW() const { return W + 2 * pad - 2; }
+};
+
+// NCHW (C, H, W) -> blocked (C/b, H, W, b), zeros in the padded channels.
+std::vector<float> pack(const std::vector<float>& x, int64_t C, int64_t H, int64_t W, int64_t b) {
+    std::vector<float> p(size_t(cdiv(C, b) * H * W * b), 0.f);
+    for (int64_t c = 0; c < C; ++c)
+        for (int64_t i = 0; i < H * W; ++i) p[size_t(((c / b) * H * W + i) * b + c % b)] = x[size_t(c * H * W + i)];
+    return p;
+}
+
+// Naive 3x3 conv in double precision, NCHW, batch 1.
+std::vector<double> naive_conv(const Case& p, const std::vector<float>& x,
+                               const std::vector<float>& w, const std::vector<float>& bias) {
+    std::vector<double> y(size_t(p.K * p.OH() * p.OW()));
+    for (int64_t k = 0; k < p.K; ++k)
+        for (int64_t oh = 0; oh < p.OH(); ++oh)
+            for (int64_t ow = 0; ow < p.OW(); ++ow) {
+                double acc = bias.empty() ? 0.0 : bias[size_t(k)];
+                for (int64_t c = 0; c < p.C; ++c)
+                    for (int64_t r = 0; r < 3; ++r)
+                        for (int64_t s = 0; s < 3; ++s) {
+                            int64_t h = oh + r - p.pad, ww = ow + s - p.pad;
+                            if (h < 0 || h >= p.H || ww < 0 || ww >= p.W) continue;
+                            acc += double(x[size_t((c * p.H + h) * p.W + ww)]) *
+                                   w[size_t(((k * p.C + c) * 3 + r) * 3 + s)];
+                        }
+                y[size_t((k * p.OH() + oh) * p.OW() + ow)] = acc;
+            }
+    return y;
+}
+
+double worst_error(const std::vector<float>& got, const std::vector<float>& want) {
+    EXPECT_EQ(got.size(), want.size());
+    double worst = 0;
+    for (size_t i = 0; i < std::min(got.size(), want.size()); ++i)
+        worst = std::max(worst, std::fabs(double(got[i]) - want[i]) / (1.0 + std::fabs(want[i])));
+    return worst;
+}
+
+// One nn.conv2d_winograd_NCHWc node (weights transformed by the library
+// function the pass uses) vs the naive conv, JIT-compiled and interpreted.
+void check_op(const Case& p, int64_t tile, int64_t ib, int64_t ob, int threads, bool bias) {
+    SCOPED_TRACE("C=" + std::to_string(p.C) + " H=" + std::to_string(p.H) + " W=" +
+                 std::to_string(p.W) + " K=" + std::to_string(p.K) + " tile=" +
+                 std::to_string(tile) + " threads=" + std::to_string(threads));
+    NDArray x = runtime::random_ndarray(passes::testing::f32({p.C, p.H, p.W}), 31);
+    NDArray w = runtime::random_ndarray(passes::testing::f32({p.K, p.C, 3, 3}), 32);
+    NDArray b = runtime::random_ndarray(passes::testing::f32({p.K}), 33);
+    std::vector<float> bv = bias ? floats(b) : std::vector<float>{};
+    graph::Graph g;
+    const int64_t ICo = cdiv(p.C, ib), OCo = cdiv(p.K, ob), a = tile + 2;
+    int xi = input(g, "x", {1, ICo, p.H, p.W, ib});
+    std::vector<float> packed = passes::pack_conv2d_weight(floats(w), p.K, p.C, 3, 3, ib, ob);
+    int u = passes::add_float_constant(
+        g, "u", {a, a, OCo, ICo, ib, ob},
+        topi::winograd_transform_weight(packed, OCo, ICo, ib, ob, tile));
+    std::vector<int> ins = {xi, u};
+    if (bias) {
+        std::vector<float> bp = bv;
+        bp.resize(size_t(OCo * ob), 0.f);
+        ins.push_back(passes::add_float_constant(g, "b", {OCo, ob}, bp));
+    }
+    int y = node(g, "nn.conv2d_winograd_NCHWc", "wino", ins,
+                 {{"tile", tile}, {"padding", std::vector<int64_t>{p.pad, p.pad, p.pad, p.pad}}});
+    g.outputs = {y};
+    EXPECT_EQ(g.values[size_t(y)].type.shape,
+              std::vector<int64_t>({1, OCo, p.OH(), p.OW(), ob}));
+    std::vector<float> xp = pack(floats(x), p.C, p.H, p.W, ib);
+    NDArray xb = NDArray::from_bytes(g.values[size_t(xi)].type, xp.data(), xp.size() * 4);
+    std::vector<double> ref = naive_conv(p, floats(x), floats(w), bv);
+    std::vector<float> want(ref.begin(), ref.end());
+    want = pack(want, p.K, p.OH(), p.OW(), ob);
+    // F(4,3)'s larger transform constants lose a few more bits.
+    const double tol = tile == 2 ? 2e-5 : 1e-4;
+    driver::BuildOptions o;
+    o.threads = threads;
+    auto model = driver::build(g, o);
+    EXPECT_LT(worst_error(floats(model->run({xb})[0]), want), tol) << "LLVM JIT";
+    EXPECT_LT(worst_error(floats(driver::interpret_graph(g, {xb})[0]), want), tol)
+        << "interpreter";
+}
+
+TEST(WinogradOp, F2OddPlaneChannelsNotFillingABlockWithBias) {
+    check_op({5, 9, 11, 7, 1}, 2, 4, 8, 1, true);
+}
+
+TEST(WinogradOp, F2TwoThreadsNoPaddingNoBias) {
+    const int64_t b = codegen::host_vector_lanes();
+    check_op({b + 3, 13, 10, 2 * b, 0}, 2, b, b, 0, false);
+}
+
+TEST(WinogradOp, F4OddPlaneTwoThreads) {
+    const int64_t b = codegen::host_vector_lanes();
+    check_op({b, 11, 9, 2 * b - 1, 1}, 4, b, b, 0, true);
+}
+
+TEST(WinogradOp, RejectsAWeightOfTheWrongTile) {
+    graph::Graph g;
+    int x = input(g, "x", {1, 1, 8, 8, 4});
+    int u = passes::testing::constant(g, "u", {4, 4, 1, 1, 4, 4}, 1);
+    EXPECT_THROW(node(g, "nn.conv2d_winograd_NCHWc", "w", {x, u}, {{"tile", int64_t(4)}}),
+                 UserError);
+}
+
+// The transform matrices compute a 1-D 3-tap correlation exactly (up to
+// rounding): y = A^T [(G g) .* (B^T d)].
+TEST(WinogradMatrices, ComputeOneDimensionalCorrelation) {
+    for (int64_t m : {2, 4}) {
+        const topi::WinogradMatrices& W = topi::winograd_matrices(m);
+        const int a = W.alpha;
+        std::vector<double> d(static_cast<size_t>(a)), g = {0.3, -1.2, 0.7};
+        for (int i = 0; i < a; ++i) d[size_t(i)] = std::sin(1.0 + i);
+        std::vector<double> prod(static_cast<size_t>(a));
+        for (int e = 0; e < a; ++e) {
+            double gd = 0, bd = 0;
+            for (int r = 0; r < 3; ++r) gd += W.G[size_t(e * 3 + r)] * g[size_t(r)];
+            for (int r = 0; r < a; ++r) bd += W.BT[size_t(e * a + r)] * d[size_t(r)];
+            prod[size_t(e)] = gd * bd;
+        }
+        for (int i = 0; i < m; ++i) {
+            double y = 0, want = 0;
+            for (int e = 0; e < a; ++e) y += W.AT[size_t(i * a + e)] * prod[size_t(e)];
+            for (int r = 0; r < 3; ++r) want += d[size_t(i + r)] * g[size_t(r)];
+            EXPECT_NEAR(y, want, 1e-12) << "m=" << m << " i=" << i;
+        }
+    }
+    EXPECT_THROW(topi::winograd_matrices(3), UserError);
+}
+
+// An NCHW conv with constant weights of `k` x `k`, stride `stride`.
+int conv(graph::Graph& g, int x, const std::string& name, int64_t c, int64_t k, int64_t kernel,
+         int64_t stride, uint64_t seed) {
+    int w = passes::testing::constant(g, name + "_w", {k, c, kernel, kernel}, seed);
+    int b = passes::testing::constant(g, name + "_b", {k}, seed + 1);
+    const int64_t p = kernel / 2;
+    return node(g, "nn.conv2d", name, {x, w, b},
+                {{"strides", std::vector<int64_t>{stride, stride}},
+                 {"padding", std::vector<int64_t>{p, p, p, p}}});
+}
+
+// The pass takes only 3x3 stride-1 convs with big enough output planes.
+TEST(WinogradPass, RewritesOnlyEligibleConvs) {
+    graph::Graph g;
+    int x = input(g, "x", {1, 6, 30, 29});
+    int a = conv(g, x, "c3", 6, 8, 3, 1, 10);     // 30x29: rewritten
+    int s2 = conv(g, a, "s2", 8, 8, 3, 2, 20);    // stride 2
+    int one = conv(g, a, "k1", 8, 8, 1, 1, 30);   // 1x1
+    int small = conv(g, s2, "sm", 8, 8, 3, 1, 40);  // 15x15 < 28x28
+    g.outputs = {one, small};
+    driver::BuildOptions o;
+    o.opt_level = 3;
+    graph::Graph opt = driver::optimize(g, o);
+    EXPECT_EQ(count_op(opt, "nn.conv2d_winograd_NCHWc"), 1);
+    EXPECT_EQ(count_op(opt, "nn.conv2d_NCHWc"), 3);
+    graph::Graph lowered = passes::winograd_rewrite(opt, 2, 1);  // every plane size
+    EXPECT_EQ(count_op(lowered, "nn.conv2d_winograd_NCHWc"), 2);
+    // Interpreted: errors within fp32 rounding of the outputs' scale (the
+    // transforms reassociate sums, so near-zero outputs differ relatively more).
+    std::vector<NDArray> in = driver::random_inputs(g, 3);
+    std::vector<NDArray> want = driver::interpret_graph(g, in);
+    std::vector<NDArray> got = driver::interpret_graph(lowered, in);
+    ASSERT_EQ(got.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+        double scale = 0, err = 0;
+        for (int64_t k = 0; k < want[i].num_elements(); ++k) {
+            scale = std::max(scale, std::fabs(double(want[i].data<float>()[k])));
+            err = std::max(err, std::fabs(double(got[i].data<float>()[k]) -
+                                          want[i].data<float>()[k]));
+        }
+        EXPECT_GT(scale, 0.0);
+        EXPECT_LT(err, 1e-5 * scale) << "output " << i << ": max abs err " << err;
+    }
+}
+
+// relu(conv(x) + bias + residual) through the driver at -O3: the relu and
+// the residual add fuse into the Winograd kernel; outputs match the direct
+// conv's build at 1 and 2 threads.
+TEST(WinogradPass, FusedReluAndResidualAddMatchTheDirectConv) {
+    graph::Graph g;
+    int x = input(g, "x", {1, 5, 29, 30});
+    int c1 = conv(g, x, "c1", 5, 7, 3, 1, 50);
+    int r1 = node(g, "nn.relu", "r1", {c1});
+    int c2 = conv(g, r1, "c2", 7, 7, 3, 1, 60);
+    int sum = node(g, "add", "res", {c2, r1});
+    int y = node(g, "nn.relu", "r2", {sum});
+    g.outputs = {y};
+    std::vector<NDArray> in = driver::random_inputs(g, 7);
+    for (int threads : {1, 0}) {
+        driver::BuildOptions direct;
+        direct.threads = threads;
+        direct.opt_level = 3;
+        direct.passes = {"-winograd"};
+        driver::BuildOptions wino = direct;
+        wino.passes = {};
+        auto a = driver::build(g, direct);
+        auto b = driver::build(g, wino);
+        EXPECT_EQ(count_op(b->graph, "nn.conv2d_winograd_NCHWc"), 2);
+        std::vector<NDArray> want = a->run(in), got = b->run(in);
+        runtime::Difference d = runtime::compare(got[0], want[0]);
+        EXPECT_TRUE(runtime::allclose(got[0], want[0], 1e-4, 1e-5))
+            << "threads=" << threads << " max abs " << d.max_abs << " max rel " << d.max_rel;
+        // The epilogues fuse as into the direct conv: the same kernel count.
+        EXPECT_EQ(a->kernels.size(), b->kernels.size());
+    }
+}
+
+}  // namespace
+}  // namespace tessera
+
+namespace tessera {
+namespace {
+
+// The scheduled kernel of ResNet-18's 56x56 64-channel layer: its GEMM is
+// broadcast FMAs into register accumulators (TESSERA_WINOGRAD_DUMP=path
+// writes the loop IR and the assembly).
+TEST(WinogradSchedule, GemmIsBroadcastFma) {
+    const int lanes = codegen::host_vector_lanes();
+    if (lanes < 8) GTEST_SKIP() << "no AVX on this host";
+    graph::Graph g;
+    int x = input(g, "x", {1, 64 / lanes, 56, 56, lanes});
+    int u = passes::testing::constant(g, "u", {4, 4, 64 / lanes, 64 / lanes, lanes, lanes}, 5);
+    int y = node(g, "nn.conv2d_winograd_NCHWc", "wino", {x, u},
+                 {{"tile", int64_t(2)}, {"padding", std::vector<int64_t>{1, 1, 1, 1}}});
+    int r = node(g, "nn.relu", "relu", {y});
+    g.outputs = {r};
+    driver::BuildOptions o;
+    o.threads = 1;
+    auto model = driver::build(g, o);
+    ASSERT_EQ(model->kernels.size(), 1u);
+    codegen::LlvmOptions lo;
+    lo.threads = 1;
+    std::string as = codegen::emit_assembly(model->kernels, lo);
+    if (const char* dump = std::getenv("TESSERA_WINOGRAD_DUMP")) {
+        std::ofstream(dump) << as;
+        std::ofstream(std::string(dump) + ".tir") << tir::print(model->kernels[0]);
+    }
+    EXPECT_NE(as.find("vfmadd231ps"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera
