@@ -11,9 +11,16 @@ namespace tessera::passes {
 /// Output tile of the rewrite: F(2x2, 3x3) (2.25x fewer multiplies than the
 /// direct conv, errors within fp32 rounding of it).
 inline constexpr int64_t kWinogradTile = 2;
-/// Smallest output plane (OH * OW) the rewrite takes: on smaller planes the
-/// direct conv is bound by its weights, which the transform grows 16/9x.
-inline constexpr int64_t kWinogradMinPlane = 28 * 28;
+/// Smallest output plane (OH * OW) the rewrite takes. ResNet-18 at 1 thread
+/// (per kernel, ms, Winograd F(2,3) vs direct): 56x56 0.88 vs 1.38, 28x28 0.85
+/// vs 1.34, 14x14 0.95 vs 1.40 (with the whole-plane GEMM of
+/// schedule_cpu_winograd.cpp), 7x7 2.1 vs 1.85: there the conv is bound by
+/// reading its weights from memory, which the transform grows 16/9x. F(4,3)
+/// (tile 4) was no faster in the whole model (1 thread 20.48 vs 20.57 ms,
+/// 2 threads 11.6 vs 11.1 ms), so the tile stays 2. Whole model, 28x28 ->
+/// 14x14 threshold: 1 thread 20.85 -> 19.52 ms (1.15x -> 1.24x ONNX
+/// Runtime), 2 threads 10.90 -> 10.52 ms (1.15x -> 1.20x).
+inline constexpr int64_t kWinogradMinPlane = 14 * 14;
 
 /// Rewrites every nn.conv2d_NCHWc with a constant 3x3 weight, stride 1,
 /// dilation 1, groups 1 and an output plane of at least `min_plane` pixels

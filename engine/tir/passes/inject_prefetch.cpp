@@ -27,14 +27,14 @@ std::vector<PrefetchRequest> parse_requests(const std::string& value, const Var&
     std::string item;
     while (std::getline(ss, item, ',')) {
         const size_t colon = item.rfind(':');
-        TS_CHECK(colon != std::string::npos && colon > 0)
+        TS_USER_CHECK(colon != std::string::npos && colon > 0)
             << "software_prefetch annotation '" << value << "' on loop " << var->name
             << ": expected BUFFER:DISTANCE";
         int64_t d = 0;
         try {
             d = std::stoll(item.substr(colon + 1));
         } catch (const std::exception&) {
-            TS_FAIL() << "software_prefetch annotation '" << value << "' on loop " << var->name
+            TS_USER_FAIL() << "software_prefetch annotation '" << value << "' on loop " << var->name
                       << ": the distance is not an integer";
         }
         out.push_back({var, item.substr(0, colon), d});

@@ -22,7 +22,7 @@ inline constexpr const char* kPrefetchIntrinsic = "tir.prefetch";
 /// with L's variable advanced by d iterations, at the start of the body: the
 /// data the same instruction reads d iterations of L later. Runs on
 /// flattened IR (after unroll_loops and simplify). Unknown buffers are
-/// ignored; a malformed value raises InternalError.
+/// ignored; a malformed value (a user's trace may set it) raises UserError.
 PrimFunc inject_prefetch(const PrimFunc& f);
 
 }  // namespace tessera::tir

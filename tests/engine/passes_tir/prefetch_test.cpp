@@ -84,8 +84,8 @@ TEST(InjectPrefetch, LoadsOfVariablesBoundInsideTheBodyAreSkipped) {
 TEST(InjectPrefetch, NoAnnotationNoChangeMalformedAnnotationFails) {
     PrimFunc f = blocked_dot("");
     EXPECT_TRUE(inject_prefetch(f).get() == f.get());
-    EXPECT_THROW(inject_prefetch(blocked_dot("W")), InternalError);
-    EXPECT_THROW(inject_prefetch(blocked_dot("W:one")), InternalError);
+    EXPECT_THROW(inject_prefetch(blocked_dot("W")), UserError);
+    EXPECT_THROW(inject_prefetch(blocked_dot("W:one")), UserError);
 }
 
 }  // namespace
