@@ -11,6 +11,7 @@
 #include "engine/schedule/query.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
+#include "engine/topi/schedule_cpu_util.h"
 
 namespace tessera::autotune {
 
@@ -22,7 +23,6 @@ namespace {
 constexpr int64_t kMaxVector = 64;       // lanes of a vectorized loop
 constexpr int64_t kMaxRegisterTile = 512;  // product of the innermost spatial tiles
 constexpr int64_t kMaxInnerReduce = 64;
-constexpr int64_t kMinParallelWork = 1 << 15;
 constexpr int64_t kMaxUnrolledCopies = 64;  // product of the unrolled loop extents
 
 const tir::BlockRealize* find_realize(const tir::PrimFunc& f, const std::string& name) {
@@ -112,7 +112,7 @@ void apply_tile(Schedule& s, const BlockDecision& d, const SpaceOptions& o,
     for (auto& l : lv) order.insert(order.end(), l.begin(), l.end());
     s.reorder(order);
     TileLoops t;
-    if (o.threads != 1 && d.par_depth > 0 && work >= kMinParallelWork && !lv[0].empty()) {
+    if (o.threads != 1 && d.par_depth > 0 && work >= topi::kMinParallelWork && !lv[0].empty()) {
         int depth = std::min<int>(d.par_depth, int(lv[0].size()));
         Names outer(lv[0].begin(), lv[0].begin() + depth);
         std::string fused = outer.size() > 1 ? s.fuse(outer) : outer[0];
@@ -171,10 +171,10 @@ void apply_injective(Schedule& s, const BlockDecision& d, const SpaceOptions& o)
     if (v > 1 && v < w && w % v == 0) {
         Names parts = s.split(fused, {-1, v});
         if (d.vectorize) s.vectorize(parts[1]);
-        if (o.threads != 1 && w >= kMinParallelWork) s.parallel(parts[0]);
+        if (o.threads != 1 && w >= topi::kMinParallelWork) s.parallel(parts[0]);
     } else if (v >= w && w >= 2 && w <= kMaxVector && d.vectorize) {
         s.vectorize(fused);
-    } else if (o.threads != 1 && w >= kMinParallelWork) {
+    } else if (o.threads != 1 && w >= topi::kMinParallelWork) {
         s.parallel(fused);
     }
 }

@@ -11,6 +11,7 @@
 #include "engine/topi/schedule_cpu_conv.h"
 #include "engine/topi/schedule_cpu_matmul.h"
 #include "engine/topi/schedule_cpu_winograd.h"
+#include "engine/topi/schedule_cpu_util.h"
 
 namespace tessera::topi {
 
@@ -23,9 +24,6 @@ using schedule::work;
 
 namespace {
 
-// Kernels with less work than this stay on one thread (fork/join costs a few
-// microseconds).
-constexpr int64_t kMinParallelWork = 1 << 15;
 
 
 

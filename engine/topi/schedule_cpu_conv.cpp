@@ -9,6 +9,7 @@
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 #include "engine/tir/passes/inject_prefetch.h"
+#include "engine/topi/schedule_cpu_util.h"
 
 namespace tessera::topi {
 
@@ -21,20 +22,10 @@ using schedule::work;
 
 namespace {
 
-// Kernels with less work than this stay on one thread (fork/join costs a few
-// microseconds).
-constexpr int64_t kMinParallelWork = 1 << 15;
 
 // Output planes smaller than this (in pixels) loop over rows inside channel blocks.
 constexpr int64_t kSmallPlane = 400;
 
-/// Largest divisor of n in [lo, hi], or hi when there is none (a tail).
-int64_t pick_factor(int64_t n, int64_t lo, int64_t hi) {
-    if (n <= hi) return n;
-    for (int64_t f = hi; f >= lo; --f)
-        if (n % f == 0) return f;
-    return hi;
-}
 
 /// The reduction block of the conv (the one the tile loops belong to).
 std::string conv_block_of(const Schedule& s, size_t iter_vars = 9) {

@@ -11,6 +11,7 @@
 #include "engine/schedule/schedule_util.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
+#include "engine/topi/schedule_cpu_util.h"
 
 namespace tessera::topi {
 
@@ -19,7 +20,6 @@ using Names = std::vector<std::string>;
 
 namespace {
 
-constexpr int64_t kMinParallelWork = 1 << 15;
 // Blocking on one thread (order 2): for each MC block of rows (A's MC x K
 // rows in L2) and each NR panel of B, the KC blocks of the panel, each
 // (KC x NR, at most 2/3 of L1) reused from L1 by the MC / MR register tiles,
@@ -51,13 +51,6 @@ int64_t loop_extent(const tir::PrimFunc& f, const std::string& name) {
     return c ? *c : -1;
 }
 
-/// Largest divisor of n in [lo, hi], or hi when there is none (a tail).
-int64_t pick_factor(int64_t n, int64_t lo, int64_t hi) {
-    if (n <= hi) return n;
-    for (int64_t f = hi; f >= lo; --f)
-        if (n % f == 0) return f;
-    return hi;
-}
 
 bool is_var(const tir::Expr& e, const tir::Var& v) {
     return e.as<tir::Variable>() == v.get();

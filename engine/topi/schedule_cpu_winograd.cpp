@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/schedule/query.h"
+#include "engine/topi/schedule_cpu_util.h"
 
 namespace tessera::topi {
 
@@ -16,7 +17,6 @@ using schedule::work;
 
 namespace {
 
-constexpr int64_t kMinParallelWork = 1 << 15;
 /// Transformed weights (alpha^2 x IC x OC floats) above which M is computed
 /// for the whole plane at once (gemm_whole) rather than per row of tiles.
 /// ResNet-18, 1 thread, per kernel: 14x14 256-ch (U 4 MiB) 1.55 -> 1.01 ms
@@ -26,13 +26,6 @@ constexpr int64_t kWholePlaneWeightBytes = 2 << 20;
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
-/// Largest divisor of n in [lo, hi], or hi when there is none (a tail).
-int64_t pick_factor(int64_t n, int64_t lo, int64_t hi) {
-    if (n <= hi) return n;
-    for (int64_t f = hi; f >= lo; --f)
-        if (n % f == 0) return f;
-    return hi;
-}
 
 /// The first block whose name starts with `prefix`.
 std::string block_named(const Schedule& s, const char* prefix) {
