@@ -127,11 +127,13 @@ void Database::index(size_t i) {
     }
     if (!r.ok()) return;
     std::map<std::string, size_t>& best = r.confirmed ? m_best_confirmed : m_best;
-    for (const std::string& l : {std::string("*"), level}) {
-        const std::string key = r.workload + "|" + r.target + "|" + l;
-        auto it = best.find(key);
-        if (it == best.end() || r.median_ms() < m_records[it->second].median_ms()) best[key] = i;
-    }
+    for (const std::string& l : {std::string("*"), level})
+        for (const std::string& th : {std::string("*"), std::to_string(r.threads)}) {
+            const std::string key = r.workload + "|" + r.target + "|" + l + "|" + th;
+            auto it = best.find(key);
+            if (it == best.end() || r.median_ms() < m_records[it->second].median_ms())
+                best[key] = i;
+        }
 }
 
 void Database::append(const TuningRecord& r) {
@@ -144,13 +146,19 @@ void Database::append(const TuningRecord& r) {
 }
 
 const TuningRecord* Database::best(const std::string& workload, const std::string& target,
-                                   int opt_level) const {
-    const std::string key =
-        workload + "|" + target + "|" + (opt_level < 0 ? "*" : std::to_string(opt_level));
-    auto it = m_best_confirmed.find(key);
-    if (it != m_best_confirmed.end()) return &m_records[it->second];
-    it = m_best.find(key);
-    return it == m_best.end() ? nullptr : &m_records[it->second];
+                                   int opt_level, int threads) const {
+    const std::string base =
+        workload + "|" + target + "|" + (opt_level < 0 ? "*" : std::to_string(opt_level)) + "|";
+    // A thread count asked for: its records, else records that name none (older files).
+    std::vector<std::string> keys = {base + (threads < 0 ? "*" : std::to_string(threads))};
+    if (threads >= 0) keys.push_back(base + "-1");
+    for (const std::string& key : keys) {
+        auto it = m_best_confirmed.find(key);
+        if (it != m_best_confirmed.end()) return &m_records[it->second];
+        it = m_best.find(key);
+        if (it != m_best.end()) return &m_records[it->second];
+    }
+    return nullptr;
 }
 
 int Database::count(const std::string& workload, int opt_level) const {

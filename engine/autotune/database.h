@@ -71,9 +71,10 @@ public:
     /// or null; among confirmed records when the workload has any (a robust
     /// median beats a single lucky trial). Records from another machine are
     /// kept but never chosen. `opt_level` >= 0: only records measured at that
-    /// LLVM level; -1: any level.
+    /// LLVM level; -1: any level. `threads` >= 0: only records tuned for that
+    /// thread count (or, failing those, records that name none); -1: any.
     const TuningRecord* best(const std::string& workload, const std::string& target = "llvm",
-                             int opt_level = -1) const;
+                             int opt_level = -1, int threads = -1) const;
     /// Tuning trials (successes and errors, baselines and confirmations excluded) of a workload
     /// on this machine; at one LLVM level when `opt_level` >= 0.
     int count(const std::string& workload, int opt_level = -1) const;

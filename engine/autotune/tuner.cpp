@@ -137,10 +137,14 @@ private:
         for (TaskState& t : m_tasks) {
             for (const TuningRecord& r : m_db.records()) {
                 if (r.workload != t.task->key) continue;
-                if (r.baseline) continue;  // re-measured: the default schedules change
-                if (r.confirmed) continue;  // re-measurements, not trials
                 if (!Database::is_local(r)) continue;  // measured on another machine
                 if (r.opt_level != m_o.measure.opt_level) continue;  // built at another LLVM level
+                if (r.threads >= 0 && r.threads != m_o.threads) continue;  // another thread count
+                if (r.baseline) {  // re-measured when the task runs again (defaults change)
+                    if (r.ok()) t.p.default_ms = r.median_ms();  // until then, the latest
+                    continue;
+                }
+                if (r.confirmed) continue;  // re-measurements, not trials
                 t.p.trials++;
                 m_progress.trials++;
                 if (!r.ok()) t.p.errors++;
@@ -161,7 +165,8 @@ private:
             std::sort(t.good.begin(), t.good.end(),
                       [](const auto& a, const auto& b) { return a.first < b.first; });
             // A confirmed record is what applies: report its robust median.
-            const TuningRecord* best = m_db.best(t.task->key, "llvm", m_o.measure.opt_level);
+            const TuningRecord* best =
+                m_db.best(t.task->key, "llvm", m_o.measure.opt_level, m_o.threads);
             if (best && best->confirmed) t.p.best_ms = best->median_ms();
         }
         if (m_model.size() > 0) m_model.train();
@@ -420,7 +425,8 @@ private:
             rec.confirmed = true;
             m_db.append(rec);
         }
-        const TuningRecord* best = m_db.best(t.task->key, "llvm", m_o.measure.opt_level);
+        const TuningRecord* best =
+                m_db.best(t.task->key, "llvm", m_o.measure.opt_level, m_o.threads);
         if (best && best->confirmed) t.p.best_ms = best->median_ms();
         // The default's time from the same rounds: tuned and default compare
         // like with like (the first measurement may have met another load).
@@ -476,7 +482,7 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
                          const topi::CpuScheduleOptions& cpu, const Database& db,
                          const std::string& target, bool* applied, int opt_level) {
     if (applied) *applied = false;
-    const TuningRecord* r = db.best(workload_key(func, target), target, opt_level);
+    const TuningRecord* r = db.best(workload_key(func, target), target, opt_level, cpu.threads);
     // Tuned for another thread count (parallel loops or not): the default is safer.
     if (!r || (r->threads >= 0 && r->threads != cpu.threads)) return func;
     try {

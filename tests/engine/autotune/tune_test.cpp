@@ -242,6 +242,46 @@ TEST(Database, OptLevelIsPartOfTheRecordAndOldRecordsHaveTheDefault) {
     fs::remove(p);
 }
 
+// One database for two thread counts: each build gets the best record tuned
+// for its own count (a faster record for another count must not hide it), and
+// records that name no thread count serve any.
+TEST(Database, BestRecordPerThreadCount) {
+    std::vector<TuneTask> tasks = extract_tasks(gemm_graph(16, 8, 4));
+    const TuneTask& t = tasks[0];
+    Candidate c = default_candidate(space_options(t, 1));
+    TuningRecord one;
+    one.workload = t.key;
+    one.trace = t.default_trace;
+    one.decisions = c.to_json();
+    one.times_ms = {3.0};
+    one.machine = machine_fingerprint();
+    one.threads = 1;
+    one.opt_level = 2;
+    TuningRecord two = one;
+    two.times_ms = {1.0};
+    two.threads = 2;
+    Database db("");
+    db.append(one);
+    db.append(two);
+    ASSERT_NE(db.best(t.key, "llvm", 2, 1), nullptr);
+    EXPECT_DOUBLE_EQ(db.best(t.key, "llvm", 2, 1)->median_ms(), 3.0);
+    EXPECT_DOUBLE_EQ(db.best(t.key, "llvm", 2, 2)->median_ms(), 1.0);
+    EXPECT_DOUBLE_EQ(db.best(t.key, "llvm", 2)->median_ms(), 1.0);  // any thread count
+    EXPECT_EQ(db.best(t.key, "llvm", 2, 4), nullptr);
+    TuningRecord legacy = one;
+    legacy.times_ms = {5.0};
+    legacy.threads = -1;
+    db.append(legacy);
+    EXPECT_DOUBLE_EQ(db.best(t.key, "llvm", 2, 4)->median_ms(), 5.0);
+    EXPECT_DOUBLE_EQ(db.best(t.key, "llvm", 2, 1)->median_ms(), 3.0);
+    // The 1-thread build applies the 1-thread record despite the faster 2-thread one.
+    topi::CpuScheduleOptions cpu = t.cpu;
+    cpu.threads = 1;
+    bool applied = false;
+    apply_best(t.func, t.anchor, cpu, db, "llvm", &applied, 2);
+    EXPECT_TRUE(applied);
+}
+
 TEST(Tune, ResumesAndCancels) {
     fs::path p = temp_db("resume.jsonl");
     graph::Graph g = gemm_graph(16, 16, 8);
