@@ -14,6 +14,7 @@
 #include "engine/tir/op.h"
 #include "engine/tir/passes/compact_shared.h"
 #include "engine/tir/passes/lower_blocks.h"
+#include "tests/engine/cuda/cuda_test_kernels.h"
 #include "tests/engine/cuda/cuda_test_util.h"
 
 namespace tessera::autotune {
@@ -21,51 +22,6 @@ namespace {
 
 using namespace tessera::tir;
 using ::testing::HasSubstr;
-
-PrimFunc gemm(int64_t m, int64_t n, int64_t k) {
-    te::Tensor a = te::placeholder({m, k}, DataType::float32(), "A");
-    te::Tensor b = te::placeholder({k, n}, DataType::float32(), "B");
-    IterVar r = te::reduce_axis(k, "k");
-    te::Tensor c = te::compute(
-        {m, n},
-        [&](const std::vector<Var>& i) { return te::sum(a(i[0], r.var) * b(r.var, i[1]), {r}); },
-        "C");
-    return te::create_prim_func({a, b, c}, "gemm");
-}
-
-// NCHW conv2d, 3x3 kernel, stride 1, zero padding 1, then relu(conv + bias[c]).
-PrimFunc conv_bias_relu(int64_t n, int64_t ci, int64_t h, int64_t w, int64_t co) {
-    te::Tensor x = te::placeholder({n, ci, h, w}, DataType::float32(), "X");
-    te::Tensor wt = te::placeholder({co, ci, 3, 3}, DataType::float32(), "W");
-    te::Tensor bias = te::placeholder({co}, DataType::float32(), "Bias");
-    te::Tensor pad = te::compute(
-        {n, ci, h + 2, w + 2},
-        [&](const std::vector<Var>& i) {
-            Expr inside = i[2] >= Expr(int64_t(1)) && i[2] < Expr(h + 1) &&
-                          i[3] >= Expr(int64_t(1)) && i[3] < Expr(w + 1);
-            return if_then_else(
-                inside, x(i[0], i[1], i[2] - Expr(int64_t(1)), i[3] - Expr(int64_t(1))),
-                Expr(0.0f));
-        },
-        "Pad");
-    IterVar rc = te::reduce_axis(ci, "rc"), ry = te::reduce_axis(3, "ry"),
-            rx = te::reduce_axis(3, "rx");
-    te::Tensor conv = te::compute(
-        {n, co, h, w},
-        [&](const std::vector<Var>& i) {
-            return te::sum(pad(i[0], rc.var, i[2] + ry.var, i[3] + rx.var) *
-                               wt(i[1], rc.var, ry.var, rx.var),
-                           {rc, ry, rx});
-        },
-        "Conv");
-    te::Tensor out = te::compute(
-        {n, co, h, w},
-        [&](const std::vector<Var>& i) {
-            return tir::max(conv(i[0], i[1], i[2], i[3]) + bias(i[1]), Expr(0.0f));
-        },
-        "Out");
-    return te::create_prim_func({x, wt, bias, out}, "conv_bias_relu");
-}
 
 void expect_staged_samples_work(const PrimFunc& f, size_t num_inputs, int samples,
                                 bool expect_vectorized = true) {
@@ -83,17 +39,11 @@ void expect_staged_samples_work(const PrimFunc& f, size_t num_inputs, int sample
         EXPECT_EQ(GpuSketch::from_json(c.to_json()), c);
         vectorized += c.fetch_vector > 1;
         PrimFunc g = generate_gpu(f, c).func();
-        codegen::CompiledCuda cc;
-        try {
-            cc = codegen::compile_cuda({g}, o);  // the verifier's limits, then NVRTC
-        } catch (const UserError& e) {
-            ADD_FAILURE() << f->name << " sample " << c.to_json() << ": " << e.what();
-            continue;
-        }
-        ASSERT_EQ(cc.funcs.size(), 1u);
-        ASSERT_EQ(cc.funcs[0].kernels.size(), 1u) << cc.source;
+        std::optional<codegen::CompiledCuda> compiled =
+            test::compile_one_kernel_or_fail(g, o, f->name + " sample " + c.to_json());
+        if (!compiled) continue;
+        const codegen::CompiledCuda& cc = *compiled;
         const codegen::CudaKernel& k = cc.funcs[0].kernels[0];
-        EXPECT_LE(k.block[0] * k.block[1] * k.block[2], 1024);
         EXPECT_GT(k.shared_bytes, 0);
         EXPECT_LE(k.shared_bytes, so.max_shared_bytes);
         EXPECT_EQ(k.shared_bytes, gpu_shared_bytes(g)) << c.to_json();
@@ -116,11 +66,11 @@ void expect_staged_samples_work(const PrimFunc& f, size_t num_inputs, int sample
 }
 
 TEST(GpuSketchShared, GemmStagedSamplesCompileAndMatch) {
-    expect_staged_samples_work(gemm(32, 48, 24), 2, 12);
+    expect_staged_samples_work(test::gemm_func(32, 48, 24), 2, 12);
 }
 
 TEST(GpuSketchShared, PaddedConvBiasReluStagedSamplesCompileAndMatch) {
-    PrimFunc f = conv_bias_relu(1, 4, 8, 8, 8);
+    PrimFunc f = test::conv_bias_relu_func(1, 4, 8, 8, 8);
     EXPECT_EQ(gpu_sketch_block(f), "Conv");
     expect_staged_samples_work(f, 3, 10);
 }
@@ -132,7 +82,7 @@ TEST(GpuSketchShared, OnnxConvolutionStagedSamplesCompileAndMatch) {
 
 TEST(GpuSketchShared, StagedTilesAreOneReductionStepPerBlock) {
     // 64x64 outputs in 4 blocks of 32x32, 16 threads x 2 vthreads, k steps of 8.
-    PrimFunc f = gemm(64, 64, 64);
+    PrimFunc f = test::gemm_func(64, 64, 64);
     GpuSketch c;
     c.block = gpu_sketch_block(f);
     c.tiles = {{2, 2, 4, 2, 2}, {2, 1, 4, 4, 2}, {8, 2, 4}};
@@ -149,7 +99,7 @@ TEST(GpuSketchShared, StagedTilesAreOneReductionStepPerBlock) {
     // 48 threads fetch the 6 x 12 tile of B (72 elements) in two predicated
     // rounds: the compacted tile covers the 96 elements the rounds address
     // (8 rows of 12), still far from B's 24 x 48.
-    PrimFunc f2 = gemm(32, 48, 24);
+    PrimFunc f2 = test::gemm_func(32, 48, 24);
     c.tiles = {{2, 1, 4, 2, 2}, {2, 2, 12, 1, 1}, {4, 2, 3}};
     EXPECT_EQ(gpu_shared_bytes(generate_gpu(f2, c).func()), (16 * 6 + 8 * 12) * 4);
 }
@@ -157,7 +107,7 @@ TEST(GpuSketchShared, StagedTilesAreOneReductionStepPerBlock) {
 TEST(GpuSketchShared, VerifierRefusesOversizedTiles) {
     // One block of the whole 128x128 output, k not split: A and B tiles of
     // 128x128 floats each (128 KiB) exceed the 48 KiB default.
-    PrimFunc f = gemm(128, 128, 128);
+    PrimFunc f = test::gemm_func(128, 128, 128);
     GpuSketch c;
     c.block = gpu_sketch_block(f);
     c.tiles = {{1, 1, 16, 2, 4}, {1, 1, 16, 2, 4}, {1, 128, 1}};

@@ -7,27 +7,13 @@
 #include "engine/autotune/space_gpu.h"
 #include "engine/codegen/cuda/cuda_codegen.h"
 #include "engine/te/tensor.h"
+#include "tests/engine/cuda/cuda_test_kernels.h"
 #include "tests/engine/cuda/cuda_test_util.h"
 
 namespace tessera::autotune {
 namespace {
 
 using namespace tessera::tir;
-
-PrimFunc gemm(int64_t m, int64_t n, int64_t k, bool epilogue) {
-    te::Tensor a = te::placeholder({m, k}, DataType::float32(), "A");
-    te::Tensor b = te::placeholder({k, n}, DataType::float32(), "B");
-    IterVar r = te::reduce_axis(k, "k");
-    te::Tensor c = te::compute(
-        {m, n},
-        [&](const std::vector<Var>& i) { return te::sum(a(i[0], r.var) * b(r.var, i[1]), {r}); },
-        "C");
-    if (!epilogue) return te::create_prim_func({a, b, c}, "gemm");
-    te::Tensor d = te::compute(
-        {m, n}, [&](const std::vector<Var>& i) { return tir::max(c(i[0], i[1]), Expr(0.0f)); },
-        "D");
-    return te::create_prim_func({a, b, d}, "gemm_relu");
-}
 
 void expect_samples_compile_and_match(const PrimFunc& f, size_t num_inputs, int samples) {
     std::mt19937_64 rng(42);
@@ -39,18 +25,11 @@ void expect_samples_compile_and_match(const PrimFunc& f, size_t num_inputs, int 
         GpuSketch c = sample_gpu(f, rng);
         EXPECT_EQ(GpuSketch::from_json(c.to_json()), c);
         PrimFunc g = generate_gpu(f, c).func();
-        codegen::CompiledCuda cc;
-        try {
-            cc = codegen::compile_cuda({g}, o);  // the verifier's limits, then NVRTC
-        } catch (const UserError& e) {
-            ADD_FAILURE() << f->name << " sample " << c.to_json() << ": " << e.what();
-            continue;
-        }
-        ASSERT_EQ(cc.funcs.size(), 1u);
         // Padding inlined, the epilogue at the thread loop: one kernel.
-        ASSERT_EQ(cc.funcs[0].kernels.size(), 1u) << cc.source;
-        const codegen::CudaKernel& k = cc.funcs[0].kernels[0];
-        EXPECT_LE(k.block[0] * k.block[1] * k.block[2], 1024);
+        std::optional<codegen::CompiledCuda> compiled =
+            test::compile_one_kernel_or_fail(g, o, f->name + " sample " + c.to_json());
+        if (!compiled) continue;
+        const codegen::CompiledCuda& cc = *compiled;
         if (std::getenv("TESSERA_PRINT_SKETCH")) std::cout << c.to_json() << "\n" << cc.source;
         std::vector<runtime::NDArray> got = test::interpret_copy(g, args);
         for (size_t p = num_inputs; p < args.size(); ++p)
@@ -60,11 +39,11 @@ void expect_samples_compile_and_match(const PrimFunc& f, size_t num_inputs, int 
 }
 
 TEST(GpuSketch, GemmSamplesCompileAndMatch) {
-    expect_samples_compile_and_match(gemm(64, 48, 40, false), 2, 6);
+    expect_samples_compile_and_match(test::gemm_func(64, 48, 40), 2, 6);
 }
 
 TEST(GpuSketch, GemmWithEpilogueSamplesCompileAndMatch) {
-    expect_samples_compile_and_match(gemm(32, 64, 24, true), 2, 4);
+    expect_samples_compile_and_match(test::gemm_func(32, 64, 24, "gemm_relu", /*relu=*/true), 2, 4);
 }
 
 TEST(GpuSketch, PaddedConvolutionSamplesCompileAndMatch) {

@@ -14,25 +14,14 @@
 #include "engine/driver/tune_gpu.h"
 #include "engine/tir/printer.h"
 #include "tests/engine/cuda/cuda_test_util.h"
+#include "tests/engine/cuda/gpu_tune_util.h"
 
 namespace tessera {
 namespace {
 
-graph::Graph optimized_for_cuda(const graph::Graph& g) {
-    driver::BuildOptions bo;
-    bo.passes = codegen::cuda_pass_pipeline({}, bo.opt_level);
-    return driver::optimize(g, bo);
-}
-
 autotune::TuningRecord cuda_record(const autotune::TuneTask& t, const autotune::GpuSketch& s,
                                    double ms) {
-    autotune::TuningRecord r;
-    r.workload = t.key;
-    r.target = "cuda";
-    r.task = t.name;
-    r.trace = autotune::generate_gpu(t.func, s).trace();
-    r.decisions = s.to_json();
-    r.times_ms = {ms};
+    autotune::TuningRecord r = test::gpu_record(t, s, ms);
     r.flops = t.flops;
     r.machine = autotune::machine_fingerprint();
     r.threads = 1;
@@ -40,7 +29,7 @@ autotune::TuningRecord cuda_record(const autotune::TuneTask& t, const autotune::
 }
 
 TEST(GpuRecords, TheBestRecordSchedulesTheGemmKernel) {
-    graph::Graph og = optimized_for_cuda(autotune::gemm_graph(64, 96, 48));
+    graph::Graph og = test::optimized_for_cuda(autotune::gemm_graph(64, 96, 48));
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda", 1);
     ASSERT_EQ(tasks.size(), 1u);
     const autotune::TuneTask& t = tasks[0];
@@ -117,7 +106,7 @@ TEST(GpuRecords, KernelsWithoutARecordKeepTheDefaultSchedule) {
     graph::Graph og = driver::optimize(g, bo);
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda", 1);
     ASSERT_EQ(tasks.size(), 2u);
-    graph::Graph other = optimized_for_cuda(autotune::gemm_graph(32, 32, 16));
+    graph::Graph other = test::optimized_for_cuda(autotune::gemm_graph(32, 32, 16));
     std::vector<autotune::TuneTask> other_tasks = autotune::extract_tasks(other, "cuda", 1);
     std::mt19937_64 rng(4);
     autotune::Database db;
@@ -143,7 +132,7 @@ TEST(GpuRecords, KernelsWithoutARecordKeepTheDefaultSchedule) {
 }
 
 TEST(GpuRecords, ARecordOverTheThreadLimitFallsBackToTheDefault) {
-    graph::Graph og = optimized_for_cuda(autotune::gemm_graph(64, 96, 48));
+    graph::Graph og = test::optimized_for_cuda(autotune::gemm_graph(64, 96, 48));
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda", 1);
     ASSERT_EQ(tasks.size(), 1u);
     std::mt19937_64 rng(2);
@@ -161,7 +150,7 @@ TEST(GpuRecords, ARecordOverTheThreadLimitFallsBackToTheDefault) {
 }
 
 TEST(GpuRecords, RecordsForEveryTaskOfAModelApplyAndComputeTheSame) {
-    graph::Graph og = optimized_for_cuda(driver::load_model(
+    graph::Graph og = test::optimized_for_cuda(driver::load_model(
         std::string(TESSERA_SOURCE_DIR) + "/resources/models/small_cnn/model.onnx"));
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda", 1);
     std::mt19937_64 rng(17);

@@ -19,18 +19,14 @@
 #include "engine/driver/tune_gpu.h"
 #include "engine/tir/printer.h"
 #include "engine/topi/schedule_gpu.h"
+#include "tests/engine/cuda/gpu_tune_util.h"
 
 namespace tessera {
 namespace {
 
-graph::Graph optimized_for_cuda(const graph::Graph& g) {
-    driver::BuildOptions bo;
-    bo.passes = codegen::cuda_pass_pipeline({}, bo.opt_level);
-    return driver::optimize(g, bo);
-}
-
 autotune::TuneTask gemm_task(int64_t m, int64_t n, int64_t k) {
-    auto tasks = autotune::extract_tasks(optimized_for_cuda(autotune::gemm_graph(m, n, k)), "cuda");
+    auto tasks =
+        autotune::extract_tasks(test::optimized_for_cuda(autotune::gemm_graph(m, n, k)), "cuda");
     EXPECT_EQ(tasks.size(), 1u);
     return tasks.at(0);
 }
@@ -164,7 +160,7 @@ TEST(TuneGpuLoop, ConfirmedRecordsAreWrittenAndWinOverAFasterUnconfirmedOne) {
 }
 
 TEST(TuneGpuLoop, AConfirmedDefaultKeepsTheDefaultSchedule) {
-    graph::Graph og = optimized_for_cuda(autotune::gemm_graph(64, 64, 32));
+    graph::Graph og = test::optimized_for_cuda(autotune::gemm_graph(64, 64, 32));
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda");
     ASSERT_EQ(tasks.size(), 1u);
     const autotune::TuneTask& t = tasks[0];
@@ -215,7 +211,7 @@ TEST(TuneGpuLoop, AConfirmedDefaultKeepsTheDefaultSchedule) {
 }
 
 TEST(TuneGpuLoop, RecordsOfAnotherGpuAreNotApplied) {
-    graph::Graph og = optimized_for_cuda(autotune::gemm_graph(64, 96, 48));
+    graph::Graph og = test::optimized_for_cuda(autotune::gemm_graph(64, 96, 48));
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda");
     ASSERT_EQ(tasks.size(), 1u);
     const autotune::TuneTask& t = tasks[0];
@@ -225,13 +221,7 @@ TEST(TuneGpuLoop, RecordsOfAnotherGpuAreNotApplied) {
     do older = autotune::sample_gpu(t.func, rng);
     while (older == s);
     auto record = [&](const autotune::GpuSketch& sk, const std::string& device, double ms) {
-        autotune::TuningRecord r;
-        r.workload = t.key;
-        r.target = "cuda";
-        r.task = t.name;
-        r.trace = autotune::generate_gpu(t.func, sk).trace();
-        r.decisions = sk.to_json();
-        r.times_ms = {ms};
+        autotune::TuningRecord r = test::gpu_record(t, sk, ms);
         r.machine = "aarch64, some other host; 64 cores";  // the host does not matter
         r.device = device;
         return r;

@@ -6,44 +6,14 @@
 #include <gtest/gtest.h>
 
 #include "engine/codegen/cuda/cuda_model.h"
-#include "engine/runtime/cuda_driver.h"
 #include "engine/tir/op.h"
 #include "tests/engine/cuda/cuda_test_util.h"
+#include "tests/engine/cuda_gpu/device_run.h"
 
 namespace tessera::codegen {
 namespace {
 
 using namespace tessera::tir;
-
-#define TS_REQUIRE_GPU()                                                               \
-    if (!runtime::cuda::available())                                                   \
-    GTEST_SKIP() << runtime::cuda::unavailable_reason()
-
-// Runs one compiled function: params uploaded, every kernel launched in
-// order (workspaces allocated), params downloaded.
-std::vector<runtime::NDArray> run_on_gpu(const PrimFunc& f, const std::vector<runtime::NDArray>& args) {
-    CompiledCuda c = compile_cuda({f});
-    runtime::cuda::Module m(c.ptx);
-    std::vector<runtime::cuda::DeviceBuffer> bufs;
-    for (const auto& a : args) {
-        bufs.emplace_back(a.num_bytes());
-        bufs.back().copy_from_host(a.raw(), a.num_bytes());
-    }
-    for (const Buffer& w : c.funcs[0].workspaces)
-        bufs.emplace_back(size_t(w.num_elements() * w->dtype.bytes()));
-    for (const CudaKernel& k : c.funcs[0].kernels) {
-        std::vector<uint64_t> ptrs;
-        for (int a : k.args) ptrs.push_back(bufs[size_t(a)].ptr());
-        m.launch(k.name, k.grid, k.block, 0, ptrs);
-    }
-    runtime::cuda::synchronize();
-    std::vector<runtime::NDArray> out;
-    for (size_t i = 0; i < args.size(); ++i) {
-        out.push_back(args[i].copy());
-        bufs[i].copy_to_host(out.back().raw(), out.back().num_bytes());
-    }
-    return out;
-}
 
 class GpuNodeCase : public testing::TestWithParam<const char*> {};
 
@@ -99,7 +69,7 @@ TEST(GpuKernels, SharedMemoryExchangeWithBarrierMatchesTheInterpreter) {
                bind(bx, blocks, "blockIdx.x", Allocate::make(s, SeqStmt::make({write, read}))));
     auto args = test::random_args(f, 1, 21);
     auto want = test::interpret_copy(f, args);
-    auto got = run_on_gpu(f, args);
+    auto got = test::run_on_device(f, args);
     EXPECT_TRUE(runtime::allclose(got[1], want[1], 0, 0));
 }
 
@@ -116,7 +86,7 @@ TEST(GpuKernels, Float4VectorLoopMatchesTheInterpreter) {
     PrimFunc f("expm1", {a, b}, body);
     auto args = test::random_args(f, 1, 4);
     auto want = test::interpret_copy(f, args);
-    auto got = run_on_gpu(f, args);
+    auto got = test::run_on_device(f, args);
     EXPECT_TRUE(runtime::allclose(got[1], want[1], 1e-5, 1e-6));
 }
 
@@ -130,7 +100,7 @@ TEST(GpuKernels, DefaultScheduleWithRandomBlockSizesMatchesTheInterpreter) {
     for (int64_t threads : {1, 7, 32, 100, 1024}) {
         topi::GpuScheduleOptions o;
         o.threads_per_block = threads;
-        auto got = run_on_gpu(topi::schedule_gpu_default(plain, o), args);
+        auto got = test::run_on_device(topi::schedule_gpu_default(plain, o), args);
         EXPECT_TRUE(runtime::allclose(got[2], want[2], 1e-4, 1e-5)) << threads << " threads";
     }
 }
