@@ -190,19 +190,25 @@ TEST(Database, RoundTripTornLineAndBest) {
     fs::remove(p);
 }
 
+/// A local record of task `t`'s default (knobbed) candidate: `ms`, tuned for
+/// `threads`, measured at LLVM level `opt_level`.
+TuningRecord default_record(const TuneTask& t, double ms, int threads, int opt_level) {
+    TuningRecord r;
+    r.workload = t.key;
+    r.trace = t.default_trace;
+    r.decisions = default_candidate(space_options(t, 1)).to_json();
+    r.times_ms = {ms};
+    r.machine = machine_fingerprint();
+    r.threads = threads;
+    r.opt_level = opt_level;
+    return r;
+}
+
 TEST(Database, OptLevelIsPartOfTheRecordAndOldRecordsHaveTheDefault) {
     fs::path p = temp_db("levels.jsonl");
     std::vector<TuneTask> tasks = extract_tasks(gemm_graph(16, 8, 4));
     const TuneTask& t = tasks[0];
-    Candidate c = default_candidate(space_options(t, 1));
-    TuningRecord o3;
-    o3.workload = t.key;
-    o3.trace = t.default_trace;
-    o3.decisions = c.to_json();
-    o3.times_ms = {1.0};
-    o3.machine = machine_fingerprint();
-    o3.threads = 1;
-    o3.opt_level = 3;
+    TuningRecord o3 = default_record(t, 1.0, 1, 3);
     TuningRecord o1 = o3;
     o1.times_ms = {2.0};
     o1.opt_level = 1;
@@ -248,15 +254,7 @@ TEST(Database, OptLevelIsPartOfTheRecordAndOldRecordsHaveTheDefault) {
 TEST(Database, BestRecordPerThreadCount) {
     std::vector<TuneTask> tasks = extract_tasks(gemm_graph(16, 8, 4));
     const TuneTask& t = tasks[0];
-    Candidate c = default_candidate(space_options(t, 1));
-    TuningRecord one;
-    one.workload = t.key;
-    one.trace = t.default_trace;
-    one.decisions = c.to_json();
-    one.times_ms = {3.0};
-    one.machine = machine_fingerprint();
-    one.threads = 1;
-    one.opt_level = 2;
+    TuningRecord one = default_record(t, 3.0, 1, 2);
     TuningRecord two = one;
     two.times_ms = {1.0};
     two.threads = 2;
