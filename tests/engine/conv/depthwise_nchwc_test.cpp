@@ -1,7 +1,8 @@
 // Depthwise nn.conv2d_NCHWc (groups = channels) against naive loops, its
 // conversion by convert_layout, blocked pools, a MobileNetV2-shaped model
 // compiled at -O2 against the interpreter, and random conv2d knob
-// combinations of the default schedule rule against the loop-IR interpreter.
+// combinations of the default schedule rule (single convs and conv + clip
+// groups, with and without local accumulators) against the loop-IR interpreter.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,8 +13,12 @@
 #include "engine/driver/driver.h"
 #include "engine/passes/convert_layout.h"
 #include "engine/passes/graph_rewrite.h"
+#include "engine/tir/functor.h"
 #include "engine/tir/interpreter.h"
+#include "engine/tir/passes/compact_local_buffers.h"
+#include "engine/tir/passes/lower_blocks.h"
 #include "engine/tir/printer.h"
+#include "engine/topi/lower_group.h"
 #include "engine/topi/schedule_cpu.h"
 #include "engine/topi/topi.h"
 #include "tests/engine/passes/passes_test_util.h"
@@ -326,6 +331,112 @@ TEST(Conv2dKnobs, RandomCombinationsMatchTheInterpreter) {
         g.outputs = {g.nodes[0].outputs[0]};
         check_knobs(g, 4, 500);
     }
+}
+
+/// The largest allocation (in elements) left in `f` after lower_blocks and
+/// compact_local_buffers.
+int64_t largest_allocation(const tir::PrimFunc& f) {
+    tir::PrimFunc low = tir::compact_local_buffers(tir::lower_blocks(f));
+    int64_t most = 0;
+    tir::post_order_visit(low->body, [&](const tir::Object* o) {
+        if (o->node_type != tir::NodeType::Allocate) return;
+        const tir::Buffer& b = static_cast<const tir::Allocate*>(o)->buffer;
+        int64_t n = 1;
+        for (const tir::Expr& d : b->shape) {
+            const int64_t* c = tir::as_const_int(d);
+            n *= c ? *c : int64_t(1) << 40;
+        }
+        most = std::max(most, n);
+    });
+    return most;
+}
+
+/// A blocked conv (node 0) with bias and clip(0, 6) (node 1), lowered as one
+/// fused group: every sampled knob combination, local accumulators on and
+/// off, matches the interpreter; with `compact`, the default schedule's
+/// largest buffer is smaller than without local buffers (accumulators per
+/// register tile, padded rows per channel block instead of output-size and
+/// input-size buffers).
+void check_group_knobs(const graph::Graph& g, int samples, uint64_t seed, bool compact) {
+    topi::LoweredGroup lg = topi::lower_group(g, {0, 1});
+    const tir::PrimFunc& f = lg.func;
+    const graph::Node& n = g.nodes[0];
+    topi::CpuScheduleOptions o;
+    o.threads = 1;
+    o.vector_lanes = codegen::host_vector_lanes();
+    std::vector<topi::CpuKnob> knobs = topi::cpu_schedule_knobs(f, n, o);
+    ASSERT_TRUE(std::any_of(knobs.begin(), knobs.end(), [](const topi::CpuKnob& k) {
+        return k.name == "conv2d.local_buffers";
+    }));
+    std::vector<NDArray> args;
+    for (size_t i = 0; i < lg.args.size(); ++i) {
+        const runtime::TensorType& ty = g.values[size_t(lg.args[i])].type;
+        args.push_back(i < lg.inputs.size() ? runtime::random_ndarray(ty, seed + i)
+                                            : NDArray::empty(ty));
+    }
+    std::vector<void*> ptrs;
+    for (NDArray& a : args) ptrs.push_back(a.raw());
+    tir::interpret(f, ptrs);
+    const std::vector<float> want = floats(args.back());
+    if (compact) {
+        topi::CpuScheduleOptions off = o;
+        off.knobs["conv2d.local_buffers"] = 0;
+        const int64_t full = largest_allocation(topi::schedule_cpu_default(f, n, off));
+        EXPECT_GE(full, args.back().num_elements());
+        EXPECT_LT(largest_allocation(topi::schedule_cpu_default(f, n, o)), full);
+    }
+    std::mt19937_64 rng(seed);
+    for (int t = 0; t < samples; ++t) {
+        topi::CpuScheduleOptions k = o;
+        k.threads = t % 2 ? 1 : 0;
+        std::string desc;
+        for (const topi::CpuKnob& kn : knobs) {
+            k.knobs[kn.name] = kn.choices[rng() % kn.choices.size()];
+            if (kn.name == "conv2d.local_buffers") k.knobs[kn.name] = t % 3 != 0;
+            desc += kn.name + "=" + std::to_string(k.knobs[kn.name]) + " ";
+        }
+        SCOPED_TRACE(desc);
+        tir::PrimFunc s = topi::schedule_cpu_default(f, n, k);
+        codegen::LlvmOptions lo;
+        lo.threads = k.threads;
+        auto module = codegen::jit_compile({s}, lo);
+        std::fill(args.back().data<float>(), args.back().data<float>() + args.back().num_elements(),
+                  std::nanf(""));
+        module->lookup(s->name)(ptrs.data());
+        const std::vector<float> got = floats(args.back());
+        double worst = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            const double e = std::fabs(double(got[i]) - want[i]) / (1.0 + std::fabs(want[i]));
+            worst = std::isnan(e) ? 1e30 : std::max(worst, e);
+        }
+        EXPECT_LT(worst, 1e-5);
+    }
+}
+
+/// conv_NCHWc (bias) -> clip(0, 6), both blocked.
+graph::Graph conv_clip(std::vector<int64_t> x_shape, std::vector<int64_t> w_shape,
+                       int64_t oc_blocks, std::map<std::string, graph::AttrValue> attrs) {
+    const int64_t b = w_shape.back();
+    graph::Graph g;
+    int x = input(g, "x", x_shape);
+    int w = constant(g, "w", w_shape, 11);
+    int y = node(g, "nn.conv2d_NCHWc", "c", {x, w, constant(g, "bias", {oc_blocks, b}, 12)}, attrs);
+    g.outputs = {node(g, "clip", "r6", {y}, {{"a_min", 0.0}, {"a_max", 6.0}})};
+    return g;
+}
+
+TEST(Conv2dKnobs, FusedClipWithLocalBuffersMatchesTheInterpreter) {
+    const int64_t b = codegen::host_vector_lanes();
+    // dense 1x1 on a large plane (rows outermost): accumulators per tile
+    check_group_knobs(conv_clip({1, 2, 23, 21, b}, {3, 2, 1, 1, b, b}, 3, conv_attrs(1, 0)), 5, 600,
+                      true);
+    // dense 3x3 on a small plane (input-channel blocks outermost by default)
+    check_group_knobs(conv_clip({1, 2, 7, 9, b}, {2, 2, 3, 3, b, b}, 2, conv_attrs(1, 1)), 5, 700,
+                      false);
+    // depthwise stride 2, padding, odd width: padded rows and accumulators
+    auto dw = conv_attrs(2, 1);
+    dw["groups"] = 2 * b;
+    check_group_knobs(conv_clip({1, 2, 25, 23, b}, {2, 1, 3, 3, 1, b}, 2, dw), 6, 800, true);
 }
 
 }  // namespace
