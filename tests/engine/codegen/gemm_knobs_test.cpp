@@ -139,6 +139,31 @@ TEST(GemmKnobs, EdgeTilesLeaveTheMainBodyUnguarded) {
     }
 }
 
+TEST(GemmKnobs, GemvPrefetchAndPackingComputeTheProduct) {
+    // One row of A: B packed into panels by default (a column tail at 1000
+    // and 237), the software prefetch of B on and off, 1 and 2 threads.
+    for (const graph::Graph& g : {matmul(1, 300, 1000), matmul(1, 131, 237)}) {
+        tir::PrimFunc f = topi::lower_node(g, 0);
+        std::vector<topi::CpuKnob> ks = topi::cpu_schedule_knobs(f, g.nodes[0], options(1));
+        const topi::CpuKnob* pf = find_knob(ks, "matmul.prefetch");
+        ASSERT_NE(pf, nullptr);
+        EXPECT_EQ(pf->choices.front(), 0);
+        // The default packs B (its panel copy is a block of its own).
+        const std::string text = tir::print(topi::schedule_cpu_default(f, g.nodes[0], options(1)));
+        EXPECT_NE(text.find("_packed"), std::string::npos) << text;
+        // The knob's prefetches reach the code generator's input.
+        topi::CpuScheduleOptions o = options(1);
+        o.knobs["matmul.prefetch"] = pf->choices.back();
+        const std::string lowered =
+            tir::print(tir::lower_for_codegen(topi::schedule_cpu_default(f, g.nodes[0], o)));
+        EXPECT_NE(lowered.find("tir.prefetch"), std::string::npos) << lowered;
+        for (int threads : {1, 2})
+            for (int64_t prefetch : pf->choices)
+                for (int64_t pack : {1, 0})
+                    check_knobs(g, {{"matmul.prefetch", prefetch}, {"matmul.pack_b", pack}}, threads);
+    }
+}
+
 TEST(GemmKnobs, RandomCombinationsOnOddShapes) {
     std::vector<graph::Graph> shapes = {
         matmul(37, 131, 45),  // tails in M, N, K
