@@ -172,7 +172,18 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
             topi::CpuScheduleOptions cpu;
             cpu.threads = options.threads;
             cpu.vector_lanes = codegen::host_vector_lanes();
-            f = topi::schedule_cpu_default(f, og.nodes[size_t(anchor)], cpu);
+            // A one-row product whose B is computed at run time: packing B on
+            // every call would cost more than the product reads (constant B is
+            // packed once, at compile time).
+            const graph::Node& an = og.nodes[size_t(anchor)];
+            if (topi::cpu_op_class(an) == topi::CpuOpClass::Matmul && an.inputs.size() >= 2 &&
+                !an.outputs.empty() && !og.values[size_t(an.inputs[1])].is_constant()) {
+                const graph::TensorType& y = og.values[size_t(an.outputs[0])].type;
+                if (!y.shape.empty() && y.shape.back() > 0 &&
+                    y.num_elements() / y.shape.back() == 1)
+                    cpu.knobs.emplace("matmul.pack_b", 0);
+            }
+            f = topi::schedule_cpu_default(f, an, cpu);
         }
         // Constant matmul operands are packed into panels here, once, instead
         // of by a packing nest on every call.

@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/graph/op_registry.h"
+#include "engine/tir/printer.h"
 
 namespace tessera::driver {
 namespace {
@@ -177,6 +178,28 @@ TEST(DriverBuild, MatmulAddMatchesInterpreterAndLoops) {
     EXPECT_TRUE(runtime::allclose(out[0], loops, 1e-4, 1e-5))
         << runtime::compare(out[0], loops).max_abs;
     EXPECT_TRUE(runtime::allclose(ref[0], loops, 1e-4, 1e-5));
+}
+
+// A one-row product reads a constant B packed at compile time, but a B
+// computed at run time unpacked (a per-call copy would cost more than the
+// product reads); both compute the product.
+TEST(DriverBuild, GemvPacksConstantButNotRuntimeB) {
+    for (bool constant_b : {true, false}) {
+        SCOPED_TRACE(constant_b ? "constant B" : "runtime B");
+        graph::Graph g;
+        int x = add_input(g, "x", f32({1, 300}));
+        int w = constant_b ? add_constant(g, "w", f32({300, 1000}), 7)
+                           : add_input(g, "w", f32({300, 1000}));
+        g.outputs = {add_node(g, "nn.matmul", "mm", {x, w})};
+        driver::BuildOptions o;
+        o.threads = 1;
+        auto model = build(g, o);
+        std::string text;
+        for (const tir::PrimFunc& k : model->kernels) text += tir::print(k);
+        EXPECT_EQ(text.find("_packed") != std::string::npos, constant_b) << text;
+        std::vector<NDArray> in = random_inputs(g, 9);
+        EXPECT_TRUE(runtime::allclose(model->run(in)[0], interpret_graph(g, in)[0], 1e-4, 1e-5));
+    }
 }
 
 TEST(DriverBuild, RejectsBadTargetAndInputs) {
