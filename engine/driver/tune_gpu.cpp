@@ -11,29 +11,13 @@
 #include "engine/runtime/cuda_driver.h"
 #include "engine/runtime/ndarray.h"
 #include "engine/tir/interpreter.h"
+#include "engine/topi/topi.h"
 #ifdef TESSERA_WITH_CUDA
 #include "engine/codegen/cuda/cuda_codegen.h"
 #include "engine/codegen/cuda/cuda_model.h"
 #endif
 
 namespace tessera::driver {
-
-namespace {
-
-graph::TensorType type_of(const tir::Buffer& b) {
-    graph::TensorType t;
-    t.shape = b.const_shape();
-    t.dtype = b->dtype == tir::DataType::float32()   ? graph::DType::Float32
-              : b->dtype == tir::DataType::int64()   ? graph::DType::Int64
-              : b->dtype == tir::DataType::int32()   ? graph::DType::Int32
-              : b->dtype == tir::DataType::boolean() ? graph::DType::Bool
-              : b->dtype == tir::DataType::float64() ? graph::DType::Float64
-              : b->dtype == tir::DataType::uint8()   ? graph::DType::UInt8
-                                                     : graph::DType::Int8;
-    return t;
-}
-
-}  // namespace
 
 void require_gpu_for_tuning() {
 #ifndef TESSERA_WITH_CUDA
@@ -116,7 +100,7 @@ TaskData task_data(const autotune::TuneTask& t, uint64_t seed) {
     const size_t num_inputs = t.func->params.size() - size_t(t.num_outputs);
     d.first_output = num_inputs;
     for (size_t i = 0; i < t.func->params.size(); ++i) {
-        graph::TensorType type = type_of(t.func->params[i]);
+        graph::TensorType type = topi::tensor_type_of(t.func->params[i]);
         d.host.push_back(i < num_inputs ? runtime::random_ndarray(type, seed + i)
                                         : runtime::NDArray::empty(type));
         d.dev.emplace_back(std::max<size_t>(d.host.back().num_bytes(), 4));

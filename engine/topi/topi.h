@@ -25,4 +25,8 @@ std::string kernel_name(const graph::Graph& g, int node);
 
 tir::DataType to_tir(graph::DType t);
 
+/// The graph tensor type of a constant-shaped buffer (the inverse of to_tir
+/// for the element type; other element types fail).
+graph::TensorType tensor_type_of(const tir::Buffer& b);
+
 }  // namespace tessera::topi

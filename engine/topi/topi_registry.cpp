@@ -140,6 +140,14 @@ tir::DataType to_tir(graph::DType t) {
     TS_FAIL() << "unknown graph dtype " << int(t);
 }
 
+graph::TensorType tensor_type_of(const tir::Buffer& b) {
+    for (graph::DType t : {graph::DType::Float32, graph::DType::Float64, graph::DType::Int64,
+                           graph::DType::Int32, graph::DType::Int8, graph::DType::UInt8,
+                           graph::DType::Bool})
+        if (to_tir(t) == b->dtype) return {t, b.const_shape()};
+    TS_FAIL() << "buffer '" << b->name << "' has no graph element type";
+}
+
 tir::PrimFunc lower_node(const graph::Graph& g, int node) {
     TS_CHECK(node >= 0 && node < int(g.nodes.size())) << "node index " << node;
     const graph::Node& n = g.nodes[node];

@@ -38,15 +38,7 @@ inline std::vector<runtime::NDArray> random_args(const tir::PrimFunc& f, size_t 
     std::vector<runtime::NDArray> args;
     for (size_t i = 0; i < f->params.size(); ++i) {
         const tir::Buffer& b = f->params[i];
-        graph::TensorType t;
-        t.shape = b.const_shape();
-        t.dtype = b->dtype == tir::DataType::float32()  ? graph::DType::Float32
-                  : b->dtype == tir::DataType::int64()  ? graph::DType::Int64
-                  : b->dtype == tir::DataType::int32()  ? graph::DType::Int32
-                  : b->dtype == tir::DataType::boolean() ? graph::DType::Bool
-                  : b->dtype == tir::DataType::float64() ? graph::DType::Float64
-                  : b->dtype == tir::DataType::uint8()   ? graph::DType::UInt8
-                                                         : graph::DType::Int8;
+        graph::TensorType t = topi::tensor_type_of(b);
         args.push_back(i < num_inputs ? runtime::random_ndarray(t, seed + i)
                                       : runtime::NDArray::empty(t));
     }
