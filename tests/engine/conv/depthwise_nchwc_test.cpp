@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
@@ -221,6 +222,41 @@ TEST(DepthwiseNCHWc, PoolsStayBlockedBetweenConvs) {
 
 // ---- knobs -----------------------------------------------------------------
 
+/// `samples` random knob combinations of `knobs` (threads alternating 0 and
+/// 1; `adjust` may override a sampled value) scheduling `f` by its anchor
+/// `n`, JIT-compiled and run on `ptrs`: the last argument must equal `want`.
+void expect_sampled_knobs_match(const tir::PrimFunc& f, const graph::Node& n,
+                                const topi::CpuScheduleOptions& o,
+                                const std::vector<topi::CpuKnob>& knobs, std::vector<NDArray>& args,
+                                std::vector<void*>& ptrs, const std::vector<float>& want,
+                                int samples, uint64_t seed,
+                                const std::function<void(int, topi::CpuScheduleOptions&)>& adjust) {
+    std::mt19937_64 rng(seed);
+    for (int t = 0; t < samples; ++t) {
+        topi::CpuScheduleOptions k = o;
+        k.threads = t % 2 ? 1 : 0;
+        for (const topi::CpuKnob& kn : knobs) k.knobs[kn.name] = kn.choices[rng() % kn.choices.size()];
+        if (adjust) adjust(t, k);
+        std::string desc;
+        for (const auto& [name, v] : k.knobs) desc += name + "=" + std::to_string(v) + " ";
+        SCOPED_TRACE(n.op + " " + desc);
+        tir::PrimFunc s = topi::schedule_cpu_default(f, n, k);
+        codegen::LlvmOptions lo;
+        lo.threads = k.threads;
+        auto module = codegen::jit_compile({s}, lo);
+        std::fill(args.back().data<float>(), args.back().data<float>() + args.back().num_elements(),
+                  std::nanf(""));
+        module->lookup(s->name)(ptrs.data());
+        const std::vector<float> got = floats(args.back());
+        double worst = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+            const double e = std::fabs(double(got[i]) - want[i]) / (1.0 + std::fabs(want[i]));
+            worst = std::isnan(e) ? 1e30 : std::max(worst, e);
+        }
+        EXPECT_LT(worst, 1e-5);
+    }
+}
+
 /// One conv node (with bias) of graph `g`, lowered; every sampled knob
 /// combination of its default rule compiles and matches the interpreter.
 void check_knobs(const graph::Graph& g, int samples, uint64_t seed) {
@@ -253,31 +289,7 @@ void check_knobs(const graph::Graph& g, int samples, uint64_t seed) {
     tir::interpret(f, ptrs);
     const std::vector<float> want = floats(args.back());
 
-    std::mt19937_64 rng(seed);
-    for (int t = 0; t < samples; ++t) {
-        topi::CpuScheduleOptions k = o;
-        k.threads = t % 2 ? 1 : 0;
-        std::string desc;
-        for (const topi::CpuKnob& kn : knobs) {
-            k.knobs[kn.name] = kn.choices[rng() % kn.choices.size()];
-            desc += kn.name + "=" + std::to_string(k.knobs[kn.name]) + " ";
-        }
-        SCOPED_TRACE(n.op + " " + desc);
-        tir::PrimFunc s = topi::schedule_cpu_default(f, n, k);
-        codegen::LlvmOptions lo;
-        lo.threads = k.threads;
-        auto module = codegen::jit_compile({s}, lo);
-        std::fill(args.back().data<float>(), args.back().data<float>() + args.back().num_elements(),
-                  std::nanf(""));
-        module->lookup(s->name)(ptrs.data());
-        const std::vector<float> got = floats(args.back());
-        double worst = 0;
-        for (size_t i = 0; i < got.size(); ++i) {
-            const double e = std::fabs(double(got[i]) - want[i]) / (1.0 + std::fabs(want[i]));
-            worst = std::isnan(e) ? 1e30 : std::max(worst, e);
-        }
-        EXPECT_LT(worst, 1e-5);
-    }
+    expect_sampled_knobs_match(f, n, o, knobs, args, ptrs, want, samples, seed, nullptr);
 }
 
 std::map<std::string, graph::AttrValue> conv_attrs(int64_t stride, int64_t pad) {
@@ -385,32 +397,11 @@ void check_group_knobs(const graph::Graph& g, int samples, uint64_t seed, bool c
         EXPECT_GE(full, args.back().num_elements());
         EXPECT_LT(largest_allocation(topi::schedule_cpu_default(f, n, o)), full);
     }
-    std::mt19937_64 rng(seed);
-    for (int t = 0; t < samples; ++t) {
-        topi::CpuScheduleOptions k = o;
-        k.threads = t % 2 ? 1 : 0;
-        std::string desc;
-        for (const topi::CpuKnob& kn : knobs) {
-            k.knobs[kn.name] = kn.choices[rng() % kn.choices.size()];
-            if (kn.name == "conv2d.local_buffers") k.knobs[kn.name] = t % 3 != 0;
-            desc += kn.name + "=" + std::to_string(k.knobs[kn.name]) + " ";
-        }
-        SCOPED_TRACE(desc);
-        tir::PrimFunc s = topi::schedule_cpu_default(f, n, k);
-        codegen::LlvmOptions lo;
-        lo.threads = k.threads;
-        auto module = codegen::jit_compile({s}, lo);
-        std::fill(args.back().data<float>(), args.back().data<float>() + args.back().num_elements(),
-                  std::nanf(""));
-        module->lookup(s->name)(ptrs.data());
-        const std::vector<float> got = floats(args.back());
-        double worst = 0;
-        for (size_t i = 0; i < got.size(); ++i) {
-            const double e = std::fabs(double(got[i]) - want[i]) / (1.0 + std::fabs(want[i]));
-            worst = std::isnan(e) ? 1e30 : std::max(worst, e);
-        }
-        EXPECT_LT(worst, 1e-5);
-    }
+    expect_sampled_knobs_match(f, n, o, knobs, args, ptrs, want, samples, seed,
+                               [](int t, topi::CpuScheduleOptions& k) {
+                                   if (k.knobs.count("conv2d.local_buffers"))
+                                       k.knobs["conv2d.local_buffers"] = t % 3 != 0;
+                               });
 }
 
 /// conv_NCHWc (bias) -> clip(0, 6), both blocked.
