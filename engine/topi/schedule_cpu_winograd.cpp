@@ -2,6 +2,7 @@
 #include "engine/topi/schedule_cpu_winograd.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "engine/schedule/query.h"
 #include "engine/topi/schedule_cpu_util.h"
@@ -104,6 +105,16 @@ struct WinogradRule {
         }
     }
 
+    /// The batched GEMM's register tile for `eoc` output-channel blocks and
+    /// `etw` tiles in a row: (channel vectors, tiles), from the winograd.* knobs.
+    std::pair<int64_t, int64_t> register_tile(int64_t eoc, int64_t etw) const {
+        const int64_t ocv = std::clamp<int64_t>(
+            o.knob("winograd.oc_vectors", default_oc_vectors(eoc, etw, o)), 1, eoc);
+        const int64_t p = std::clamp<int64_t>(
+            o.knob("winograd.tile_cols", default_tile_cols(etw, o, ocv)), 1, etw);
+        return {ocv, p};
+    }
+
     // M's own loops (e, nu, oco, tw, oci, rco, rci) -> e nu oco_o tw_o |
     // rco rci | tw_i(unrolled) oco_i(unrolled) oci(vector).
     void gemm(const std::string& mm) {
@@ -111,10 +122,7 @@ struct WinogradRule {
         Names l(all.end() - 7, all.end());
         const int64_t eoc = loop_extent(s.func(), l[2]);
         const int64_t etw = loop_extent(s.func(), l[3]);
-        const int64_t ocv =
-            std::clamp<int64_t>(o.knob("winograd.oc_vectors", default_oc_vectors(eoc, etw, o)), 1, eoc);
-        const int64_t p = std::clamp<int64_t>(
-            o.knob("winograd.tile_cols", default_tile_cols(etw, o, ocv)), 1, etw);
+        const auto [ocv, p] = register_tile(eoc, etw);
         Names ocs = s.split(l[2], {-1, ocv});
         Names tws = s.split(l[3], {-1, p});
         s.reorder({l[0], l[1], ocs[0], tws[0], l[5], l[6], tws[1], ocs[1], l[4]});
@@ -146,10 +154,7 @@ struct WinogradRule {
         Names l = s.get_loops(mm);
         const int64_t eoc = loop_extent(s.func(), l[4]);
         const int64_t etw = loop_extent(s.func(), l[5]);
-        const int64_t ocv =
-            std::clamp<int64_t>(o.knob("winograd.oc_vectors", default_oc_vectors(eoc, etw, o)), 1, eoc);
-        const int64_t p = std::clamp<int64_t>(
-            o.knob("winograd.tile_cols", default_tile_cols(etw, o, ocv)), 1, etw);
+        const auto [ocv, p] = register_tile(eoc, etw);
         Names ocs = s.split(l[4], {-1, ocv});
         Names tws = s.split(l[5], {-1, p});
         s.reorder({l[2], l[3], l[0], ocs[0], l[1], tws[0], l[7], l[8], tws[1], ocs[1], l[6]});
