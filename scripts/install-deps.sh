@@ -6,7 +6,7 @@ PKGS=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6
   llvm-19-dev libprotobuf-dev protobuf-compiler libonnx-dev libonnx-testdata python3-onnx
   python3-numpy libgtest-dev libgmock-dev libgraphviz-dev nlohmann-json3-dev libcli11-dev
-  libbenchmark-dev libopenblas-dev libdnnl-dev libomp-dev libxgboost-dev xvfb xauth
+  libbenchmark-dev libopenblas-dev libdnnl-dev ocl-icd-opencl-dev libomp-dev libxgboost-dev xvfb xauth
 )
 missing=()
 for p in "${PKGS[@]}"; do

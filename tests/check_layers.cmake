@@ -1,7 +1,12 @@
 # Fails when a layer rule of DESIGN.md is broken: Qt in engine/, LLVM headers
 # outside engine/codegen/llvm/, protobuf/ONNX headers outside engine/frontend/onnx/
-# (and engine/package/), LLVM or protobuf in widgets/.
+# (and engine/package/), LLVM or protobuf in widgets/; the product (engine/,
+# widgets/, app/) includes no benchmark code or comparator header (bench/,
+# cblas.h, oneDNN) and no CUDA toolkit header (NVRTC and the driver are
+# loaded with dlopen).
 file(GLOB_RECURSE engine_files ${SRC}/engine/*.h ${SRC}/engine/*.cpp)
+file(GLOB_RECURSE product_files ${SRC}/engine/*.h ${SRC}/engine/*.cpp ${SRC}/widgets/*.h
+     ${SRC}/widgets/*.cpp ${SRC}/app/*.h ${SRC}/app/*.cpp)
 file(GLOB_RECURSE widget_files ${SRC}/widgets/*.h ${SRC}/widgets/*.cpp)
 set(problems "")
 foreach(f ${engine_files})
@@ -24,6 +29,13 @@ foreach(f ${widget_files})
   file(RELATIVE_PATH rel ${SRC} ${f})
   foreach(l ${lines})
     string(APPEND problems "\n  ${rel}: engine internals in widgets: ${l}")
+  endforeach()
+endforeach()
+foreach(f ${product_files})
+  file(STRINGS ${f} lines REGEX "^#include[ \t]*[<\"](bench/|cblas|openblas|oneapi/|dnnl|nvrtc|cuda\\.h|cuda_runtime|cublas)")
+  file(RELATIVE_PATH rel ${SRC} ${f})
+  foreach(l ${lines})
+    string(APPEND problems "\n  ${rel}: benchmark or CUDA toolkit header in the product: ${l}")
   endforeach()
 endforeach()
 if(problems)

@@ -7,9 +7,10 @@ set(CLI_SCRATCH ${CMAKE_CURRENT_BINARY_DIR}/cli_data)
 file(MAKE_DIRECTORY ${CLI_SCRATCH})
 file(WRITE ${CLI_SCRATCH}/x.onnx "this is a text file, not an ONNX model\n")
 
-# tessera_cli_exit(NAME EXPECT <code> [STDOUT <regex>] [STDERR <regex>] ARGS <args...>)
+# tessera_cli_exit(NAME EXPECT <code> [STDOUT <regex>] [STDERR <regex>] [ENV <VAR=value>...]
+#                  ARGS <args...>)
 function(tessera_cli_exit name)
-  cmake_parse_arguments(T "" "EXPECT;STDOUT;STDERR" "ARGS" ${ARGN})
+  cmake_parse_arguments(T "" "EXPECT;STDOUT;STDERR" "ARGS;ENV" ${ARGN})
   set(defs -DEXPECT=${T_EXPECT})
   if(DEFINED T_STDOUT)
     list(APPEND defs "-DSTDOUT_REGEX=${T_STDOUT}")
@@ -21,6 +22,9 @@ function(tessera_cli_exit name)
     list(APPEND defs -DONE_LINE_STDERR=1)
   endif()
   add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${CLI_EXPECT} -- $<TARGET_FILE:tessera> ${T_ARGS})
+  if(T_ENV)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${T_ENV}")
+  endif()
 endfunction()
 
 # ---- conformance of the skeleton ops on ONNX's node tests.
@@ -140,6 +144,20 @@ endif()
 if(TARGET tessera_cuda)
   tessera_cli_exit(cli_inspect_cuda EXPECT 0 STDOUT "extern \"C\" __global__ void __launch_bounds__"
                    ARGS inspect ${TESSERA_NODE_DATA}/test_softmax_axis_1 --print cuda)
+  # Without NVRTC (no CUDA toolkit) the CUDA C still prints, and compiling
+  # it says what to install (forced here with TESSERA_NVRTC_LIBRARY=none).
+  if(EXISTS ${SMALL_CNN}/model.onnx)
+    tessera_cli_exit(cli_compile_cuda_without_nvrtc_exit2 EXPECT 2
+                     STDERR "^error: NVRTC \\(libnvrtc.so.\\*\\) not found: install the CUDA toolkit"
+                     ENV TESSERA_NVRTC_LIBRARY=none
+                     ARGS compile ${SMALL_CNN}/model.onnx --target cuda -o ${CLI_SCRATCH}/no_nvrtc.tar)
+    tessera_cli_exit(cli_run_cpu_without_nvrtc EXPECT 0 STDOUT "check: +ok"
+                     ENV TESSERA_NVRTC_LIBRARY=none
+                     ARGS run ${SMALL_CNN}/model.onnx --input-dir ${SMALL_CNN}/test_data_set_0 --check)
+  endif()
+endif()
+# Compiling CUDA C to PTX needs NVRTC: these run where the build found it.
+if(TARGET tessera_cuda AND TESSERA_NVRTC_LIBRARY)
   find_library(TESSERA_LIBCUDA NAMES libcuda.so.1 cuda PATHS /usr/lib/x86_64-linux-gnu /usr/lib64)
   if(NOT TESSERA_LIBCUDA)
     tessera_cli_exit(cli_run_cuda_without_driver_exit2 EXPECT 2
@@ -183,7 +201,7 @@ if(TARGET tessera_cuda)
   endif()
   # bench model --target cuda (helper "gpu_bench"): built as run --target cuda
   # (NVRTC needs no device), then timed with CUDA events; exit 2 without a device.
-  if(EXISTS ${SMALL_CNN}/model.onnx)
+  if(EXISTS ${SMALL_CNN}/model.onnx AND TARGET tessera-bench)
     if(NOT TESSERA_LIBCUDA)
       tessera_cli_exit(cli_bench_model_cuda_without_driver_exit2 EXPECT 2
                        STDOUT "model compiled for cuda \\(compute_90\\), 7 kernels"
@@ -217,12 +235,14 @@ if(TARGET tessera_cuda)
                           --records ${CLI_SCRATCH}/tune_cuda_gemm.jsonl)
     set_tests_properties(cli_tune_cuda_gemm_resume PROPERTIES LABELS gpu
                          FIXTURES_REQUIRED "tune_cuda_clean;tune_cuda_db" FIXTURES_SETUP tune_cuda_resumed)
+    if(TARGET tessera-bench)
     tessera_cli_exit(cli_bench_gemm_cuda_records EXPECT 0 STDOUT "tessera :"
                      STDERR "1 of 1 kernels tuned"
                      ARGS bench gemm --m 128 --n 128 --k 64 --target cuda
                           --records ${CLI_SCRATCH}/tune_cuda_gemm.jsonl)
     set_tests_properties(cli_bench_gemm_cuda_records PROPERTIES LABELS gpu
                          FIXTURES_REQUIRED "tune_cuda_db;tune_cuda_resumed")
+    endif()
   endif()
   include(${CMAKE_CURRENT_LIST_DIR}/gpu_tests.cmake)
 endif()
@@ -296,3 +316,12 @@ set_tests_properties(cli_tune_small_cnn_resume PROPERTIES DEPENDS cli_tune_small
 set_tests_properties(cli_run_with_records_check PROPERTIES DEPENDS cli_tune_small_cnn_resume)
 tessera_cli_exit(cli_tune_bad_records_exit2 EXPECT 2
                  ARGS tune --gemm 8x8 --trials 2 --records ${CLI_SCRATCH}/never.jsonl)
+
+# ---- durability: `tessera tune` killed with SIGKILL 20 times at random
+# moments loses at most the record in flight each time, and a resumed run
+# reads every record the file holds (tests/kill_tune.sh).
+add_test(NAME tune_survives_kill_9
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/kill_tune.sh $<TARGET_FILE:tessera>
+                 ${CLI_SCRATCH}/kill_tune.jsonl 20)
+set_tests_properties(tune_survives_kill_9 PROPERTIES LABELS durability TIMEOUT 400
+  PASS_REGULAR_EXPRESSION "kills: 20, records: [0-9]+, torn lines: [0-9]+")

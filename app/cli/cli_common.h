@@ -93,6 +93,7 @@ struct RunOptions {
     bool print_after_all = false;
     std::string records;  // tuning database whose best records to apply
     std::vector<std::string> input_shapes;  // --input-shape NAME:1x3x224x224
+    bool package = false;  // --package: MODEL is a compiled package whatever its name
 };
 CLI::App* add_run_command(CLI::App& app, RunOptions& o);
 int run_run(const RunOptions& o);

@@ -58,9 +58,10 @@ int run_compile(const CompileOptions& o) {
     bo.opt_level = o.opt_level;
     bo.passes = o.passes;
     bo.records = o.records;
-    if (!o.records.empty()) {  // records from another CPU are not applied: say so
-        const std::string note = autotune::foreign_records_note(autotune::Database(o.records, true));
-        if (!note.empty()) std::cerr << note << "\n";
+    if (!o.records.empty()) {  // unreadable lines and records from another CPU: say so
+        const autotune::Database db(o.records, true);
+        for (const std::string& note : {autotune::skipped_lines_note(db), autotune::foreign_records_note(db)})
+            if (!note.empty()) std::cerr << note << "\n";
     }
     std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
 

@@ -38,6 +38,8 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
     cmd->add_option("--seed", o.seed, "seed of the random inputs");
     cmd->add_option("--records", o.records, "tuning database whose best records to apply");
+    cmd->add_flag("--package", o.package,
+                  "MODEL is a compiled package (native code: run only trusted ones); implied by a .tar name");
     add_input_shape_option(cmd, o.input_shapes);
     add_pass_options(cmd, o.passes, o.opt_level, o.print_after_all);
     return cmd;
@@ -100,7 +102,7 @@ std::vector<NDArray> gather_inputs(const RunOptions& o, const ModelPath& mp, con
 }  // namespace
 
 int run_run(const RunOptions& o) {
-    if (is_package_path(o.model)) return run_package(o);
+    if (is_package_path(o.model, o.package)) return run_package(o);
     ModelPath mp = resolve_model_path(o.model);
     // Input files are also what a model with shape operands as graph inputs needs.
     std::vector<std::string> input_files = o.inputs;
@@ -119,9 +121,10 @@ int run_run(const RunOptions& o) {
     bo.passes = o.passes;
     bo.records = o.records;
     bo.threads = o.threads;  // kernels are scheduled for the thread count they run on
-    if (!o.records.empty()) {  // records from another CPU are not applied: say so
-        const std::string note = autotune::foreign_records_note(autotune::Database(o.records, true));
-        if (!note.empty()) std::cerr << note << "\n";
+    if (!o.records.empty()) {  // unreadable lines and records from another CPU: say so
+        const autotune::Database db(o.records, true);
+        for (const std::string& note : {autotune::skipped_lines_note(db), autotune::foreign_records_note(db)})
+            if (!note.empty()) std::cerr << note << "\n";
     }
     if (o.print_after_all)
         bo.print_after = [](const std::string& pass, const graph::Graph& after) {

@@ -151,6 +151,8 @@ int run_tune(const TuneCmdOptions& o) {
     // Records from another CPU neither seed the search nor count as trials.
     const std::string foreign = autotune::foreign_records_note(db);
     if (!foreign.empty() && !o.json) std::cerr << foreign << "\n";
+    if (const std::string skipped = autotune::skipped_lines_note(db); !skipped.empty())
+        std::cerr << skipped << "\n";
 
     autotune::CancelToken cancel;
     g_cancel = &cancel;

@@ -16,8 +16,15 @@ namespace tessera::cli {
 
 using runtime::NDArray;
 
-bool is_package_path(const std::string& path) {
-    return std::filesystem::is_regular_file(path) && package::looks_like_package(path);
+bool is_package_path(const std::string& path, bool package_flag) {
+    if (package_flag) return true;
+    const std::filesystem::path p(path);
+    if (p.extension() == kPackageExtension) return true;
+    TS_USER_CHECK(!(std::filesystem::is_regular_file(p) && package::looks_like_package(path)))
+        << "'" << path << "' is a Tessera package (an archive with native code), not an ONNX "
+        << "model; a package runs only when asked for: name it *" << kPackageExtension
+        << " or pass --package, and run packages only from a trusted source";
+    return false;
 }
 
 namespace {

@@ -6,8 +6,14 @@
 
 namespace tessera::cli {
 
-/// True when `path` is a package file (a ustar archive) rather than a model.
-bool is_package_path(const std::string& path);
+/// The package extension: `tessera run` treats a file as a package (native
+/// code, run only on purpose) by this name or by --package, never by its bytes.
+constexpr const char* kPackageExtension = ".tar";
+
+/// True when the user asked to run a package: --package, or a file named *.tar.
+/// Throws UserError when a file given as a model (say model.onnx) is in fact
+/// a package: opening a model never runs code from it.
+bool is_package_path(const std::string& path, bool package_flag);
 
 /// Runs a package with the options of `tessera run`; returns the exit code.
 int run_package(const RunOptions& o);

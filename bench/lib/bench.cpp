@@ -199,7 +199,7 @@ Comparison bench_gemm(const GemmShape& s, int threads, const std::string& compar
     r.ours = median_of(ours);
     NDArray C = ex.get_output(0);
     if (theirs) {
-        r.theirs_name = "openblas";
+        r.theirs_name = "openblas, core " + openblas_core();
         r.theirs = median_of(their);
         r.have_theirs = true;
         compare_outputs(C.data<float>(), ref.data(), s.m * s.n, &r);
@@ -259,7 +259,7 @@ Comparison bench_conv2d(const ConvShape& s, int threads, const std::string& comp
         TS_USER_CHECK(have_onednn()) << "bench conv2d: this build has no oneDNN";
         OneDnnConv conv(s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.stride, s.pad, X.data<float>(),
                         W.data<float>(), threads);
-        r.theirs_name = std::string("onednn (") + conv.impl() + ")";
+        r.theirs_name = std::string("onednn ") + conv.impl() + ", isa " + onednn_isa();
         r.theirs = measure([&] { conv.run(); });
         r.have_theirs = true;
         std::vector<float> ref(size_t(s.n * s.k * oh * ow));

@@ -1,6 +1,9 @@
 // OpenBLAS and oneDNN wrappers (compiled against whichever was found).
 #include "bench/lib/vendor.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 #include "engine/core/error.h"
@@ -25,6 +28,65 @@ bool openblas_sgemm(int64_t m, int64_t n, int64_t k, const float* a, const float
     (void)m, (void)n, (void)k, (void)a, (void)b, (void)c, (void)threads;
     return false;
 #endif
+}
+
+std::string openblas_core() {
+#ifdef TESSERA_WITH_OPENBLAS
+    const char* name = openblas_get_corename();
+    return name ? name : "unknown";
+#else
+    return "none";
+#endif
+}
+
+std::string onednn_isa() {
+#ifdef TESSERA_WITH_DNNL
+    switch (dnnl_get_effective_cpu_isa()) {
+    case dnnl_cpu_isa_sse41: return "sse41";
+    case dnnl_cpu_isa_avx: return "avx";
+    case dnnl_cpu_isa_avx2: return "avx2";
+    case dnnl_cpu_isa_avx512_core: return "avx512_core";
+    case dnnl_cpu_isa_avx512_core_vnni: return "avx512_core_vnni";
+    case dnnl_cpu_isa_avx512_core_bf16: return "avx512_core_bf16";
+    case dnnl_cpu_isa_avx512_core_amx: return "avx512_core_amx";
+    default: return "isa " + std::to_string(int(dnnl_get_effective_cpu_isa()));
+    }
+#else
+    return "none";
+#endif
+}
+
+namespace {
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+}  // namespace
+
+std::string comparator_pin_warning() {
+    __builtin_cpu_init();
+    const bool avx512 = __builtin_cpu_supports("avx512f");
+    std::string out;
+    if (const char* core = std::getenv("OPENBLAS_CORETYPE"); core && *core && avx512) {
+        const std::string c = lower(core);
+        const bool weak = c.find("skylakex") == std::string::npos &&
+                          c.find("cooperlake") == std::string::npos &&
+                          c.find("sapphire") == std::string::npos;
+        if (weak)
+            out += "warning: OPENBLAS_CORETYPE=" + std::string(core) +
+                   " pins OpenBLAS to weaker kernels than this AVX-512 CPU runs; for its best "
+                   "kernel run with OPENBLAS_CORETYPE=SkylakeX\n";
+    }
+    for (const char* var : {"ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"}) {
+        const char* isa = std::getenv(var);
+        if (isa && *isa && avx512 && lower(isa).find("avx512") == std::string::npos &&
+            lower(isa) != "all")
+            out += "warning: " + std::string(var) + "=" + isa +
+                   " limits oneDNN below this CPU's AVX-512\n";
+    }
+    return out;
 }
 
 #ifdef TESSERA_WITH_DNNL

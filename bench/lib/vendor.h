@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace tessera::bench {
 
@@ -11,6 +12,19 @@ namespace tessera::bench {
 /// is not built in.
 bool openblas_sgemm(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
                     int threads);
+
+/// The kernel core OpenBLAS runs ("Haswell", "SkylakeX": openblas_get_corename()),
+/// "none" without OpenBLAS.
+std::string openblas_core();
+
+/// The ISA oneDNN's JIT uses ("avx512_core", "avx2": dnnl_get_effective_cpu_isa()),
+/// "none" without oneDNN.
+std::string onednn_isa();
+
+/// A warning when the environment pins a comparator to weaker kernels than
+/// this CPU runs (OPENBLAS_CORETYPE=Haswell on an AVX-512 CPU makes OpenBLAS
+/// run AVX2 kernels; ONEDNN_MAX_CPU_ISA likewise), else "".
+std::string comparator_pin_warning();
 
 /// A oneDNN forward-inference convolution (NCHW input / OIHW weights given
 /// once; reorders into the primitive's chosen layouts happen at setup, so

@@ -1,8 +1,14 @@
 // The JSON-lines tuning database (see database.h).
 #include "engine/autotune/database.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <thread>
@@ -74,38 +80,66 @@ Database::Database(const std::string& path, bool read_only) : m_path(path) {
     if (path.empty()) return;
     TS_USER_CHECK(!read_only || std::ifstream(path).good())
         << "tuning records '" << path << "' not found";
-    {
-        std::ifstream in(path);
-        std::string line;
-        int n = 0;
-        while (std::getline(in, line)) {
-            ++n;
-            if (line.empty()) continue;
-            try {
-                m_records.push_back(
-                    TuningRecord::from_json_line(line, path + ":" + std::to_string(n)));
-                index(m_records.size() - 1);
-            } catch (const UserError&) {
-                ++m_skipped;  // a torn write; the rest of the file is still good
-            }
+    if (!read_only) {
+        // Lock before reading: a second writer would interleave its records.
+        m_fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        TS_USER_CHECK(m_fd >= 0) << "cannot open tuning database '" << path
+                                 << "' for writing: " << std::strerror(errno);
+        if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+            const int err = errno;
+            ::close(m_fd);
+            m_fd = -1;
+            TS_USER_FAIL() << "tuning database '" << path << "' "
+                           << (err == EWOULDBLOCK
+                                   ? "is in use by another process (a running `tessera tune` "
+                                     "holds its lock): wait for it, or give another --records file"
+                                   : std::string("cannot be locked: ") + std::strerror(err));
         }
     }
-    if (read_only) return;
-    m_file = std::fopen(path.c_str(), "a");
-    TS_USER_CHECK(m_file != nullptr) << "cannot open tuning database '" << path << "' for writing";
-    // A torn last line without its newline must not glue onto the next record.
-    std::fseek(m_file, 0, SEEK_END);
-    if (std::ftell(m_file) > 0) {
-        std::ifstream in(path, std::ios::binary);
-        in.seekg(-1, std::ios::end);
-        char c = 0;
-        in.get(c);
-        if (c != '\n') std::fputc('\n', m_file);
+    std::ifstream in(path, std::ios::binary);
+    std::string line;
+    int n = 0;
+    bool ends_with_newline = true;
+    while (std::getline(in, line)) {
+        ++n;
+        ends_with_newline = !in.eof();
+        if (line.empty()) continue;
+        try {
+            m_records.push_back(TuningRecord::from_json_line(line, path + ":" + std::to_string(n)));
+            index(m_records.size() - 1);
+        } catch (const UserError& e) {
+            // A torn write (kill -9 mid-line) or a damaged line: the rest of
+            // the file is still good; say which lines were left out.
+            if (m_skipped++ == 0) m_first_skipped = e.what();
+        }
     }
+    // A torn last line without its newline must not glue onto the next record.
+    if (m_fd >= 0 && n > 0 && !ends_with_newline) write_all("\n");
 }
 
 Database::~Database() {
-    if (m_file) std::fclose(m_file);
+    if (m_fd < 0) return;
+    ::fsync(m_fd);
+    ::close(m_fd);  // releases the lock
+}
+
+void Database::write_all(const std::string& text) {
+    // O_APPEND: one write() puts the whole line at the end; retried only
+    // for the rest of a short write (a full disk, a signal).
+    size_t done = 0;
+    while (done < text.size()) {
+        ssize_t w = ::write(m_fd, text.data() + done, text.size() - done);
+        if (w < 0 && errno == EINTR) continue;
+        TS_USER_CHECK(w > 0) << "cannot write to tuning database '" << m_path
+                             << "': " << std::strerror(errno);
+        done += size_t(w);
+    }
+}
+
+void Database::sync() {
+    if (m_fd < 0) return;
+    TS_USER_CHECK(::fsync(m_fd) == 0)
+        << "cannot sync tuning database '" << m_path << "': " << std::strerror(errno);
 }
 
 bool Database::is_local(const TuningRecord& r) {
@@ -139,10 +173,7 @@ void Database::index(size_t i) {
 void Database::append(const TuningRecord& r) {
     m_records.push_back(r);
     index(m_records.size() - 1);
-    if (!m_file) return;
-    std::string line = r.to_json_line() + "\n";
-    std::fwrite(line.data(), 1, line.size(), m_file);
-    std::fflush(m_file);
+    if (m_fd >= 0) write_all(r.to_json_line() + "\n");
 }
 
 const TuningRecord* Database::best(const std::string& workload, const std::string& target,
@@ -169,6 +200,13 @@ int Database::count(const std::string& workload, int opt_level) const {
 std::string machine_fingerprint() {
     return codegen::host_target_description() + "; " +
            std::to_string(std::thread::hardware_concurrency()) + " cores";
+}
+
+std::string skipped_lines_note(const Database& db) {
+    if (db.skipped_lines() == 0) return "";
+    return "tuning records '" + db.path() + "': " + std::to_string(db.skipped_lines()) +
+           " unreadable line(s) skipped (a write cut short, or a damaged file); first: " +
+           db.first_skipped_reason();
 }
 
 std::string foreign_records_note(const Database& db) {

@@ -1,6 +1,8 @@
 // The tuning database: append-only JSON lines, one measured candidate per
-// line, flushed per record so that a killed session loses at most the record
-// in flight. A truncated last line (kill -9 mid-write) is skipped on load.
+// line, each written with one write() so that a killed session loses at most
+// the record in flight; fsync'ed after each measured batch; one writer at a
+// time (an exclusive flock; a second gets a clear error). A truncated last
+// line (kill -9 mid-write) is skipped on load and reported (skipped_lines_note).
 //   {"workload": "llvm:3f..", "target": "llvm", "task": "T_matmul", "trace": {...},
 //    "decisions": [...], "times_ms": [1.2, 1.3], "error": "", "flops": 2e9,
 //    "timestamp": 1763712000.5, "machine": "x86_64, ...", "opt_level": 2}
@@ -63,8 +65,12 @@ public:
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
 
-    /// Appends and flushes one record.
+    /// Appends one record: its whole line in one write() (O_APPEND), every
+    /// result checked (UserError naming the file on a full disk, ...).
     void append(const TuningRecord& r);
+    /// fsync: the records appended so far survive a crash of the machine.
+    /// Called at the end of each measured batch; the destructor syncs too.
+    void sync();
     const std::vector<TuningRecord>& records() const { return m_records; }
     /// The fastest successful record of a workload measured on this machine
     /// (machine_fingerprint(); records without a fingerprint count as local),
@@ -87,23 +93,31 @@ public:
     static bool is_local(const TuningRecord& r);
     /// Lines of the file that could not be parsed (a torn last write).
     int skipped_lines() const { return m_skipped; }
+    /// Why the first skipped line could not be read ("r.jsonl:7: bad tuning record: ...").
+    const std::string& first_skipped_reason() const { return m_first_skipped; }
     const std::string& path() const { return m_path; }
 
 private:
     std::string m_path;
-    std::FILE* m_file = nullptr;
+    int m_fd = -1;  // O_APPEND, holding an exclusive flock() while open for writing
     std::vector<TuningRecord> m_records;
     // Keys workload|target|level, level "*" for any: the record index.
     std::map<std::string, size_t> m_best;
     std::map<std::string, size_t> m_best_confirmed;  // the same over confirmed records
     std::map<std::string, int> m_count;  // workload|level ("*" for any)
     int m_skipped = 0;
+    std::string m_first_skipped;
     int m_foreign = 0;
     void index(size_t i);
+    void write_all(const std::string& text);
 };
 
 /// "x86_64, <cpu>, <features>; <n> cores": what records are valid for.
 std::string machine_fingerprint();
+
+/// A line for people about the unreadable lines of `db` (skipped on load);
+/// empty when there are none.
+std::string skipped_lines_note(const Database& db);
 
 /// A line for people about the records of `db` that apply here, e.g.
 /// "tuning records 'r.jsonl': 40 of 52 from another machine (<fingerprint>)

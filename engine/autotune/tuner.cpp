@@ -341,6 +341,7 @@ private:
             m_model.add(batch[i].features, t.task->key, ms);
             report(int(&t - m_tasks.data()), r.error);
         }
+        m_db.sync();  // the batch's records survive a crash of the machine
         std::sort(t.good.begin(), t.good.end(),
                   [](const auto& a, const auto& b) { return a.first < b.first; });
         if (t.good.size() > 32) t.good.resize(32);

@@ -104,10 +104,14 @@ CudaPackageContents read_cuda_package(const std::vector<TarMember>& all, const s
     TS_USER_CHECK(members.count(kMetaMember))
         << what << ": the package has no member 'meta.json'; recompile it";
     json meta = parse_member_json(members[kMetaMember]->data, what, kMetaMember);
-    check_members(meta, members, what);
-
     CudaPackageContents c;
-    c.arch = meta.value("arch", std::string());
+    try {  // a field of the wrong type is a corrupt package, not our bug
+        check_members(meta, members, what);
+        c.arch = meta.value("arch", std::string());
+    } catch (const json::exception& e) {
+        TS_USER_FAIL() << what << ": meta.json is malformed (" << e.what()
+                       << "); the package is corrupt";
+    }
     TS_USER_CHECK(cuda_arch_number(c.arch) > 0)
         << what << ": meta.json names no CUDA architecture (arch '" << c.arch
         << "'); the package is corrupt";

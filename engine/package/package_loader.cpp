@@ -129,7 +129,12 @@ std::shared_ptr<LoadedPackage> load_package_bytes(const std::string& bytes,
     }
     const std::string& meta_text = members[kMetaMember]->data;
     json meta = parse_member_json(meta_text, what, kMetaMember);
-    check_meta(meta, members, what);
+    try {
+        check_meta(meta, members, what);
+    } catch (const json::exception& e) {  // a field of the wrong type
+        TS_USER_FAIL() << what << ": meta.json is malformed (" << e.what()
+                       << "); the package is corrupt";
+    }
     json g = parse_member_json(members[kGraphMember]->data, what, kGraphMember);
     const std::string& params = members[kParamsMember]->data;
 

@@ -2,13 +2,12 @@
 // one CUDA C translation unit, compile it with NVRTC to PTX.
 #include "engine/codegen/cuda/cuda_codegen.h"
 
-#include <nvrtc.h>
-
 #include <set>
 #include <sstream>
 
 #include "engine/codegen/cuda/cuda_lower.h"
 #include "engine/codegen/cuda/narrow_index.h"
+#include "engine/codegen/cuda/nvrtc_library.h"
 #include "engine/core/error.h"
 #include "engine/runtime/cuda_driver.h"
 
@@ -23,8 +22,10 @@ std::string launch_text(const CudaKernel& k) {
     return os.str();
 }
 
-void check_nvrtc(nvrtcResult r, const char* what) {
-    TS_CHECK(r == NVRTC_SUCCESS) << "NVRTC " << what << ": " << nvrtcGetErrorString(r);
+constexpr int kNvrtcSuccess = 0;  // NVRTC_SUCCESS
+
+void check_nvrtc(const NvrtcApi& api, int r, const char* what) {
+    TS_CHECK(r == kNvrtcSuccess) << "NVRTC " << what << ": " << api.get_error_string(r);
 }
 
 }  // namespace
@@ -71,29 +72,30 @@ CompiledCuda compile_cuda(const std::vector<tir::PrimFunc>& funcs, const CudaOpt
 
 std::string nvrtc_compile(const std::string& source, const std::string& arch, bool fast_math,
                           std::string* log) {
-    nvrtcProgram prog = nullptr;
-    check_nvrtc(nvrtcCreateProgram(&prog, source.c_str(), "tessera_kernels.cu", 0, nullptr, nullptr),
+    const NvrtcApi& api = nvrtc();
+    NvrtcApi::Program prog = nullptr;
+    check_nvrtc(api, api.create_program(&prog, source.c_str(), "tessera_kernels.cu", 0, nullptr, nullptr),
                 "create program");
     std::string arch_opt = "--gpu-architecture=" + arch;
     std::vector<const char*> opts = {arch_opt.c_str(), "--std=c++17", "-default-device"};
     if (fast_math) opts.push_back("--use_fast_math");
-    nvrtcResult r = nvrtcCompileProgram(prog, int(opts.size()), opts.data());
+    int r = api.compile_program(prog, int(opts.size()), opts.data());
     size_t log_size = 0;
-    nvrtcGetProgramLogSize(prog, &log_size);
+    api.get_program_log_size(prog, &log_size);
     std::string text(log_size, '\0');
-    if (log_size) nvrtcGetProgramLog(prog, text.data());
+    if (log_size) api.get_program_log(prog, text.data());
     while (!text.empty() && (text.back() == '\0' || text.back() == '\n')) text.pop_back();
     if (log) *log = text;
-    if (r != NVRTC_SUCCESS) {
-        nvrtcDestroyProgram(&prog);
+    if (r != kNvrtcSuccess) {
+        api.destroy_program(&prog);
         TS_USER_FAIL() << "NVRTC cannot compile the generated CUDA C for " << arch << " ("
-                       << nvrtcGetErrorString(r) << "): " << text;
+                       << api.get_error_string(r) << "): " << text;
     }
     size_t ptx_size = 0;
-    check_nvrtc(nvrtcGetPTXSize(prog, &ptx_size), "PTX size");
+    check_nvrtc(api, api.get_ptx_size(prog, &ptx_size), "PTX size");
     std::string ptx(ptx_size, '\0');
-    check_nvrtc(nvrtcGetPTX(prog, ptx.data()), "PTX");
-    nvrtcDestroyProgram(&prog);
+    check_nvrtc(api, api.get_ptx(prog, ptx.data()), "PTX");
+    api.destroy_program(&prog);
     while (!ptx.empty() && ptx.back() == '\0') ptx.pop_back();
     return ptx;
 }
@@ -108,8 +110,9 @@ std::string default_cuda_arch() {
 }
 
 std::string nvrtc_version() {
+    if (!nvrtc_available()) return "NVRTC not found";
     int major = 0, minor = 0;
-    nvrtcVersion(&major, &minor);
+    nvrtc().version(&major, &minor);
     return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
 }
 

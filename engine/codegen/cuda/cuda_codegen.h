@@ -93,7 +93,8 @@ std::string nvrtc_compile(const std::string& source, const std::string& arch, bo
 /// CUDA driver and device are present, else "compute_90".
 std::string default_cuda_arch();
 
-/// "NVRTC 13.0": the version of the linked NVRTC library.
+/// "NVRTC 13.0": the version of the loaded NVRTC library ("NVRTC not found"
+/// when there is none; see nvrtc_library.h).
 std::string nvrtc_version();
 
 }  // namespace tessera::codegen

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "engine/core/checked_math.h"
 #include "engine/core/error.h"
 #include "engine/graph/op_registry.h"
 
@@ -165,22 +166,7 @@ namespace {
 // Folding evaluates a node in the interpreter: keep it to shape-sized data.
 constexpr int64_t kMaxFoldElements = int64_t(1) << 16;
 // The most elements any value of the imported graph may have.
-constexpr int64_t kMaxValueElements = int64_t(1) << 40;
-
-// Element count of `shape`, or -1 when a dim is negative or the product
-// exceeds `limit` (checked without overflow).
-int64_t bounded_elements(const std::vector<int64_t>& shape, int64_t limit) {
-    int64_t n = 1;
-    for (int64_t d : shape) {
-        if (d < 0) return -1;
-        if (d == 0) return 0;
-    }
-    for (int64_t d : shape) {
-        if (n > limit / d) return -1;
-        n *= d;
-    }
-    return n;
-}
+constexpr int64_t kMaxValueElements = kMaxTensorElements;
 
 std::string shape_str(const std::vector<int64_t>& shape) {
     std::ostringstream os;
@@ -217,7 +203,7 @@ std::vector<int> NodeCtx::emit_outputs(const std::vector<int>& onnx_outputs, con
     TS_CHECK(types.size() == names.size())
         << "op " << op << " gives " << types.size() << " outputs, " << names.size() << " expected";
     for (size_t i = 0; i < types.size(); ++i)
-        TS_USER_CHECK(bounded_elements(types[i].shape, kMaxValueElements) >= 0)
+        TS_USER_CHECK(checked_elements(types[i].shape, kMaxValueElements) >= 0)
             << where() << ": output '" << names[i] << "' would have shape "
             << shape_str(types[i].shape) << ", which is invalid or too large";
     for (size_t i = 0; i < names.size(); ++i) {
@@ -309,7 +295,7 @@ const ConverterTable& converters() {
 
 int64_t check_constant_size(const NodeCtx& ctx, const std::vector<int64_t>& shape,
                             const std::string& what) {
-    int64_t n = bounded_elements(shape, kMaxImportConstantElements);
+    int64_t n = checked_elements(shape, kMaxImportConstantElements);
     TS_USER_CHECK(n >= 0) << ctx.where() << ": " << what << " of shape " << shape_str(shape)
                           << " is invalid or above the limit of " << kMaxImportConstantElements
                           << " elements for a constant computed at import";

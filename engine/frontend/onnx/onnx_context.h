@@ -176,6 +176,10 @@ void reshape_output(NodeCtx& ctx, const std::vector<int64_t>& shape);
 /// The most elements a constant computed at import (ConstantOfShape, Range,
 /// masks, windows, iotas...) may have.
 constexpr int64_t kMaxImportConstantElements = int64_t(1) << 27;
+/// Loop/Scan iterations and RNN time steps unrolled at import: beyond this a
+/// model is refused (an unrolled loop this long is a mistake, and each step
+/// adds nodes).
+constexpr int64_t kMaxUnroll = 4096;
 /// Checks, before allocating, that a constant of `shape` computed at import
 /// stays within kMaxImportConstantElements (dims >= 0, no overflow); UserError
 /// naming the node and `what` otherwise. Returns its element count.

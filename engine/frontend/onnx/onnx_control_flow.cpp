@@ -11,9 +11,6 @@ namespace tessera::frontend::onnx_import {
 
 namespace {
 
-// Iterations beyond this are refused (an unrolled loop this long is a mistake).
-constexpr int64_t kMaxUnroll = 4096;
-
 const onnx::GraphProto& graph_attr(const NodeCtx& ctx, const std::string& key) {
     for (const auto& a : ctx.node.attribute())
         if (a.name() == key && a.has_g()) return a.g();
@@ -141,7 +138,10 @@ void convert_loop(NodeCtx& ctx) {
             << ctx.where() << ": the trip count ('" << ctx.node.input(0)
             << "') must be a constant: Tessera unrolls loops at import (freeze it, or give it "
                "as an initializer)";
-        trips = ctx.constant_ints(0).at(0);
+        const std::vector<int64_t> given = ctx.constant_ints(0);
+        TS_USER_CHECK(given.size() == 1) << ctx.where() << ": the trip count ('" << ctx.node.input(0)
+                                         << "') must hold one value, it holds " << given.size();
+        trips = given[0];
         bounded = true;
     }
     bool cond = true;
@@ -203,6 +203,8 @@ void run_scan(NodeCtx& ctx, const onnx::GraphProto& body, std::vector<std::strin
     TS_USER_CHECK(length <= kMaxUnroll)
         << ctx.where() << ": sequence length " << length << " is above the unroll limit of "
         << kMaxUnroll;
+    TS_USER_CHECK(length > 0) << ctx.where()
+                              << ": a zero-length scan input gives scan outputs without a static shape";
     const int n_state = int(state.size());
     const int n_out = body.output_size() - n_state;
     TS_USER_CHECK(n_out >= 0 && body.input_size() == n_state + int(scan_in.size()))
@@ -254,7 +256,10 @@ void convert_scan(NodeCtx& ctx) {
         return;
     }
     // Scan-8: one scan per batch entry, results stacked along the batch axis.
-    int64_t batch = ctx.type_of(ctx.imp.value(scan_in.at(0), ctx.where())).shape.at(0);
+    const auto& batch_shape = ctx.type_of(ctx.imp.value(scan_in.at(0), ctx.where())).shape;
+    TS_USER_CHECK(!batch_shape.empty() && batch_shape[0] > 0)
+        << ctx.where() << ": Scan-8 needs a batch axis of at least one entry on its scan inputs";
+    const int64_t batch = batch_shape[0];
     std::vector<std::vector<std::string>> final_state(static_cast<size_t>(n_state)), stacked;
     for (int64_t b = 0; b < batch; ++b) {
         std::vector<std::string> st, si;

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/core/checked_math.h"
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
 #include "onnx/checker.h"
@@ -102,6 +103,13 @@ void check_inference_inputs(const onnx::GraphProto& gp, std::map<std::string, in
                 check_inference_inputs(a.g(), ranks, origin);
             for (const auto& sub : a.graphs()) check_inference_inputs(sub, ranks, origin);
         }
+        if (n.op_type() == "DepthToSpace" || n.op_type() == "SpaceToDepth") {
+            // Its inference multiplies blocksize by itself (and divides by it).
+            for (const auto& a : n.attribute())
+                if (a.name() == "blocksize")
+                    TS_USER_CHECK(a.i() >= 1 && a.i() <= (int64_t(1) << 20))
+                        << where << ": blocksize must be in 1..2^20, got " << a.i();
+        }
         if (n.op_type() == "Gemm") {
             for (int k = 0; k < std::min(n.input_size(), 2); ++k) {
                 auto r = ranks.find(n.input(k));
@@ -156,12 +164,16 @@ void check_structure(const onnx::ModelProto& model, const std::string& origin) {
         defined.insert(vi.name());
         if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
         const auto& shape = vi.type().tensor_type().shape();
+        std::vector<int64_t> known;  // the fixed dims: their product must fit too
         for (int i = 0; i < shape.dim_size(); ++i) {
             const auto& d = shape.dim(i);
-            TS_USER_CHECK(!d.has_dim_value() || (d.dim_value() >= 0 && d.dim_value() <= (int64_t(1) << 40)))
+            TS_USER_CHECK(!d.has_dim_value() || (d.dim_value() >= 0 && d.dim_value() <= kMaxTensorElements))
                 << origin << ": input '" << vi.name() << "' dimension " << i << " is invalid ("
                 << d.dim_value() << ")";
+            if (d.has_dim_value()) known.push_back(d.dim_value());
         }
+        TS_USER_CHECK(checked_elements(known) >= 0)
+            << origin << ": input '" << vi.name() << "' has more than 2^40 elements";
     }
     for (const auto& init : gp.initializer()) defined.insert(init.name());
     std::map<std::string, int> producer;
@@ -191,8 +203,10 @@ void check_structure(const onnx::ModelProto& model, const std::string& origin) {
             << "' is not a graph input, an initializer or any node's output";
     for (const auto& init : gp.initializer()) {
         for (int64_t d : init.dims())
-            TS_USER_CHECK(d >= 0 && d <= (int64_t(1) << 40))
+            TS_USER_CHECK(d >= 0 && d <= kMaxTensorElements)
                 << origin << ": initializer '" << init.name() << "' has invalid dimension " << d;
+        TS_USER_CHECK(checked_elements({init.dims().begin(), init.dims().end()}) >= 0)
+            << origin << ": initializer '" << init.name() << "' has more than 2^40 elements";
         if (init.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
             for (const auto& kv : init.external_data()) {
                 if (kv.key() != "location") continue;

@@ -87,6 +87,8 @@ void convert_rnn(NodeCtx& ctx, RnnSpec spec) {
     const Shape xs = b.shape(x);
     TS_USER_CHECK(xs.size() == 3) << ctx.where() << ": X must be 3-D, got " << ctx.type_of(x).str();
     const int64_t S = xs[0], B = xs[1], I = xs[2];
+    TS_USER_CHECK(S <= kMaxUnroll) << ctx.where() << ": sequence length " << S
+                                   << " is above the unroll limit of " << kMaxUnroll << " steps";
     int w = ctx.input(1), r = ctx.input(2);
     const Shape ws = b.shape(w);
     TS_USER_CHECK(ws.size() == 3 && ws[0] == D && ws[1] % spec.gates == 0 && ws[2] == I)

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/core/checked_math.h"
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
 #include "engine/frontend/onnx/onnx_dtype.h"
@@ -88,12 +89,8 @@ ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what) {
         TS_USER_CHECK(d >= 0) << what << ": negative dimension " << d;
         c.type.shape.push_back(d);
     }
-    int64_t count = 1;
-    for (int64_t d : c.type.shape) {
-        TS_USER_CHECK(d == 0 || count <= (int64_t(1) << 40) / d)
-            << what << ": shape " << c.type.str() << " is too large";
-        count *= d;
-    }
+    const int64_t count = checked_elements(c.type.shape);
+    TS_USER_CHECK(count >= 0) << what << ": shape " << c.type.str() << " is too large";
     const size_t nbytes = size_t(c.type.num_bytes());
     TS_USER_CHECK(t.has_raw_data() || nbytes <= (size_t(1) << 34))
         << what << ": shape " << c.type.str() << " is too large";

@@ -266,7 +266,57 @@ def hostile_inputs():
     write("one_hot_enormous_depth.onnx", m.SerializeToString())
 
 
+
+def hardening_inputs():
+    """Files that killed the process before (issue: hardening)."""
+    f = TensorProto.FLOAT
+    # DepthToSpace with blocksize 2^32: ONNX's inference squared it to 0 (SIGFPE).
+    x = helper.make_tensor_value_info("x", f, [1, 4, 2, 2])
+    m = model([helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=1 << 32, name="d2s_big")],
+              [x], [helper.make_tensor_value_info("y", f, None)])
+    write("depth_to_space_huge_blocksize.onnx", m.SerializeToString())
+
+    # An input of 2^40 x 2^40 elements: each dim passes, the product wrapped (SIGSEGV).
+    x = helper.make_tensor_value_info("x", f, [1 << 40, 1 << 40])
+    m = model([helper.make_node("ReduceSum", ["x"], ["y"], keepdims=0, name="rs_big")],
+              [x], [helper.make_tensor_value_info("y", f, [])])
+    write("reduce_sum_enormous_input.onnx", m.SerializeToString())
+
+    # LSTM over 10,000,000 steps with a 1-wide hidden state: unrolled without a limit.
+    x = helper.make_tensor_value_info("x", f, [10000000, 1, 1])
+    w = numpy_helper.from_array(np.full((1, 4, 1), 0.5, np.float32), "w")
+    r = numpy_helper.from_array(np.full((1, 4, 1), 0.5, np.float32), "r")
+    m = model([helper.make_node("LSTM", ["x", "w", "r"], ["", "yh"], hidden_size=1, name="lstm_long")],
+              [x], [helper.make_tensor_value_info("yh", f, [1, 1, 1])], [w, r])
+    write("lstm_ten_million_steps.onnx", m.SerializeToString())
+
+    # Loop whose trip-count initializer holds no value (std::out_of_range, exit 3).
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]), helper.make_node("Add", ["v", "v"], ["v_out"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("v", f, [2])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("v_out", f, [2])])
+    m = model([helper.make_node("Loop", ["m", "", "x"], ["y"], body=body, name="loop_no_trips")],
+              [helper.make_tensor_value_info("x", f, [2])], [helper.make_tensor_value_info("y", f, [2])],
+              [numpy_helper.from_array(np.zeros((0,), np.int64), "m")])
+    write("loop_empty_trip_count.onnx", m.SerializeToString())
+
+    # Scan over a zero-length input (an empty list of iteration outputs was read).
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "e"], ["s_out"]), helper.make_node("Identity", ["e"], ["e_out"])],
+        "scan_body", [helper.make_tensor_value_info("s", f, [2]), helper.make_tensor_value_info("e", f, [2])],
+        [helper.make_tensor_value_info("s_out", f, [2]), helper.make_tensor_value_info("e_out", f, [2])])
+    m = model([helper.make_node("Scan", ["s0", "xs"], ["sN", "ys"], body=body, num_scan_inputs=1,
+                                name="scan_empty")],
+              [helper.make_tensor_value_info("s0", f, [2]), helper.make_tensor_value_info("xs", f, [0, 2])],
+              [helper.make_tensor_value_info("sN", f, [2]), helper.make_tensor_value_info("ys", f, [0, 2])])
+    write("scan_zero_length.onnx", m.SerializeToString())
+
+
 if __name__ == "__main__":
     main()
     more_bad_inputs()
     hostile_inputs()
+    hardening_inputs()

@@ -1,6 +1,7 @@
 // Measurement isolation (crashing, hanging and wrong candidates), the
 // tuning database (round trip, torn lines, resume), cancel, and a short
 // tuning run on a small GEMM that must beat the naive loop nest.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -190,6 +191,45 @@ TEST(Database, RoundTripTornLineAndBest) {
     fs::remove(p);
 }
 
+TEST(Database, OneWriterAtATimeAndSkippedLinesAreReported) {
+    fs::path p = temp_db("locked.jsonl");
+    fs::remove(p);
+    std::vector<TuneTask> tasks = extract_tasks(gemm_graph(16, 8, 4));
+    TuningRecord a;
+    a.workload = tasks[0].key;
+    a.task = "mm";
+    a.times_ms = {1.0};
+    a.machine = machine_fingerprint();
+    {
+        Database writer(p.string());
+        writer.append(a);
+        writer.sync();
+        // A second writer (another `tessera tune` on the same file) is refused
+        // with the reason; the first keeps its file and its records.
+        try {
+            Database second(p.string());
+            ADD_FAILURE() << "a second writer opened a locked database";
+        } catch (const UserError& e) {
+            EXPECT_THAT(e.what(), testing::HasSubstr("is in use by another process"));
+            EXPECT_THAT(e.what(), testing::HasSubstr(p.string()));
+        }
+        // Readers (run/compile --records) do not need the lock.
+        Database reader(p.string(), true);
+        EXPECT_EQ(reader.records().size(), 1u);
+        writer.append(a);
+    }
+    std::ofstream(p, std::ios::app) << "{\"workload\": 7}\n" << R"({"workload": "llvm:00", "tr)";
+    Database db(p.string());  // the lock was released with the first writer
+    EXPECT_EQ(db.records().size(), 2u);
+    EXPECT_EQ(db.skipped_lines(), 2);
+    const std::string note = skipped_lines_note(db);
+    EXPECT_THAT(note, testing::HasSubstr("2 unreadable line(s) skipped"));
+    EXPECT_THAT(note, testing::HasSubstr("first: " + p.string() + ":3: "));
+    Database clean("");
+    EXPECT_EQ(skipped_lines_note(clean), "");
+    fs::remove(p);
+}
+
 /// A local record of task `t`'s default (knobbed) candidate: `ms`, tuned for
 /// `threads`, measured at LLVM level `opt_level`.
 TuningRecord default_record(const TuneTask& t, double ms, int threads, int opt_level) {
@@ -358,7 +398,7 @@ TEST(Tune, FinalistsAreRemeasuredAndTheConfirmedMedianWins) {
     EXPECT_EQ(db.best(tasks[0].key), fastest);
     EXPECT_DOUBLE_EQ(r.final.tasks[0].best_ms, fastest->median_ms());
     // Round trip, and a resumed session neither counts nor repeats them.
-    Database again(p.string());
+    Database again(p.string(), true);  // a reader beside the open writer
     ASSERT_NE(again.best(tasks[0].key), nullptr);
     EXPECT_TRUE(again.best(tasks[0].key)->confirmed);
     EXPECT_EQ(again.best(tasks[0].key)->decisions, fastest->decisions);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
@@ -305,7 +306,8 @@ TEST(WinogradSchedule, GemmIsBroadcastFma) {
         std::ofstream(dump) << as;
         std::ofstream(std::string(dump) + ".tir") << tir::print(model->kernels[0]);
     }
-    EXPECT_NE(as.find("vfmadd231ps"), std::string::npos);
+    // Any FMA form: LLVM picks 231 or 213 by register allocation (213 on Zen).
+    EXPECT_TRUE(std::regex_search(as, std::regex("vfmadd(132|213|231)ps")));
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ void expect_golden(const std::string& actual, const std::string& name) {
 }
 
 TEST(CudaCodegen, SeedSplitBindMatchesGoldenSource) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     CompiledCuda c = compile_cuda({seed_split_bind()}, compute90());
     expect_golden(c.source, "seed_split_bind.cu");
     ASSERT_EQ(c.funcs.size(), 1u);
@@ -75,6 +76,7 @@ TEST(CudaCodegen, SeedSplitBindMatchesGoldenSource) {
 
 // The same example written with the Schedule API, as in the seed.
 TEST(CudaCodegen, SeedScheduleThroughTheScheduleApiMatchesGoldenSource) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     te::Tensor a = te::placeholder({8}, DataType::float32(), "A");
     te::Tensor b = te::compute(
         {8}, [&](const std::vector<Var>& i) { return a(i[0]) + Expr(1.0f); }, "B");
@@ -102,6 +104,7 @@ TEST(CudaCodegen, SeedScheduleComputesTheSameAsTheDefault) {
 // C[i, j] = sum_k A[i, k] * B[k, j] with the default GPU schedule: one
 // thread per output, blocks of 256 threads, a guard for the remainder.
 TEST(CudaCodegen, DefaultScheduleBindsOneThreadPerOutput) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     te::Tensor a = te::placeholder({30, 20}, DataType::float32(), "A");
     te::Tensor b = te::placeholder({20, 10}, DataType::float32(), "B");
     IterVar k = te::reduce_axis(20, "k");
@@ -125,6 +128,7 @@ TEST(CudaCodegen, DefaultScheduleBindsOneThreadPerOutput) {
 
 // Softmax has four stages: four kernels, the intermediates are workspaces.
 TEST(CudaCodegen, StagesBecomeKernelsAndIntermediatesWorkspaces) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph g = test::load_node_case("test_softmax_axis_1");
     PrimFunc f = topi::lower_node_gpu(g, 0);
     CompiledCuda cc = compile_cuda({f}, compute90());
@@ -163,6 +167,7 @@ PrimFunc shared_reverse(int64_t threads, int64_t shared_elems) {
 }
 
 TEST(CudaCodegen, BarrierSeparatesSharedWriteAndRead) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     CompiledCuda c = compile_cuda({shared_reverse(128, 128)}, compute90());
     std::string src = c.source;
     size_t store = src.find("S[tx] =");
@@ -183,6 +188,7 @@ TEST(CudaCodegen, BarrierSeparatesSharedWriteAndRead) {
 }
 
 TEST(CudaCodegen, LoopReadingAndWritingSharedEndsWithBarrier) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     Buffer a("A", DataType::float32(), {Expr(64 * 8)});
     Buffer b("B", DataType::float32(), {Expr(64)});
     Buffer s("S", DataType::float32(), {Expr(64)}, "shared");
@@ -199,6 +205,7 @@ TEST(CudaCodegen, LoopReadingAndWritingSharedEndsWithBarrier) {
 }
 
 TEST(CudaCodegen, VectorizedLoopOfFourUsesFloat4) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     Buffer a("A", DataType::float32(), {Expr(1024)});
     Buffer b("B", DataType::float32(), {Expr(1024)});
     Var bx("bx"), tx("tx"), v("v");
@@ -218,6 +225,7 @@ TEST(CudaCodegen, VectorizedLoopOfFourUsesFloat4) {
 }
 
 TEST(CudaCodegen, MisalignedVectorLoopStaysScalar) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     Buffer a("A", DataType::float32(), {Expr(1024)});
     Buffer b("B", DataType::float32(), {Expr(1024)});
     Var tx("tx"), v("v");
@@ -279,6 +287,7 @@ TEST(CudaVerify, RejectsUnknownThreadAxisAndNestedRebinding) {
 }
 
 TEST(CudaCodegen, NvrtcErrorsAreUserErrorsWithTheLog) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     try {
         nvrtc_compile("extern \"C\" __global__ void k() { undefined_thing(); }", "compute_90", true);
         FAIL() << "expected a UserError";

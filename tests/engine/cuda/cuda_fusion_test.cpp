@@ -54,6 +54,7 @@ TEST(CudaFusion, ThePipelineKeepsNchwConvolutions) {
 }
 
 TEST(CudaFusion, EveryFusedConvGroupIsOneKernelAndMatchesTheUnscheduledGroup) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph g = optimized(basic_block(32, 8));
     std::vector<std::vector<int>> groups = passes::fused_groups(g);
     ASSERT_EQ(groups.size(), 3u);  // conv1+relu1, conv2+add+relu2, down
@@ -85,6 +86,7 @@ TEST(CudaFusion, EveryFusedConvGroupIsOneKernelAndMatchesTheUnscheduledGroup) {
 }
 
 TEST(CudaFusion, SmallCnnGroupsBecomeOneKernelEach) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph g = optimized(driver::load_model(std::string(TESSERA_SOURCE_DIR) +
                                                   "/resources/models/small_cnn/model.onnx"));
     std::shared_ptr<CudaModel> m = build_cuda(g);
@@ -106,6 +108,7 @@ TEST(CudaFusion, SmallCnnGroupsBecomeOneKernelEach) {
 }
 
 TEST(CudaFusion, ResNet18ShapedModelCompilesWithNvrtcOneKernelPerGroup) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     // The stem (7x7 stride 2 on 224x224, bias, relu) and blocks of the four
     // stages' shapes (64@56, 128@28, 256@14, 512@7), in one module.
     graph::Graph g;

@@ -66,16 +66,19 @@ void expect_staged_samples_work(const PrimFunc& f, size_t num_inputs, int sample
 }
 
 TEST(GpuSketchShared, GemmStagedSamplesCompileAndMatch) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     expect_staged_samples_work(test::gemm_func(32, 48, 24), 2, 12);
 }
 
 TEST(GpuSketchShared, PaddedConvBiasReluStagedSamplesCompileAndMatch) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     PrimFunc f = test::conv_bias_relu_func(1, 4, 8, 8, 8);
     EXPECT_EQ(gpu_sketch_block(f), "Conv");
     expect_staged_samples_work(f, 3, 10);
 }
 
 TEST(GpuSketchShared, OnnxConvolutionStagedSamplesCompileAndMatch) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph g = test::load_node_case("test_conv_with_strides_padding");
     expect_staged_samples_work(topi::lower_node(g, 0), g.nodes[0].inputs.size(), 4, false);
 }

@@ -39,14 +39,17 @@ void expect_samples_compile_and_match(const PrimFunc& f, size_t num_inputs, int 
 }
 
 TEST(GpuSketch, GemmSamplesCompileAndMatch) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     expect_samples_compile_and_match(test::gemm_func(64, 48, 40), 2, 6);
 }
 
 TEST(GpuSketch, GemmWithEpilogueSamplesCompileAndMatch) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     expect_samples_compile_and_match(test::gemm_func(32, 64, 24, "gemm_relu", /*relu=*/true), 2, 4);
 }
 
 TEST(GpuSketch, PaddedConvolutionSamplesCompileAndMatch) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph g = test::load_node_case("test_conv_with_strides_padding");
     PrimFunc f = topi::lower_node(g, 0);
     EXPECT_FALSE(gpu_sketch_block(f).empty());

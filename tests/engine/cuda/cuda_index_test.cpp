@@ -33,6 +33,7 @@ PrimFunc add_one(int64_t n) {
 }
 
 TEST(CudaIndexTypes, SmallBuffersUse32BitIndices) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     CompiledCuda c = compile_cuda({add_one(1 << 20)}, compute90());
     EXPECT_THAT(c.source, HasSubstr("const int i0_fused_0 = ((int)blockIdx.x);"));
     EXPECT_THAT(c.source, HasSubstr("const int i0_fused_1 = ((int)threadIdx.x);"));
@@ -40,6 +41,7 @@ TEST(CudaIndexTypes, SmallBuffersUse32BitIndices) {
 }
 
 TEST(CudaIndexTypes, ABufferOf2To31ElementsKeeps64BitIndices) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     const int64_t n = (int64_t(1) << 31) + 100;
     CompiledCuda c = compile_cuda({add_one(n)}, compute90());
     EXPECT_THAT(c.source, HasSubstr("const long long i0_fused_0 = ((long long)blockIdx.x);"));
@@ -50,6 +52,7 @@ TEST(CudaIndexTypes, ABufferOf2To31ElementsKeeps64BitIndices) {
 }
 
 TEST(CudaIndexTypes, SixtyFourBitDataStaysSixtyFourBit) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     for (const char* name : {"test_argmax_default_axis_example", "test_gather_0"}) {
         graph::Graph g = test::load_node_case(name);
         PrimFunc f = topi::lower_node_gpu(g, 0);

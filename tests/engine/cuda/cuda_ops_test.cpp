@@ -29,6 +29,7 @@ class GpuOpCase : public testing::TestWithParam<const char*> {};
 // The skeleton's ops and their ONNX cases: compile every node, compare the
 // scheduled function with the default one on random data.
 TEST_P(GpuOpCase, CompilesAndMatchesTheUnscheduledFunction) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph g = test::load_node_case(GetParam());
     std::vector<tir::PrimFunc> funcs;
     for (int n = 0; n < int(g.nodes.size()); ++n) {
@@ -65,6 +66,7 @@ INSTANTIATE_TEST_SUITE_P(
 // Every ONNX node case whose ops all have compute definitions: lowered with
 // the default GPU schedule and compiled, in batches (one NVRTC call each).
 TEST(GpuOps, EveryNodeCaseWithComputeDefinitionsCompiles) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     namespace fs = std::filesystem;
     std::string root = std::string(TESSERA_ONNX_TESTDATA) + "/node";
     std::vector<std::string> cases;

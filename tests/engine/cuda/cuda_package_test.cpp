@@ -18,6 +18,7 @@
 #include "engine/package/tar.h"
 #include "engine/package/tessera_runtime.h"
 #include "engine/runtime/cuda_driver.h"
+#include "tests/engine/cuda/cuda_test_util.h"
 
 namespace tessera {
 namespace {
@@ -52,6 +53,7 @@ package::ExportOptions cuda_options() {
 }
 
 TEST(CudaPackage, MembersAndMetaDescribeThePtxModule) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     auto model = small_cnn_model();
     std::string meta_text;
     std::string tar = package::cuda_package_bytes(*model, cuda_options(), &meta_text);
@@ -75,6 +77,7 @@ TEST(CudaPackage, MembersAndMetaDescribeThePtxModule) {
 }
 
 TEST(CudaPackage, GraphJsonReadsBackIntoTheSameLaunchesAndConstants) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     auto model = small_cnn_model();
     std::string tar = package::cuda_package_bytes(*model, cuda_options());
     package::CudaPackageContents c = package::read_cuda_package(package::read_tar(tar, "t"), "t");
@@ -115,6 +118,7 @@ TEST(CudaPackage, GraphJsonReadsBackIntoTheSameLaunchesAndConstants) {
 }
 
 TEST(CudaPackage, CorruptOrIncompletePackagesAreRefusedWithTheMember) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     auto model = small_cnn_model();
     std::string tar = package::cuda_package_bytes(*model, cuda_options());
     auto expect_refused = [](const std::string& bytes, const std::string& needle) {
@@ -138,6 +142,7 @@ TEST(CudaPackage, CorruptOrIncompletePackagesAreRefusedWithTheMember) {
 }
 
 TEST(CudaPackage, LoadingWithoutADriverSaysSoAndNamesThePackage) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     if (runtime::cuda::available())
         GTEST_SKIP() << "a CUDA device is present (the gpu tests run it)";
     auto model = small_cnn_model();
@@ -154,6 +159,7 @@ TEST(CudaPackage, LoadingWithoutADriverSaysSoAndNamesThePackage) {
 }
 
 TEST(CudaPackage, CApiWithoutADriverGivesTheSameClearError) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     if (runtime::cuda::available())
         GTEST_SKIP() << "a CUDA device is present (the gpu tests run it)";
     auto model = small_cnn_model();

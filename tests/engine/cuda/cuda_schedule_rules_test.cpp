@@ -114,6 +114,7 @@ const CudaKernel& only_kernel(const CompiledCuda& c) {
 }
 
 TEST(GpuScheduleRules, GemmTiles128x128InSharedMemoryWith8x8RegisterTiles) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     PrimFunc gpu = check_same(matmul(128, 256, 24), 2);
     CompiledCuda c = compile_cuda({gpu}, compute90());
     const CudaKernel& k = only_kernel(c);
@@ -129,6 +130,7 @@ TEST(GpuScheduleRules, GemmTiles128x128InSharedMemoryWith8x8RegisterTiles) {
 }
 
 TEST(GpuScheduleRules, GemmWithTailsInEveryDimensionMatches) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     for (auto [m, n, k] : {std::array<int64_t, 3>{37, 45, 13}, {130, 70, 9}, {64, 200, 31}}) {
         PrimFunc gpu = check_same(matmul(m, n, k), 2);
         EXPECT_TRUE(has_tag(gpu, "blockIdx.y"));
@@ -137,6 +139,7 @@ TEST(GpuScheduleRules, GemmWithTailsInEveryDimensionMatches) {
 }
 
 TEST(GpuScheduleRules, TransposedAndBatchedGemmMatch) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     PrimFunc t = check_same(matmul(40, 72, 17, true), 2);
     PrimFunc b = check_same(matmul(33, 48, 20, false, 3), 2);
     EXPECT_TRUE(has_tag(b, "blockIdx.z"));
@@ -145,6 +148,7 @@ TEST(GpuScheduleRules, TransposedAndBatchedGemmMatch) {
 }
 
 TEST(GpuScheduleRules, ConvolutionRunsAsImplicitGemm) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     // M = N * OH * OW = 2 * 8 * 8, N = CO = 40, K = CI * 3 * 3 = 45.
     PrimFunc gpu = check_same(conv(2, 5, 10, 40, 3), 2);
     CompiledCuda c = compile_cuda({gpu}, compute90());
@@ -184,6 +188,7 @@ graph::Graph one_node(const std::string& op, const std::vector<std::vector<int64
 // topi's nn.conv2d (padding, stride, bias; grouped): the reduction stage is
 // the implicit GEMM, the whole function still matches.
 TEST(GpuScheduleRules, TopiConv2dStagesMatch) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     struct Case {
         std::vector<int64_t> x, w, out, strides, pad;
         int64_t groups;
@@ -205,12 +210,14 @@ TEST(GpuScheduleRules, TopiConv2dStagesMatch) {
 }
 
 TEST(GpuScheduleRules, SmallGemmKeepsTheOneThreadPerOutputRule) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     PrimFunc gpu = check_same(matmul(4, 8, 16), 2);
     CompiledCuda c = compile_cuda({gpu}, compute90());
     EXPECT_EQ(only_kernel(c).shared_bytes, 0);
 }
 
 TEST(GpuScheduleRules, RowReductionsUseOneThreadBlockPerRow) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     for (const char* kind : {"sum", "max", "min"}) {
         for (int64_t cols : {64, 100, 1000}) {
             PrimFunc gpu = check_same(row_reduce(5, cols, kind), 1);
@@ -224,6 +231,7 @@ TEST(GpuScheduleRules, RowReductionsUseOneThreadBlockPerRow) {
 }
 
 TEST(GpuScheduleRules, ShortReductionsStaySerialPerThread) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     PrimFunc gpu = check_same(row_reduce(300, 16, "sum"), 1);
     CompiledCuda c = compile_cuda({gpu}, compute90());
     EXPECT_EQ(only_kernel(c).shared_bytes, 0);
@@ -232,6 +240,7 @@ TEST(GpuScheduleRules, ShortReductionsStaySerialPerThread) {
 // Softmax and layer norm from ONNX cases with a long axis: every reduction
 // stage becomes a block reduction, the whole function still matches.
 TEST(GpuScheduleRules, SoftmaxAndLayerNormStagesMatch) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     for (const char* name : {"test_softmax_large_number", "test_softmax_axis_1",
                              "test_layer_normalization_2d_axis1"}) {
         graph::Graph g = test::load_node_case(name);

@@ -8,11 +8,20 @@
 #include <string>
 #include <vector>
 
+#include "engine/codegen/cuda/nvrtc_library.h"
 #include "engine/driver/driver.h"
 #include "engine/runtime/ndarray.h"
 #include "engine/tir/interpreter.h"
 #include "engine/topi/schedule_gpu.h"
 #include "engine/topi/topi.h"
+
+// Compiling CUDA C to PTX needs NVRTC (the CUDA toolkit); emitting it does
+// not. Tests that compile skip with the reason where NVRTC is absent.
+#define TESSERA_SKIP_WITHOUT_NVRTC()                                                     \
+    do {                                                                                 \
+        if (!::tessera::codegen::nvrtc_available())                                      \
+            GTEST_SKIP() << ::tessera::codegen::nvrtc_unavailable_reason();              \
+    } while (0)
 
 namespace tessera::test {
 

@@ -29,6 +29,7 @@ autotune::TuningRecord cuda_record(const autotune::TuneTask& t, const autotune::
 }
 
 TEST(GpuRecords, TheBestRecordSchedulesTheGemmKernel) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph og = test::optimized_for_cuda(autotune::gemm_graph(64, 96, 48));
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda", 1);
     ASSERT_EQ(tasks.size(), 1u);
@@ -85,6 +86,7 @@ TEST(GpuRecords, TheBestRecordSchedulesTheGemmKernel) {
 }
 
 TEST(GpuRecords, KernelsWithoutARecordKeepTheDefaultSchedule) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     // Two tasks (GEMM, then relu); a record for the GEMM only; a record of
     // another GEMM shape matches no task.
     graph::Graph g = autotune::gemm_graph(32, 32, 32);
@@ -132,6 +134,7 @@ TEST(GpuRecords, KernelsWithoutARecordKeepTheDefaultSchedule) {
 }
 
 TEST(GpuRecords, ARecordOverTheThreadLimitFallsBackToTheDefault) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph og = test::optimized_for_cuda(autotune::gemm_graph(64, 96, 48));
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda", 1);
     ASSERT_EQ(tasks.size(), 1u);
@@ -150,6 +153,7 @@ TEST(GpuRecords, ARecordOverTheThreadLimitFallsBackToTheDefault) {
 }
 
 TEST(GpuRecords, RecordsForEveryTaskOfAModelApplyAndComputeTheSame) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph og = test::optimized_for_cuda(driver::load_model(
         std::string(TESSERA_SOURCE_DIR) + "/resources/models/small_cnn/model.onnx"));
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda", 1);

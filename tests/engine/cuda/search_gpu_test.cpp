@@ -57,6 +57,7 @@ double synthetic_ms(const autotune::GpuSketch& s) {
 }
 
 TEST(SearchGpu, MutationsKeepFactorizationsAndPassTheVerifier) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     autotune::TuneTask t = gemm_task(48, 64, 40);
     const size_t num_inputs = t.func->params.size() - size_t(t.num_outputs);
     std::vector<runtime::NDArray> args = test::random_args(t.func, num_inputs, 11);

@@ -20,6 +20,7 @@
 #include "engine/tir/printer.h"
 #include "engine/topi/schedule_gpu.h"
 #include "tests/engine/cuda/gpu_tune_util.h"
+#include "tests/engine/cuda/cuda_test_util.h"
 
 namespace tessera {
 namespace {
@@ -160,6 +161,7 @@ TEST(TuneGpuLoop, ConfirmedRecordsAreWrittenAndWinOverAFasterUnconfirmedOne) {
 }
 
 TEST(TuneGpuLoop, AConfirmedDefaultKeepsTheDefaultSchedule) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph og = test::optimized_for_cuda(autotune::gemm_graph(64, 64, 32));
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda");
     ASSERT_EQ(tasks.size(), 1u);
@@ -211,6 +213,7 @@ TEST(TuneGpuLoop, AConfirmedDefaultKeepsTheDefaultSchedule) {
 }
 
 TEST(TuneGpuLoop, RecordsOfAnotherGpuAreNotApplied) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
     graph::Graph og = test::optimized_for_cuda(autotune::gemm_graph(64, 96, 48));
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda");
     ASSERT_EQ(tasks.size(), 1u);

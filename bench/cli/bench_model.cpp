@@ -3,7 +3,7 @@
 // ORT timed by a small Python runner in a child process on the same input
 // files (CPU or CUDA execution provider); outputs come back as TensorProto
 // files and are compared here.
-#include "app/cli/bench_model.h"
+#include "bench/cli/bench_model.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // The CUDA GEMM benchmark: our default-scheduled SGEMM (shared-memory tiles,
 // register tiles) and cublasSgemm on the same buffers, timed with events.
-#include "app/cli/bench_gemm_cuda.h"
+#include "bench/cli/bench_gemm_cuda.h"
 
 #include <dlfcn.h>
 

@@ -1,15 +1,16 @@
 // `tessera bench gemm|conv2d`: our default-scheduled kernel and the vendor
 // library (OpenBLAS, oneDNN) in one process, one after the other; medians,
 // GFLOP/s and the ratio (their time / our time). `--ladder` prints the seeds'
-// GEMM schedule ladder. Only built when bench/ is (TESSERA_WITH_BENCH).
-#ifdef TESSERA_WITH_BENCH
+// GEMM schedule ladder. Part of the `tessera-bench` program only: the
+// comparators are benchmark dependencies, never the product's.
 #include <cstdio>
 #include <iostream>
 
-#include "app/cli/bench_gemm_cuda.h"
-#include "app/cli/bench_model.h"
+#include "bench/cli/bench_gemm_cuda.h"
+#include "bench/cli/bench_model.h"
 #include "app/cli/cli_common.h"
 #include "bench/lib/bench.h"
+#include "bench/lib/vendor.h"
 #include "engine/core/error.h"
 
 namespace tessera::cli {
@@ -134,6 +135,7 @@ int run_bench(const BenchOptions& o) {
                       (long long)o.c.k, (long long)o.c.r, (long long)o.c.s,
                       (long long)o.c.stride, (long long)o.c.pad);
     std::printf("%s, %d thread(s)\n", what, o.threads);
+    if (!o.compare.empty()) std::fputs(bench::comparator_pin_warning().c_str(), stderr);
     std::printf("  tessera : %9.4f ms  %8.1f GFLOP/s  (%d runs)\n", r.ours.median_ms,
                 bench::gflops(r.flops, r.ours.median_ms), r.ours.repeat);
     nlohmann::json j = {{"benchmark", what}, {"threads", o.threads}, {"flops", r.flops}};
@@ -166,4 +168,3 @@ const CommandRegistrar kRegistered{make_command<BenchOptions>("bench", add_bench
 }  // namespace
 
 }  // namespace tessera::cli
-#endif  // TESSERA_WITH_BENCH
