@@ -43,7 +43,7 @@ done_step() { echo "== ok ($(( $(date +%s) - step_start )) s)"; }
 # The Debian mirror this machine's apt uses (sources.list or deb822 .sources).
 mirror=$(grep -hsE '^(deb |URIs:)' /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
            /etc/apt/sources.list.d/*.sources 2>/dev/null |
-         grep -v security | grep -oE 'https?://[^ ]+' | head -n1)
+         grep -v security | grep -oE 'https?://[^ ]+' | head -n1 || true)
 [ -n "$mirror" ] || { echo "check-fresh-machine: no Debian mirror in /etc/apt" >&2; exit 2; }
 
 mounted=()

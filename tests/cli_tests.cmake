@@ -325,3 +325,13 @@ add_test(NAME tune_survives_kill_9
                  ${CLI_SCRATCH}/kill_tune.jsonl 20)
 set_tests_properties(tune_survives_kill_9 PROPERTIES LABELS durability TIMEOUT 400
   PASS_REGULAR_EXPRESSION "kills: 20, records: [0-9]+, torn lines: [0-9]+")
+
+# ---- names that are not UTF-8 (proto2 strings are bytes): compiled and run,
+# never an internal error from the JSON writer.
+tessera_cli_exit(cli_compile_non_utf8_names EXPECT 0 STDOUT "kernels"
+                 ARGS compile ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/non_utf8_node_name.onnx
+                      -o ${CLI_SCRATCH}/non_utf8.tar)
+# Range over int64 values above 2^53 is exact (it was computed through double).
+tessera_cli_exit(cli_range_int64_above_2_53_exact EXPECT 0 STDOUT "\"passed\":true"
+                 ARGS run ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/range_int64_large
+                      --compare-dir ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/range_int64_large/test_data_set_0 --json)

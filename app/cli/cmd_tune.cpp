@@ -181,7 +181,7 @@ int run_tune(const TuneCmdOptions& o) {
                                 {"elapsed_s", p.elapsed_s}};
             if (p.task >= 0) j["task"] = task_json(p.tasks[size_t(p.task)]);
             if (!p.last_error.empty()) j["error"] = p.last_error;
-            std::cout << j.dump() << "\n" << std::flush;
+            std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
         } else if (tty) {
             draw_bar(p);
         }

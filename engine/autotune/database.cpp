@@ -44,7 +44,7 @@ std::string TuningRecord::to_json_line() const {
     if (confirmed) j["confirmed"] = true;
     j["opt_level"] = opt_level;
     if (!device.empty()) j["device"] = device;
-    return j.dump();
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 TuningRecord TuningRecord::from_json_line(const std::string& line, const std::string& origin) {
@@ -56,8 +56,8 @@ TuningRecord TuningRecord::from_json_line(const std::string& line, const std::st
         r.workload = j.at("workload").get<std::string>();
         r.target = j.value("target", "llvm");
         r.task = j.value("task", "");
-        r.trace = schedule::Trace::from_json(j.at("trace").dump(), origin);
-        if (j.contains("decisions")) r.decisions = j["decisions"].dump();
+        r.trace = schedule::Trace::from_json(j.at("trace").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), origin);
+        if (j.contains("decisions")) r.decisions = j["decisions"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         if (j.contains("times_ms")) r.times_ms = j["times_ms"].get<std::vector<double>>();
         r.error = j.value("error", "");
         r.flops = j.value("flops", 0.0);

@@ -488,7 +488,7 @@ std::string Candidate::to_json() const {
     if (knobbed) {
         nlohmann::json k = nlohmann::json::object();
         for (const auto& [name, value] : knobs) k[name] = value;
-        return nlohmann::json{{"rule", "default"}, {"knobs", k}}.dump();
+        return nlohmann::json{{"rule", "default"}, {"knobs", k}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     nlohmann::json j = nlohmann::json::array();
     for (const BlockDecision& d : blocks) {
@@ -508,7 +508,7 @@ std::string Candidate::to_json() const {
         b["vec"] = d.vectorize;
         j.push_back(b);
     }
-    return j.dump();
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Candidate Candidate::from_json(const std::string& text) {

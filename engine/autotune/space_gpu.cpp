@@ -49,7 +49,7 @@ std::string GpuSketch::to_json() const {
     return nlohmann::json{{"block", block},   {"tiles", tiles},
                           {"unroll", unroll}, {"shared", shared},
                           {"fetch_vector", fetch_vector}}
-        .dump();
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 GpuSketch GpuSketch::from_json(const std::string& text) {

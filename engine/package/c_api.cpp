@@ -239,7 +239,7 @@ const char* tessera_model_profile_json(TesseraModel* m, int repeat) {
                            {"flops", p.flops},
                            {"bytes", p.bytes}});
         }
-        m->profile = arr.dump();
+        m->profile = arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     });
     return rc == TESSERA_OK ? m->profile.c_str() : nullptr;
 }

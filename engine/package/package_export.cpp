@@ -104,7 +104,7 @@ std::string export_package(const driver::CompiledModel& model, const ExportOptio
                {"outputs", ex.output_values()},
                {"nodes", nodes},
                {"calls", calls}};
-    std::string graph_text = gj.dump(1);
+    std::string graph_text = gj.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 
     // "x86_64-pc-linux-gnu, znver3, +avx2,+fma,..."
     std::string host = codegen::host_target_description();
@@ -135,7 +135,7 @@ std::string export_package(const driver::CompiledModel& model, const ExportOptio
                   {{kLibMember, sha256_hex(lib)},
                    {kGraphMember, sha256_hex(graph_text)},
                    {kParamsMember, sha256_hex(params)}}}};
-    std::string meta_text = meta.dump(1);
+    std::string meta_text = meta.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
     std::string tar = write_tar({{kMetaMember, meta_text},
                                  {kGraphMember, graph_text},
                                  {kParamsMember, params},

@@ -67,7 +67,7 @@ std::string cuda_package_bytes(const codegen::CudaModel& model, const ExportOpti
                {"outputs", g.outputs},
                {"nodes", nodes},
                {"calls", calls}};
-    std::string graph_text = gj.dump(1);
+    std::string graph_text = gj.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 
     json schedules;
     try {
@@ -94,7 +94,7 @@ std::string cuda_package_bytes(const codegen::CudaModel& model, const ExportOpti
                    {kCudaSourceMember, sha256_hex(source)},
                    {kGraphMember, sha256_hex(graph_text)},
                    {kParamsMember, sha256_hex(params)}}}};
-    std::string meta_text = meta.dump(1);
+    std::string meta_text = meta.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (meta_out) *meta_out = meta_text;
     return write_tar({{kMetaMember, meta_text},
                       {kGraphMember, graph_text},

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 
 namespace tessera::package {
@@ -123,11 +124,8 @@ std::string read_file_bytes(const std::string& path) {
 }
 
 void write_file_bytes(const std::string& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    TS_USER_CHECK(out.good()) << "cannot write '" << path << "'";
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    out.close();
-    TS_USER_CHECK(out.good()) << "cannot write '" << path << "' (disk full?)";
+    // A package is replaced whole or not at all (a crash mid-write keeps the old one).
+    write_file_atomically(path, bytes);
 }
 
 }  // namespace tessera::package

@@ -2,6 +2,7 @@
 // annotate; and the helpers the other primitives share.
 #include <algorithm>
 
+#include "engine/core/checked_math.h"
 #include "engine/core/error.h"
 #include "engine/schedule/primitives.h"
 #include "engine/schedule/schedule_util.h"
@@ -167,7 +168,9 @@ PrimFunc split(const PrimFunc& f, const std::string& loop, const std::vector<int
         }
         TS_SCHED_CHECK(factors[i] > 0, "factor " << factors[i] << " is invalid: factors must be "
                                                  << "positive, with at most one -1 (inferred)");
-        prod *= factors[i];
+        // A wrapped product would divide by zero below: bound it instead.
+        TS_SCHED_CHECK(checked_mul(prod, factors[i], &prod) && prod <= kMaxTensorElements,
+                       "the product of the factors exceeds 2^40: far beyond any loop's extent");
     }
     std::vector<int64_t> fs = factors;
     if (inferred >= 0) {

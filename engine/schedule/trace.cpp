@@ -110,7 +110,7 @@ std::string Trace::to_json() const {
     j["target"] = target;
     j["steps"] = nlohmann::json::array();
     for (const Step& s : steps) j["steps"].push_back(step_to_json(s));
-    return j.dump(2);
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Trace Trace::from_json(const std::string& text, const std::string& origin) {

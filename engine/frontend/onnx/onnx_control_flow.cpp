@@ -111,6 +111,9 @@ void convert_if(NodeCtx& ctx) {
     int c = ctx.input(0);
     TS_USER_CHECK(ctx.type_of(c).dtype == graph::DType::Bool && ctx.type_of(c).num_elements() == 1)
         << ctx.where() << ": the condition must be a boolean scalar";
+    TS_USER_CHECK(int(a.size()) >= ctx.node.output_size() && int(b.size()) >= ctx.node.output_size())
+        << ctx.where() << ": the branches have " << a.size() << " and " << b.size()
+        << " outputs, the node " << ctx.node.output_size();
     for (int i = 0; i < ctx.node.output_size(); ++i) {
         if (ctx.node.output(i).empty()) continue;
         const std::string& x = a.at(size_t(i));

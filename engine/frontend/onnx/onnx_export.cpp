@@ -2,6 +2,7 @@
 // it produces, so that a model edited in the studio can be saved as .onnx.
 #include <fstream>
 
+#include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
 #include "engine/frontend/onnx/onnx_importer.h"
@@ -170,11 +171,7 @@ std::string export_onnx_bytes(const graph::Graph& g) {
 
 void export_onnx_file(const graph::Graph& g, const std::string& path) {
     const std::string bytes = export_onnx_bytes(g);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    TS_USER_CHECK(out.good()) << "cannot write '" << path << "'";
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    out.close();
-    TS_USER_CHECK(!out.fail()) << "failed writing '" << path << "'";
+    write_file_atomically(path, bytes);  // the old model stays if this fails
 }
 
 }  // namespace tessera::frontend

@@ -74,9 +74,44 @@ double scalar_of(NodeCtx& ctx, int i, graph::DType& dtype) {
     }
 }
 
+// Range over int32/int64 in exact integer arithmetic: through double, values
+// above 2^53 would round (a range of large ids would be off by a few).
+void convert_int_range(NodeCtx& ctx, graph::DType t) {
+    auto value = [&](int i) -> int64_t {
+        const ConstTensor* c = ctx.constant_input(i);
+        TS_USER_CHECK(c && c->type.num_elements() == 1 && c->type.dtype == t)
+            << ctx.where() << ": input " << i << " must be a constant scalar of the type of input 0";
+        return t == graph::DType::Int64 ? c->data->as<int64_t>()[0] : c->data->as<int32_t>()[0];
+    };
+    const int64_t start = value(0), limit = value(1), delta = value(2);
+    TS_USER_CHECK(delta != 0) << ctx.where() << ": delta is 0";
+    const __int128 span = __int128(limit) - start;
+    __int128 n = span / delta;  // ceil(span / delta), then at least 0
+    if (span % delta != 0 && ((span < 0) == (delta < 0))) n += 1;
+    if (n < 0) n = 0;
+    TS_USER_CHECK(n <= kMaxImportConstantElements)
+        << ctx.where() << ": range too long (the limit is " << kMaxImportConstantElements
+        << " elements)";
+    const int64_t count = int64_t(n);
+    ConstTensor c;
+    c.type = {t, {count}};
+    auto data = std::make_shared<graph::ConstantData>();
+    data->bytes.resize(size_t(count) * size_t(graph::dtype_bytes(t)));
+    for (int64_t i = 0; i < count; ++i) {
+        const int64_t v = int64_t(__int128(start) + __int128(i) * delta);  // within [start, limit)
+        if (t == graph::DType::Int64)
+            reinterpret_cast<int64_t*>(data->bytes.data())[i] = v;
+        else
+            reinterpret_cast<int32_t*>(data->bytes.data())[i] = int32_t(v);
+    }
+    c.data = data;
+    ctx.define_constant(std::move(c));
+}
+
 void convert_range(NodeCtx& ctx) {
     graph::DType t;
     double start = scalar_of(ctx, 0, t), limit = scalar_of(ctx, 1, t), delta = scalar_of(ctx, 2, t);
+    if (t == graph::DType::Int64 || t == graph::DType::Int32) return convert_int_range(ctx, t);
     TS_USER_CHECK(delta != 0) << ctx.where() << ": delta is 0";
     double n = std::ceil((limit - start) / delta);
     TS_USER_CHECK(!std::isnan(n) && n <= double(kMaxImportConstantElements))
@@ -95,14 +130,7 @@ void convert_range(NodeCtx& ctx) {
                 reinterpret_cast<float*>(data->bytes.data())[i] =
                     float(start) + float(i) * float(delta);
                 break;
-            case graph::DType::Float64: reinterpret_cast<double*>(data->bytes.data())[i] = v; break;
-            case graph::DType::Int64:
-                reinterpret_cast<int64_t*>(data->bytes.data())[i] = int64_t(start) + i * int64_t(delta);
-                break;
-            default:
-                reinterpret_cast<int32_t*>(data->bytes.data())[i] =
-                    int32_t(int64_t(start) + i * int64_t(delta));
-                break;
+            default: reinterpret_cast<double*>(data->bytes.data())[i] = v; break;  // Float64
         }
     }
     c.data = data;

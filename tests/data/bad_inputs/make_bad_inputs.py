@@ -314,6 +314,18 @@ def hardening_inputs():
               [helper.make_tensor_value_info("sN", f, [2]), helper.make_tensor_value_info("ys", f, [0, 2])])
     write("scan_zero_length.onnx", m.SerializeToString())
 
+    # If on a runtime condition with more node outputs than branch outputs (an .at() threw: exit 3).
+    def branch(name, value):
+        c = numpy_helper.from_array(np.array([value], np.float32), name + "_c")
+        return helper.make_graph([helper.make_node("Add", ["x", name + "_c"], [name + "_out"])], name, [],
+                                 [helper.make_tensor_value_info(name + "_out", f, [2])], [c])
+    m = model([helper.make_node("If", ["cond"], ["y", "z"], then_branch=branch("then", 1.0),
+                                else_branch=branch("else", 2.0), name="if_short")],
+              [helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+               helper.make_tensor_value_info("x", f, [2])],
+              [helper.make_tensor_value_info("y", f, [2]), helper.make_tensor_value_info("z", f, [2])])
+    write("if_more_outputs_than_branches.onnx", m.SerializeToString())
+
 
 if __name__ == "__main__":
     main()

@@ -89,6 +89,46 @@ def shape_subgraph_models():
          [idx0, minus1, w16, axes0])
 
 
+def non_utf8_name_model():
+    """A node and an output whose names are not UTF-8 (protobuf's proto2
+    strings are bytes; exporters have written such names). Written by
+    patching same-length placeholders in the serialized model."""
+    nodes = [helper.make_node("Relu", ["x"], ["yQQQ"], name="reluQQQ"),
+             helper.make_node("Neg", ["yQQQ"], ["y"], name="neg")]
+    graph = helper.make_graph(nodes, "non_utf8", [vi("x", [2, 3])], [vi("y", [2, 3])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="make_models.py")
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    data = m.SerializeToString().replace(b"QQQ", b"\xff\xfe\xc3")
+    with open(os.path.join(HERE, "non_utf8_node_name.onnx"), "wb") as f:
+        f.write(data)
+
+
+def range_int64_large_model():
+    """Range over int64 values above 2^53 (exact only in integer arithmetic),
+    added to an input, with input and expected output in test-data layout."""
+    folder = os.path.join(HERE, "range_int64_large")
+    os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
+    base = (1 << 60) + 1
+    consts = [numpy_helper.from_array(np.array(v, dtype=np.int64), n)
+              for v, n in ((base, "start"), (base + 7, "limit"), (2, "delta"))]
+    nodes = [helper.make_node("Range", ["start", "limit", "delta"], ["r"], name="range"),
+             helper.make_node("Add", ["r", "x"], ["y"], name="add")]
+    graph = helper.make_graph(nodes, "range_int64_large", [vi("x", [4], TensorProto.INT64)],
+                              [vi("y", [4], TensorProto.INT64)], consts)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="make_models.py")
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    onnx.save(m, os.path.join(folder, "model.onnx"))
+    x = np.array([3, -5, 0, 11], dtype=np.int64)
+    y = np.arange(base, base + 7, 2, dtype=np.int64) + x  # numpy: exact int64
+    for name, arr in (("input_0.pb", x), ("output_0.pb", y)):
+        with open(os.path.join(folder, "test_data_set_0", name), "wb") as f:
+            f.write(numpy_helper.from_array(arr, "x" if name.startswith("input") else "y").SerializeToString())
+
+
 if __name__ == "__main__":
     main()
     shape_subgraph_models()
+    non_utf8_name_model()
+    range_int64_large_model()

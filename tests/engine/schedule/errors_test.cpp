@@ -64,6 +64,11 @@ TEST(ScheduleErrors, SplitFactors) {
     expect_error([](Schedule& s) { s.split("i0", {-1, -1}); }, "split", "factor -1 is invalid");
     expect_error([](Schedule& s) { s.split("i0", {3, 3}); }, "split", "does not equal the extent");
     expect_error([](Schedule& s) { s.split("i0", {8}); }, "split", "at least two factors");
+    // Factors whose product wraps int64 (2^32 * 2^32 = 0) once divided by zero.
+    expect_error([](Schedule& s) { s.split("i0", {-1, int64_t(1) << 32, int64_t(1) << 32}); },
+                 "split", "the product of the factors exceeds 2^40");
+    expect_error([](Schedule& s) { s.split("i0", {int64_t(1) << 32, int64_t(1) << 32}); },
+                 "split", "the product of the factors exceeds 2^40");
 }
 
 TEST(ScheduleErrors, ReorderAndFuse) {
