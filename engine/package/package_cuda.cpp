@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "engine/core/checked_math.h"
 #include "engine/core/error.h"
 #include "engine/package/package_format.h"
 #include "engine/package/package_json.h"
@@ -123,8 +124,8 @@ CudaPackageContents read_cuda_package(const std::vector<TarMember>& all, const s
         for (const json& v : g.at("values")) {
             graph::TensorType t{parse_member_dtype(v.at("dtype").get<std::string>(), what),
                                 v.at("shape").get<std::vector<int64_t>>()};
-            for (int64_t d : t.shape)
-                TS_USER_CHECK(d >= 0) << what << ": graph.json has a negative dimension";
+            TS_USER_CHECK(checked_elements(t.shape) >= 0)
+                << what << ": graph.json has a negative or enormous shape";
             runtime::NDArray constant;
             if (v.contains("param_offset")) {
                 int64_t off = v["param_offset"].get<int64_t>();

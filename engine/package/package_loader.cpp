@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "engine/core/checked_math.h"
 #include "engine/core/error.h"
 #include "engine/package/package_cuda.h"
 #include "engine/package/package_format.h"
@@ -153,8 +154,8 @@ std::shared_ptr<LoadedPackage> load_package_bytes(const std::string& bytes,
         for (const json& v : g.at("values")) {
             graph::TensorType t{parse_member_dtype(v.at("dtype").get<std::string>(), what),
                                 v.at("shape").get<std::vector<int64_t>>()};
-            for (int64_t d : t.shape)
-                TS_USER_CHECK(d >= 0) << what << ": graph.json has a negative dimension";
+            TS_USER_CHECK(checked_elements(t.shape) >= 0)
+                << what << ": graph.json has a negative or enormous shape";
             types.push_back(t);
             runtime::NDArray c;
             if (v.contains("param_offset")) {

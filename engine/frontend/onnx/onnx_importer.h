@@ -51,6 +51,8 @@ graph::Graph import_onnx_file_frozen(const std::string& path, const std::vector<
 
 /// Reads a serialized TensorProto (ONNX test data `input_0.pb`).
 runtime::NDArray read_tensor_pb(const std::string& path);
+/// The same from the file's bytes; `what` names it in errors.
+runtime::NDArray read_tensor_pb_bytes(const std::string& bytes, const std::string& what);
 
 /// Writes a serialized TensorProto.
 void write_tensor_pb(const runtime::NDArray& a, const std::string& name, const std::string& path);

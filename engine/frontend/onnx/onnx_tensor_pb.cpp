@@ -158,10 +158,14 @@ runtime::NDArray read_tensor_pb(const std::string& path) {
                              << "': " << std::strerror(errno);
     std::ostringstream ss;
     ss << in.rdbuf();
+    return read_tensor_pb_bytes(ss.str(), path);
+}
+
+runtime::NDArray read_tensor_pb_bytes(const std::string& bytes, const std::string& what) {
     onnx::TensorProto t;
-    TS_USER_CHECK(t.ParseFromString(ss.str()))
-        << "'" << path << "' is not a valid ONNX TensorProto (protobuf parse failed)";
-    onnx_import::ConstTensor c = onnx_import::decode_tensor(t, "'" + path + "'");
+    TS_USER_CHECK(t.ParseFromString(bytes))
+        << "'" << what << "' is not a valid ONNX TensorProto (protobuf parse failed)";
+    onnx_import::ConstTensor c = onnx_import::decode_tensor(t, "'" + what + "'");
     return runtime::NDArray::from_bytes(c.type, c.data->bytes.data(), c.data->bytes.size());
 }
 
