@@ -335,3 +335,21 @@ tessera_cli_exit(cli_compile_non_utf8_names EXPECT 0 STDOUT "kernels"
 tessera_cli_exit(cli_range_int64_above_2_53_exact EXPECT 0 STDOUT "\"passed\":true"
                  ARGS run ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/range_int64_large
                       --compare-dir ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/range_int64_large/test_data_set_0 --json)
+# Two nodes with one name (and a value named like a generated helper): each
+# node's helpers get their own names, so the outputs match numpy's.
+tessera_cli_exit(cli_duplicate_node_names_match EXPECT 0 STDOUT "\"passed\":true"
+                 ARGS run ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/duplicate_node_names
+                      --compare-dir ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/duplicate_node_names/test_data_set_0 --json)
+# A symbolic batch dim takes its value from the input files (two sets of
+# different batch sizes), or from --input-shape given together with them.
+set(SYMBOLIC_BATCH ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/symbolic_batch)
+foreach(k 0 1)
+  tessera_cli_exit(cli_symbolic_dim_from_input_files_${k} EXPECT 0 STDOUT "\"passed\":true"
+                   ARGS run ${SYMBOLIC_BATCH}/model.onnx --input-dir ${SYMBOLIC_BATCH}/test_data_set_${k}
+                        --compare-dir ${SYMBOLIC_BATCH}/test_data_set_${k} --json)
+endforeach()
+tessera_cli_exit(cli_symbolic_dim_input_shape_with_input_dir EXPECT 0 STDOUT "\"passed\":true"
+                 ARGS run ${SYMBOLIC_BATCH}/model.onnx --input-shape x:5x3 --input-dir ${SYMBOLIC_BATCH}/test_data_set_1
+                      --compare-dir ${SYMBOLIC_BATCH}/test_data_set_1 --json)
+tessera_cli_exit(cli_symbolic_dim_compile_input_shape EXPECT 0 STDOUT "kernels"
+                 ARGS compile ${SYMBOLIC_BATCH}/model.onnx --input-shape x:4x3 -o ${CLI_SCRATCH}/symbolic_batch.tar)

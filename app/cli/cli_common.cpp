@@ -32,10 +32,14 @@ ModelPath resolve_model_path(const std::string& arg) {
 
 graph::Graph load(const ModelPath& p) { return driver::load_model(p.file); }
 
-graph::Graph load(const ModelPath& p, const std::vector<std::string>& input_shapes) {
+std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector<std::string>& specs) {
     std::map<std::string, std::vector<int64_t>> shapes;
-    for (const std::string& spec : input_shapes) frontend::parse_input_shape(spec, shapes);
-    return driver::load_model(p.file, shapes);
+    for (const std::string& spec : specs) frontend::parse_input_shape(spec, shapes);
+    return shapes;
+}
+
+graph::Graph load(const ModelPath& p, const std::vector<std::string>& input_shapes) {
+    return driver::load_model(p.file, parse_input_shapes(input_shapes));
 }
 
 void add_input_shape_option(CLI::App* cmd, std::vector<std::string>& input_shapes) {

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -33,6 +34,8 @@ ModelPath resolve_model_path(const std::string& arg);
 graph::Graph load(const ModelPath& p);
 /// Loads with --input-shape values ("NAME:1x3x224x224", comma-separated lists allowed).
 graph::Graph load(const ModelPath& p, const std::vector<std::string>& input_shapes);
+/// --input-shape values as NAME -> dims (UserError on a bad spec).
+std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector<std::string>& specs);
 /// Adds --input-shape NAME:DIMS (repeatable) to a subcommand.
 void add_input_shape_option(CLI::App* cmd, std::vector<std::string>& input_shapes);
 

@@ -25,6 +25,7 @@ struct CompileOptions {
     std::string records;
     std::string output;
     bool json = false;
+    std::vector<std::string> input_shapes;  // --input-shape NAME:DIMS
 };
 
 CLI::App* add_compile_command(CLI::App& app, CompileOptions& o) {
@@ -40,6 +41,7 @@ CLI::App* add_compile_command(CLI::App& app, CompileOptions& o) {
     cmd->add_option("--records", o.records, "tuning database whose best records to apply");
     cmd->add_option("-o,--output", o.output, "the package file to write (.tar)")->required();
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
+    add_input_shape_option(cmd, o.input_shapes);
     return cmd;
 }
 
@@ -47,7 +49,7 @@ int run_compile(const CompileOptions& o) {
     TS_USER_CHECK(o.records.empty() || std::filesystem::is_regular_file(o.records))
         << "tuning database '" << o.records << "' does not exist";
     ModelPath mp = resolve_model_path(o.model);
-    graph::Graph g = load(mp);
+    graph::Graph g = load(mp, o.input_shapes);
     if (o.target == "cuda") {  // PTX package (app/cli/cli_cuda.cpp)
         // --records: the best "cuda" records (tessera tune --target cuda) apply.
         return compile_cuda_package(mp.file, g, o.opt_level, o.passes, o.output, o.json,

@@ -110,7 +110,8 @@ int run_run(const RunOptions& o) {
     if (input_files.empty() && !input_dir.empty())
         input_files = driver::test_data_files(input_dir, "input");
     graph::Graph g =
-        input_files.empty() ? load(mp, o.input_shapes) : driver::load_model_for_inputs(mp.file, input_files);
+        input_files.empty() ? load(mp, o.input_shapes)
+                            : driver::load_model_for_inputs(mp.file, input_files, parse_input_shapes(o.input_shapes));
     std::string source;
     std::vector<NDArray> inputs = gather_inputs(o, mp, g, source);
     if (o.target == "cuda") return run_cuda_target(o, mp.file, g, inputs, source);

@@ -35,6 +35,7 @@ struct TuneCmdOptions {
     std::vector<std::string> passes;
     bool print_after_all = false;
     std::string target = "llvm";  // "cuda": GPU tuning (cmd_tune_gpu.h)
+    std::vector<std::string> input_shapes;  // --input-shape NAME:DIMS
 };
 
 autotune::CancelToken* g_cancel = nullptr;
@@ -46,6 +47,7 @@ CLI::App* add_tune_command(CLI::App& app, TuneCmdOptions& o) {
     CLI::App* cmd = app.add_subcommand(
         "tune", "Autotune the kernels of a model, recording measurements in a database");
     auto* model = cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder");
+    add_input_shape_option(cmd, o.input_shapes);
     auto* gemm = cmd->add_option("--gemm", o.gemm, "tune one fp32 GEMM instead: MxNxK (A: MxK, B: KxN)");
     auto* conv = cmd->add_option("--conv", o.conv,
                                  "tune one fp32 conv2d instead: CxHxWxKxRxS (batch 1, stride 1, "
@@ -128,7 +130,7 @@ int run_tune(const TuneCmdOptions& o) {
         << "tune: give a MODEL, --gemm MxNxK or --conv CxHxWxKxRxS";
     graph::Graph g = !o.gemm.empty()   ? gemm_from(o.gemm)
                      : !o.conv.empty() ? conv_from(o.conv)
-                                       : load(resolve_model_path(o.model));
+                                       : load(resolve_model_path(o.model), o.input_shapes);
     if (o.target == "cuda")
         return run_tune_gpu(g, o.records, o.trials, o.seed, o.json, o.opt_level, o.passes);
     driver::BuildOptions bo;

@@ -28,8 +28,11 @@ graph::Graph load_model(const std::string& path,
 /// (Reshape's `shape` in ONNX's tests), the integer-typed input files are
 /// frozen into constants (like TVM's freeze_params) and the import retried;
 /// otherwise the original UserError is rethrown.
+/// Inputs with a symbolic or unknown dimension take the shape of their file
+/// (input i <-> file i) unless `input_shapes` (--input-shape) names them.
 graph::Graph load_model_for_inputs(const std::string& path,
-                                   const std::vector<std::string>& input_files);
+                                   const std::vector<std::string>& input_files,
+                                   const std::map<std::string, std::vector<int64_t>>& input_shapes = {});
 
 /// The input_N.pb (or output_N.pb for prefix "output") paths of a test-data folder.
 std::vector<std::string> test_data_files(const std::string& dir, const std::string& prefix);

@@ -51,9 +51,20 @@ std::vector<NDArray> read_test_data(const std::string& dir, const std::string& p
 }
 
 graph::Graph load_model_for_inputs(const std::string& path,
-                                   const std::vector<std::string>& input_files) {
+                                   const std::vector<std::string>& input_files,
+                                   const std::map<std::string, std::vector<int64_t>>& input_shapes) {
+    // Symbolic dims are fixed by what the user gave: --input-shape first,
+    // then the shapes the input files carry.
+    std::map<std::string, std::vector<int64_t>> shapes = input_shapes;
+    const frontend::IoKinds io = frontend::onnx_io_kinds(path);
+    for (size_t i = 0; i < io.input_names.size() && i < input_files.size(); ++i) {
+        if (io.input_fixed[i] || shapes.count(io.input_names[i]) ||
+            io.inputs[i] != frontend::ValueKind::Tensor)
+            continue;
+        shapes[io.input_names[i]] = frontend::read_tensor_pb(input_files[i]).shape();
+    }
     try {
-        return load_model(path);
+        return load_model(path, shapes);
     } catch (const UserError& e) {
         const std::string msg = e.what();
         if (msg.find("unsupported op") != std::string::npos ||
@@ -83,9 +94,7 @@ graph::Graph load_model_for_inputs(const std::string& path,
             }
         }
         if (files.empty()) throw;
-        frontend::ImportOptions options;
-        options.fold = import_options({}).fold;
-        return frontend::import_onnx_file_frozen(path, files, positions, options);
+        return frontend::import_onnx_file_frozen(path, files, positions, import_options(shapes));
     }
 }
 

@@ -178,13 +178,26 @@ std::string shape_str(const std::vector<int64_t>& shape) {
 
 }  // namespace
 
+std::string Importer::fresh_name(const std::string& base) {
+    for (;;) {
+        std::string n = base + "__" + std::to_string(internal_values++);
+        if (!model_names.count(n) && !values.count(n) && !constants.count(n)) return n;
+    }
+}
+
+std::string Importer::define_helper_constant(const std::string& base, ConstTensor c) {
+    std::string n = fresh_name(base);
+    constants[n] = std::move(c);
+    return n;
+}
+
 std::vector<int> NodeCtx::emit_outputs(const std::vector<int>& onnx_outputs, const std::string& op,
                                        std::vector<int> inputs,
                                        std::map<std::string, graph::AttrValue> attrs) {
     std::vector<std::string> names;
     for (int o : onnx_outputs) {
         std::string out_name = o < node.output_size() ? node.output(o) : "";
-        if (out_name.empty()) out_name = name + "__" + std::to_string(imp.internal_values++);
+        if (out_name.empty()) out_name = imp.fresh_name(name);
         TS_USER_CHECK(!imp.values.count(out_name) && !imp.constants.count(out_name))
             << where() << ": output '" << out_name << "' is defined twice";
         names.push_back(out_name);

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,9 @@ struct Importer {
     int64_t opset = 0;   // default-domain opset (after version conversion)
     ImportOptions options;
     int internal_values = 0;  // counter for generated value names
+    /// Every value name the model itself uses (all graphs, subgraphs too):
+    /// generated names avoid them.
+    std::set<std::string> model_names;
     graph::Graph g;
     std::map<std::string, int> values;                         // ONNX name -> graph value index
     std::map<std::string, ConstTensor> constants;              // ONNX name -> constant data
@@ -61,6 +65,11 @@ struct Importer {
 
     /// Graph value for an ONNX name, creating constant values on first use.
     int value(const std::string& name, const std::string& where);
+    /// A new value name "<base>__<n>" that neither the model nor the import
+    /// so far uses: helpers of two nodes with the same name never collide.
+    std::string fresh_name(const std::string& base);
+    /// Defines a helper constant under a fresh name; returns the name.
+    std::string define_helper_constant(const std::string& base, ConstTensor c);
 };
 
 /// One ONNX node being converted.

@@ -21,9 +21,7 @@ std::string name_of(NodeCtx& ctx, int v) { return ctx.imp.g.values[size_t(v)].na
 
 // A constant with a generated name; returns the name.
 std::string define_internal_constant(NodeCtx& ctx, ConstTensor c) {
-    std::string nm = ctx.name + "__" + std::to_string(ctx.imp.internal_values++);
-    ctx.imp.constants[nm] = std::move(c);
-    return nm;
+    return ctx.imp.define_helper_constant(ctx.name, std::move(c));
 }
 
 ConstTensor scalar_bool(bool b) {

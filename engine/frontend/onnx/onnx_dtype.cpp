@@ -228,8 +228,8 @@ const std::set<std::string>& order_only() {
 // The graph value of ONNX value `name` plus 2^63 (wrapping); returns the new value's name.
 std::string biased(NodeCtx& ctx, const std::string& name) {
     Importer& imp = ctx.imp;
-    const std::string cname = ctx.name + "__u64bias" + std::to_string(imp.internal_values++);
-    imp.constants[cname] = make_int64_tensor({}, {std::numeric_limits<int64_t>::min()});
+    const std::string cname = imp.define_helper_constant(
+        ctx.name + "__u64bias", make_int64_tensor({}, {std::numeric_limits<int64_t>::min()}));
     int v = ctx.emit_internal("add", {imp.value(name, ctx.where()), imp.value(cname, ctx.where())});
     return imp.g.values[size_t(v)].name;
 }

@@ -307,9 +307,8 @@ ConstTensor typed_tensor(graph::DType dt, std::vector<int64_t> shape,
 }
 
 int internal_constant(NodeCtx& ctx, ConstTensor c) {
-    std::string cname = ctx.name + "__const" + std::to_string(ctx.imp.internal_values++);
-    ctx.imp.constants[cname] = std::move(c);
-    return ctx.imp.value(cname, ctx.where());
+    return ctx.imp.value(ctx.imp.define_helper_constant(ctx.name + "__const", std::move(c)),
+                         ctx.where());
 }
 
 int iota_along(NodeCtx& ctx, int64_t rank, int64_t axis, int64_t extent) {

@@ -60,9 +60,8 @@ public:
 
 private:
     int constant(ConstTensor c) {
-        std::string nm = m_ctx.name + "__" + std::to_string(m_ctx.imp.internal_values++);
-        m_ctx.imp.constants[nm] = std::move(c);
-        return m_ctx.imp.value(nm, m_ctx.where());
+        return m_ctx.imp.value(m_ctx.imp.define_helper_constant(m_ctx.name, std::move(c)),
+                               m_ctx.where());
     }
     int scalar(int like, double v) {
         return constant(make_tensor({m_ctx.type_of(like).dtype, {}}, {v}));

@@ -244,9 +244,24 @@ int64_t default_opset(const onnx::ModelProto& m) {
     return 0;
 }
 
+// Every value name `gp` and its subgraphs use (generated names avoid them).
+void collect_value_names(const onnx::GraphProto& gp, std::set<std::string>& out) {
+    for (const auto& vi : gp.input()) out.insert(vi.name());
+    for (const auto& vi : gp.output()) out.insert(vi.name());
+    for (const auto& init : gp.initializer()) out.insert(init.name());
+    for (const auto& n : gp.node()) {
+        for (const auto& o : n.output()) out.insert(o);
+        for (const auto& a : n.attribute()) {
+            if (a.has_g()) collect_value_names(a.g(), out);
+            for (const auto& sub : a.graphs()) collect_value_names(sub, out);
+        }
+    }
+}
+
 graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origin,
                          const ImportOptions& options, std::vector<OutputLayout>* layout) {
     Importer imp;
+    collect_value_names(model.graph(), imp.model_names);
     imp.origin = origin;
     imp.options = options;
     imp.opset = default_opset(model);

@@ -102,6 +102,10 @@ struct ImportedModel {
 /// Declared kinds of a model's runtime graph inputs (not initializers) and outputs.
 struct IoKinds {
     std::vector<ValueKind> inputs, outputs;
+    /// The runtime inputs' names, and whether each has a fully fixed shape
+    /// (no symbolic or unknown dimension).
+    std::vector<std::string> input_names;
+    std::vector<bool> input_fixed;
     /// True when any input or output is not a plain numeric tensor.
     bool any_values() const;
 };

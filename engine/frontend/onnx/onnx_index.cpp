@@ -255,8 +255,8 @@ void convert_roi_align(NodeCtx& ctx) {
         std::vector<int64_t> grid = adaptive_grid(ctx, ctm == "half_pixel", oh, ow);
         int64_t gh = 1, gw = 1;
         for (size_t i = 0; i < grid.size(); i += 2) gh = std::max(gh, grid[i]), gw = std::max(gw, grid[i + 1]);
-        const std::string name = ctx.name + "__roi_sample_counts";
-        ctx.imp.constants[name] = make_int64_tensor({int64_t(grid.size() / 2), 2}, grid);
+        const std::string name = ctx.imp.define_helper_constant(
+            ctx.name + "__roi_sample_counts", make_int64_tensor({int64_t(grid.size() / 2), 2}, grid));
         inputs.push_back(ctx.imp.value(name, ctx.where()));
         attrs["max_grid"] = std::vector<int64_t>{gh, gw};
     }
@@ -281,8 +281,8 @@ void convert_compress(NodeCtx& ctx) {
     }
     int data = ctx.input(0);
     if (flat) data = ctx.emit_internal("reshape", {data}, {{"newshape", std::vector<int64_t>{extent}}});
-    const std::string idx_name = ctx.name + "__compress_indices";
-    ctx.imp.constants[idx_name] = make_int64_tensor({int64_t(picked.size())}, picked);
+    const std::string idx_name = ctx.imp.define_helper_constant(
+        ctx.name + "__compress_indices", make_int64_tensor({int64_t(picked.size())}, picked));
     ctx.emit("take", {data, ctx.imp.value(idx_name, ctx.where())}, {{"axis", axis}});
 }
 

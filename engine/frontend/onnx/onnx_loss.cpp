@@ -17,9 +17,7 @@ using Attrs = std::map<std::string, graph::AttrValue>;
 
 // A generated constant graph value holding `c`.
 int constant_value(NodeCtx& ctx, ConstTensor c) {
-    std::string nm = ctx.name + "__" + std::to_string(ctx.imp.internal_values++);
-    ctx.imp.constants[nm] = std::move(c);
-    return ctx.imp.value(nm, ctx.where());
+    return ctx.imp.value(ctx.imp.define_helper_constant(ctx.name, std::move(c)), ctx.where());
 }
 
 // A rank-0 constant of dtype t.

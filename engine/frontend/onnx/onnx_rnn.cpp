@@ -40,8 +40,7 @@ struct Builder {
         for (int64_t i = 0; i < count; ++i)
             std::memcpy(data->bytes.data() + i * sizeof(float), &value, sizeof value);
         c.data = data;
-        std::string name = ctx.name + "__" + tag;
-        ctx.imp.constants[name] = c;
+        std::string name = ctx.imp.define_helper_constant(ctx.name + "__" + tag, c);
         return ctx.imp.value(name, ctx.where());
     }
     /// Direction d of a (D, rows, cols) weight, transposed to (cols, rows).

@@ -362,10 +362,10 @@ void convert_trilu(NodeCtx& ctx) {
     auto z = std::make_shared<graph::ConstantData>();
     z->bytes.assign(size_t(graph::dtype_bytes(t.dtype)), 0);
     zero.data = z;
-    ctx.imp.constants[ctx.name + "__mask"] = mask;
-    ctx.imp.constants[ctx.name + "__zero"] = zero;
-    ctx.emit("where", {ctx.imp.value(ctx.name + "__mask", ctx.where()), ctx.input(0),
-                       ctx.imp.value(ctx.name + "__zero", ctx.where())});
+    const std::string mask_name = ctx.imp.define_helper_constant(ctx.name + "__mask", mask);
+    const std::string zero_name = ctx.imp.define_helper_constant(ctx.name + "__zero", zero);
+    ctx.emit("where", {ctx.imp.value(mask_name, ctx.where()), ctx.input(0),
+                       ctx.imp.value(zero_name, ctx.where())});
 }
 
 }  // namespace

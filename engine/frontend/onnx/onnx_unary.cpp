@@ -58,8 +58,7 @@ Converter variadic(const std::string& op, bool mean) {
         data->bytes.resize(sizeof scale);
         std::memcpy(data->bytes.data(), &scale, sizeof scale);
         c.data = data;
-        std::string cname = ctx.name + "__mean_scale";
-        ctx.imp.constants[cname] = c;
+        std::string cname = ctx.imp.define_helper_constant(ctx.name + "__mean_scale", c);
         ctx.emit("multiply", {acc, ctx.imp.value(cname, ctx.where())});
     };
 }

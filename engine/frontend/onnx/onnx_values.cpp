@@ -65,8 +65,16 @@ IoKinds onnx_io_kinds(const std::string& path) {
     std::set<std::string> inits;
     for (const auto& i : model.graph().initializer()) inits.insert(i.name());
     IoKinds k;
-    for (const auto& vi : model.graph().input())
-        if (!inits.count(vi.name())) k.inputs.push_back(kind_of(vi.type()));
+    for (const auto& vi : model.graph().input()) {
+        if (inits.count(vi.name())) continue;
+        k.inputs.push_back(kind_of(vi.type()));
+        k.input_names.push_back(vi.name());
+        bool fixed = vi.type().has_tensor_type() && vi.type().tensor_type().has_shape();
+        if (fixed)
+            for (const auto& d : vi.type().tensor_type().shape().dim())
+                fixed = fixed && d.has_dim_value() && d.dim_value() >= 0;
+        k.input_fixed.push_back(fixed);
+    }
     for (const auto& vi : model.graph().output()) k.outputs.push_back(kind_of(vi.type()));
     return k;
 }

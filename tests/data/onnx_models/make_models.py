@@ -127,8 +127,59 @@ def range_int64_large_model():
             f.write(numpy_helper.from_array(arr, "x" if name.startswith("input") else "y").SerializeToString())
 
 
+def duplicate_node_names_model():
+    """Two Mean nodes both named "mean" (each needs a 1/n scale helper; they
+    once shared one) and a model value named like a generated helper."""
+    folder = os.path.join(HERE, "duplicate_node_names")
+    os.makedirs(os.path.join(folder, "test_data_set_0"), exist_ok=True)
+    nodes = [helper.make_node("Mean", ["a", "b"], ["m2"], name="mean"),
+             helper.make_node("Mean", ["a", "b", "c", "d"], ["m4"], name="mean"),
+             helper.make_node("Add", ["m2", "m4"], ["mean__0"], name="add"),
+             helper.make_node("Neg", ["mean__0"], ["y"], name="neg")]
+    ins = [vi(n, [2, 3]) for n in "abcd"]
+    graph = helper.make_graph(nodes, "duplicate_node_names", ins, [vi("y", [2, 3])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="make_models.py")
+    m.ir_version = 8
+    onnx.save(m, os.path.join(folder, "model.onnx"))  # the checker would refuse nothing here
+    rng = np.random.default_rng(11)
+    xs = [rng.uniform(-2, 2, (2, 3)).astype(np.float32) for _ in range(4)]
+    y = -((xs[0] + xs[1]) / 2 + (xs[0] + xs[1] + xs[2] + xs[3]) / 4)
+    for i, x in enumerate(xs):
+        with open(os.path.join(folder, "test_data_set_0", f"input_{i}.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(x, "abcd"[i]).SerializeToString())
+    with open(os.path.join(folder, "test_data_set_0", "output_0.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(y.astype(np.float32), "y").SerializeToString())
+
+
+def symbolic_batch_model():
+    """x [batch, 3] -> Relu -> MatMul (3, 2) -> y [batch, 2], with two test-data
+    sets of different batch sizes (the shapes come from the input files)."""
+    folder = os.path.join(HERE, "symbolic_batch")
+    w = np.array([[0.5, -1.0], [2.0, 0.25], [-0.75, 1.5]], dtype=np.float32)
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("MatMul", ["r", "w"], ["y"], name="matmul")]
+    graph = helper.make_graph(nodes, "symbolic_batch", [vi("x", ["batch", 3])], [vi("y", ["batch", 2])],
+                              [numpy_helper.from_array(w, "w")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="make_models.py")
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    os.makedirs(folder, exist_ok=True)
+    onnx.save(m, os.path.join(folder, "model.onnx"))
+    rng = np.random.default_rng(5)
+    for k, batch in enumerate((1, 5)):
+        d = os.path.join(folder, f"test_data_set_{k}")
+        os.makedirs(d, exist_ok=True)
+        x = rng.uniform(-1, 1, (batch, 3)).astype(np.float32)
+        y = np.maximum(x, 0) @ w
+        for name, arr in (("input_0.pb", x), ("output_0.pb", y.astype(np.float32))):
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(numpy_helper.from_array(arr, "x" if name.startswith("input") else "y").SerializeToString())
+
+
 if __name__ == "__main__":
     main()
     shape_subgraph_models()
     non_utf8_name_model()
     range_int64_large_model()
+    duplicate_node_names_model()
+    symbolic_batch_model()
