@@ -22,8 +22,10 @@ if(TARGET tessera-studio)
   install(FILES ${PROJECT_SOURCE_DIR}/resources/icons/tessera-studio.svg
           DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
 endif()
-install(FILES ${PROJECT_SOURCE_DIR}/resources/models/small_cnn.onnx
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/tessera/examples OPTIONAL)
+# The example model itself (resources/models/small_cnn.onnx is a symlink, which
+# install(FILES) would copy as a link that dangles once installed).
+install(FILES ${PROJECT_SOURCE_DIR}/resources/models/small_cnn/model.onnx
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/tessera/examples RENAME small_cnn.onnx)
 
 set(CPACK_PACKAGE_NAME "tessera")
 set(CPACK_PACKAGE_VENDOR "Tessera")
@@ -42,7 +44,8 @@ set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 # because the JIT's parallel loops call it through symbols resolved at run time.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libgomp1")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libonnx-testdata")
+# `tessera compile` links a package's lib.so with the C compiler (cc -shared -fopenmp).
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "gcc, libonnx-testdata")
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "nvidia-cuda-toolkit")
 set(CPACK_SOURCE_GENERATOR "TGZ")
 set(CPACK_SOURCE_IGNORE_FILES "/build.*/" "/\\\\.git/")

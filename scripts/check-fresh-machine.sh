@@ -134,6 +134,15 @@ in_root "$work/pkgroot" '
   tessera run /usr/share/tessera/examples/small_cnn.onnx --check
   QT_QPA_PLATFORM=offscreen tessera-studio /usr/share/tessera/examples/small_cnn.onnx --screenshot /tmp/studio.png
   test -s /tmp/studio.png
+  # Exporting a package links its lib.so with cc (Recommends: gcc): without
+  # one, a clear error; with it, a package that runs.
+  if tessera compile /usr/share/tessera/examples/small_cnn.onnx -o /tmp/m.tar 2> /tmp/compile.err; then
+    echo "compile worked without a C compiler?"; exit 1
+  fi
+  grep -q "needs a C compiler" /tmp/compile.err
+  apt-get install -y -qq --no-install-recommends gcc libc6-dev > /tmp/gcc.log
+  tessera compile /usr/share/tessera/examples/small_cnn.onnx -o /tmp/m.tar
+  tessera run /tmp/m.tar
   # Every library the installed programs load comes from a Debian package.
   for b in /usr/bin/tessera /usr/bin/tessera-studio; do
     ldd "$b" | grep -q "not found" && { ldd "$b" | grep "not found"; exit 1; }
