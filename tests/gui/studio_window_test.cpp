@@ -108,6 +108,30 @@ TEST(StudioWindow, BadFileKeepsPreviousModelAndLogsError) {
     EXPECT_FALSE(anyVisibleMessageBox());
 }
 
+// Opening a file never runs code from it: a compiled package renamed
+// model.onnx is refused by the ONNX parser, and no lib.so is mapped.
+TEST(StudioWindow, APackageRenamedOnnxIsRefusedAndItsCodeNeverLoaded) {
+    Studio studio;
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString disguised = dir.filePath("model.onnx");
+    ASSERT_TRUE(QFile::copy(QString(TESSERA_SOURCE_DIR) + "/fuzz/corpus/package_load/relu.tar", disguised));
+    auto mapped_package_libs = [] {
+        QFile maps("/proc/self/maps");
+        if (!maps.open(QIODevice::ReadOnly)) return -1;
+        const QString text = QString::fromLatin1(maps.readAll());
+        return int(text.count("tessera-package-lib") + text.count("tessera-lib-"));
+    };
+    const int before = mapped_package_libs();
+    QSignalSpy failed(&studio.window, &MainWindow::loadFailed);
+    EXPECT_TRUE(dropFile(&studio.window, disguised));
+    ASSERT_TRUE(failed.count() > 0 || failed.wait(30000));
+    EXPECT_TRUE(failed.first().first().toString().contains("model.onnx"));
+    EXPECT_EQ(studio.window.document(), nullptr);
+    EXPECT_EQ(mapped_package_libs(), before);
+    EXPECT_FALSE(anyVisibleMessageBox());
+}
+
 TEST(StudioWindow, MissingFileIsAnErrorToo) {
     Studio studio;
     QSignalSpy failed(&studio.window, &MainWindow::loadFailed);

@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -44,11 +46,31 @@ bool bind(void* lib, F& fn, const char* name) {
     return fn != nullptr;
 }
 
+// libnvrtc loads its builtins (libnvrtc-builtins.so.X.Y) by soname when it
+// compiles. Loaded from a folder outside the loader's path (a toolkit in
+// /usr/local/cuda without an ld.so.conf entry), that lookup fails; loading
+// the builtins from the same folder first lets the soname match.
+void preload_builtins_beside(const std::string& nvrtc_path) {
+    const std::filesystem::path dir = std::filesystem::path(nvrtc_path).parent_path();
+    std::error_code ec;
+    if (dir.empty() || !std::filesystem::is_directory(dir, ec)) return;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("libnvrtc-builtins.so", 0) == 0 && name.find(".alt.") == std::string::npos)
+            dlopen(e.path().c_str(), RTLD_NOW | RTLD_GLOBAL);
+    }
+}
+
 Loaded load() {
     Loaded l;
     std::vector<std::string> tried = candidates();
     void* lib = nullptr;
     for (const std::string& c : tried) {
+        if (c.find('/') != std::string::npos) {
+            std::error_code ec;
+            if (!std::filesystem::exists(c, ec)) continue;
+            preload_builtins_beside(c);
+        }
         lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (lib) {
             l.api.path = c;
