@@ -201,7 +201,7 @@ if(TARGET tessera_cuda AND TESSERA_NVRTC_LIBRARY)
   endif()
   # bench model --target cuda (helper "gpu_bench"): built as run --target cuda
   # (NVRTC needs no device), then timed with CUDA events; exit 2 without a device.
-  if(EXISTS ${SMALL_CNN}/model.onnx AND TARGET tessera-bench)
+  if(EXISTS ${SMALL_CNN}/model.onnx AND TESSERA_BUILD_BENCH)
     if(NOT TESSERA_LIBCUDA)
       tessera_cli_exit(cli_bench_model_cuda_without_driver_exit2 EXPECT 2
                        STDOUT "model compiled for cuda \\(compute_90\\), 7 kernels"
@@ -235,7 +235,7 @@ if(TARGET tessera_cuda AND TESSERA_NVRTC_LIBRARY)
                           --records ${CLI_SCRATCH}/tune_cuda_gemm.jsonl)
     set_tests_properties(cli_tune_cuda_gemm_resume PROPERTIES LABELS gpu
                          FIXTURES_REQUIRED "tune_cuda_clean;tune_cuda_db" FIXTURES_SETUP tune_cuda_resumed)
-    if(TARGET tessera-bench)
+    if(TESSERA_BUILD_BENCH)
     tessera_cli_exit(cli_bench_gemm_cuda_records EXPECT 0 STDOUT "tessera :"
                      STDERR "1 of 1 kernels tuned"
                      ARGS bench gemm --m 128 --n 128 --k 64 --target cuda
@@ -353,3 +353,19 @@ tessera_cli_exit(cli_symbolic_dim_input_shape_with_input_dir EXPECT 0 STDOUT "\"
                       --compare-dir ${SYMBOLIC_BATCH}/test_data_set_1 --json)
 tessera_cli_exit(cli_symbolic_dim_compile_input_shape EXPECT 0 STDOUT "kernels"
                  ARGS compile ${SYMBOLIC_BATCH}/model.onnx --input-shape x:4x3 -o ${CLI_SCRATCH}/symbolic_batch.tar)
+
+# ---- `tessera bench` runs tessera-bench (beside it, or on PATH); where there
+# is none (the installed package), it says how to get it.
+if(TESSERA_BUILD_BENCH)  # tessera-bench (bench/ is added after tests/)
+  tessera_cli_exit(cli_bench_forwards_to_tessera_bench EXPECT 0 STDOUT "tessera :.*GFLOP/s"
+                   ARGS bench gemm --m 16 --n 16 --k 16 --rounds 1)
+endif()
+add_test(NAME cli_bench_without_tessera_bench_setup
+         COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:tessera> ${CLI_SCRATCH}/lonely/tessera)
+set_tests_properties(cli_bench_without_tessera_bench_setup PROPERTIES FIXTURES_SETUP lonely_tessera)
+add_test(NAME cli_bench_without_tessera_bench_exit2
+         COMMAND ${CMAKE_COMMAND} -DEXPECT=2 -DONE_LINE_STDERR=1
+                 "-DSTDERR_REGEX=^error: 'tessera bench' runs the tessera-bench program, which is not installed"
+                 -P ${CLI_EXPECT} -- ${CLI_SCRATCH}/lonely/tessera bench gemm --m 8 --n 8 --k 8)
+set_tests_properties(cli_bench_without_tessera_bench_exit2 PROPERTIES
+  FIXTURES_REQUIRED lonely_tessera ENVIRONMENT "PATH=/usr/bin:/bin")
