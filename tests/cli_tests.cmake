@@ -359,6 +359,11 @@ tessera_cli_exit(cli_symbolic_dim_compile_input_shape EXPECT 0 STDOUT "kernels"
 if(TESSERA_BUILD_BENCH)  # tessera-bench (bench/ is added after tests/)
   tessera_cli_exit(cli_bench_forwards_to_tessera_bench EXPECT 0 STDOUT "tessera :.*GFLOP/s"
                    ARGS bench gemm --m 16 --n 16 --k 16 --rounds 1)
+  # -O1/-O2/-O3 of the example against each other: every level's outputs
+  # match -O1's, each row says ok or SLOWER (a timing, so not asserted).
+  tessera_cli_exit(cli_bench_opt_levels EXPECT 0
+                   STDOUT "-O1 .* ms +7 kernels.*-O2 .* ms .*-O1's speed +(ok|SLOWER than -O1).*\"O2\":[{][^}]*\"outputs_match\":true[^}]*[}],\"O3\":[{][^}]*\"outputs_match\":true"
+                   ARGS bench opt-levels ${SMALL_CNN}/model.onnx --rounds 1 --repeat 3 --json)
 endif()
 add_test(NAME cli_bench_without_tessera_bench_setup
          COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:tessera> ${CLI_SCRATCH}/lonely/tessera)

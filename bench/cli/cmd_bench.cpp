@@ -8,6 +8,7 @@
 
 #include "bench/cli/bench_gemm_cuda.h"
 #include "bench/cli/bench_model.h"
+#include "bench/cli/bench_opt_levels.h"
 #include "app/cli/cli_common.h"
 #include "bench/lib/bench.h"
 #include "bench/lib/vendor.h"
@@ -21,7 +22,9 @@ struct BenchOptions {
     CLI::App* gemm = nullptr;
     CLI::App* conv = nullptr;
     CLI::App* model = nullptr;
+    CLI::App* opt_levels = nullptr;
     BenchModelOptions m;
+    BenchOptLevelsOptions levels;
     bench::GemmShape g;
     bench::ConvShape c;
     int threads = 1;
@@ -77,6 +80,9 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& o) {
     }
     o.model = cmd->add_subcommand("model", "a whole ONNX model, ours against ONNX Runtime");
     add_bench_model_options(o.model, o.m);
+    o.opt_levels = cmd->add_subcommand(
+        "opt-levels", "whole models at -O1, -O2 and -O3 against each other (alternating rounds)");
+    add_bench_opt_levels_options(o.opt_levels, o.levels);
     return cmd;
 }
 
@@ -110,6 +116,7 @@ int run_ladder(const BenchOptions& o) {
 
 int run_bench(const BenchOptions& o) {
     if (o.model->parsed()) return run_bench_model(o.m);
+    if (o.opt_levels->parsed()) return run_bench_opt_levels(o.levels);
     const bool gemm = o.gemm->parsed();
     if (gemm && (o.target == "cuda") != (o.compare == "cublas") && !o.compare.empty()) {
         std::cerr << "tessera bench gemm: --compare " << o.compare << " needs --target "

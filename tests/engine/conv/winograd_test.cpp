@@ -193,8 +193,8 @@ int conv(graph::Graph& g, int x, const std::string& name, int64_t c, int64_t k, 
 // The pass takes only 3x3 stride-1 convs with big enough output planes.
 TEST(WinogradPass, RewritesOnlyEligibleConvs) {
     graph::Graph g;
-    int x = input(g, "x", {1, 6, 30, 29});
-    int a = conv(g, x, "c3", 6, 8, 3, 1, 10);     // 30x29: rewritten
+    int x = input(g, "x", {1, 16, 30, 29});
+    int a = conv(g, x, "c3", 16, 8, 3, 1, 10);    // 30x29, 16 input channels: rewritten
     int s2 = conv(g, a, "s2", 8, 8, 3, 2, 20);    // stride 2
     int one = conv(g, a, "k1", 8, 8, 1, 1, 30);   // 1x1
     int s4 = conv(g, s2, "s4", 8, 8, 3, 2, 25);   // stride 2: 8x8
@@ -232,15 +232,34 @@ TEST(WinogradPass, ChoosesByPlaneSize) {
     for (int64_t side : {56, 28, 15, 14, 13, 7}) {
         SCOPED_TRACE("plane " + std::to_string(side));
         graph::Graph g;
-        int x = input(g, "x", {1, 4, side, side});
-        g.outputs = {conv(g, x, "c", 4, 4, 3, 1, 70)};
+        int x = input(g, "x", {1, 16, side, side});
+        g.outputs = {conv(g, x, "c", 16, 4, 3, 1, 70)};
         driver::BuildOptions o;
         graph::Graph opt = driver::optimize(g, o);
         const int want = side * side >= 14 * 14 ? 1 : 0;
         EXPECT_EQ(count_op(opt, "nn.conv2d_winograd_NCHWc"), want);
         EXPECT_EQ(count_op(opt, "nn.conv2d_NCHWc"), 1 - want);
         for (const graph::Node& n : opt.nodes)
-            if (n.op == "nn.conv2d_winograd_NCHWc") EXPECT_EQ(n.attr_int("tile", 0), 2);
+            if (n.op == "nn.conv2d_winograd_NCHWc") { EXPECT_EQ(n.attr_int("tile", 0), 2); }
+    }
+}
+
+// The choice by cost: Winograd only where the transformed GEMM's reduction
+// (the input channels) is long enough to pay for the transforms; the output
+// channel count does not change it. The bundled example's convs (3->8, 8->16
+// on 14x14+ planes) stay direct.
+TEST(WinogradPass, ChoosesByCostModel) {
+    struct Case { int64_t ic, oc; bool winograd; };
+    for (Case c : {Case{3, 8, false}, Case{3, 64, false}, Case{8, 16, false}, Case{4, 256, false},
+                   Case{10, 10, true}, Case{16, 16, true}, Case{64, 128, true}}) {
+        SCOPED_TRACE(std::to_string(c.ic) + "->" + std::to_string(c.oc));
+        EXPECT_EQ(passes::winograd_pays_off(c.ic, c.oc, 28 * 28, 2), c.winograd);
+        EXPECT_FALSE(passes::winograd_pays_off(c.ic, c.oc, 7 * 7, 2));
+        graph::Graph g;
+        int x = input(g, "x", {1, c.ic, 28, 28});
+        g.outputs = {conv(g, x, "c", c.ic, c.oc, 3, 1, 80)};
+        graph::Graph opt = driver::optimize(g, driver::BuildOptions{});
+        EXPECT_EQ(count_op(opt, "nn.conv2d_winograd_NCHWc"), c.winograd ? 1 : 0);
     }
 }
 
@@ -249,10 +268,10 @@ TEST(WinogradPass, ChoosesByPlaneSize) {
 // conv's build at 1 and 2 threads.
 TEST(WinogradPass, FusedReluAndResidualAddMatchTheDirectConv) {
     graph::Graph g;
-    int x = input(g, "x", {1, 5, 29, 30});
-    int c1 = conv(g, x, "c1", 5, 7, 3, 1, 50);
+    int x = input(g, "x", {1, 12, 29, 30});
+    int c1 = conv(g, x, "c1", 12, 10, 3, 1, 50);
     int r1 = node(g, "nn.relu", "r1", {c1});
-    int c2 = conv(g, r1, "c2", 7, 7, 3, 1, 60);
+    int c2 = conv(g, r1, "c2", 10, 10, 3, 1, 60);
     int sum = node(g, "add", "res", {c2, r1});
     int y = node(g, "nn.relu", "r2", {sum});
     g.outputs = {y};
