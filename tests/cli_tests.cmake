@@ -59,6 +59,17 @@ foreach(suite_floor "node=909" "pytorch-converted=82" "pytorch-operator=35" "sim
   set_tests_properties(conformance_${suite} PROPERTIES LABELS conformance TIMEOUT 300)
 endforeach()
 
+# ---- node cases of opsets 18..28, written by the newest onnx release's own
+# generators (bench/onnx_suite/generate_node_cases.py, onnx 1.23.2) with ONNX's
+# expected outputs: read through their opset-17 forms (onnx_opset_adapter.h):
+# Reduce* with axes as an input, Split-18, Resize-19, Gelu-20 (erf and tanh),
+# Mish, Swish-24, and ops whose newer versions only add dtypes.
+add_test(NAME conformance_opset18plus_cases
+         COMMAND $<TARGET_FILE:tessera> conformance ${PROJECT_SOURCE_DIR}/tests/data/onnx_node_opset18plus)
+set_tests_properties(conformance_opset18plus_cases PROPERTIES
+  PASS_REGULAR_EXPRESSION "\n14 passed, 0 failed, 0 skipped"
+  FAIL_REGULAR_EXPRESSION "FAIL test_")
+
 # A filter matching nothing runs nothing; an unsupported op is a skip, not a failure.
 tessera_cli_exit(cli_conformance_empty_filter EXPECT 0 STDOUT "0 passed, 0 failed, 0 skipped"
                  ARGS conformance ${TESSERA_NODE_DATA} --filter "^no_such_case$")

@@ -13,6 +13,7 @@
 #include "engine/core/checked_math.h"
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
+#include "engine/frontend/onnx/onnx_opset_adapter.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
@@ -70,8 +71,6 @@ graph::TensorType input_type(const Importer& imp, const onnx::ValueInfoProto& vi
 
 // Models below this opset are converted to it with ONNX's version converter.
 constexpr int64_t kCanonicalOpset = 13;
-// The newest default-domain opset whose operator semantics the converters know.
-constexpr int64_t kNewestOpset = 21;
 
 std::string first_line(const std::string& s) {
     std::string r = s.substr(0, s.find('\n'));
@@ -105,10 +104,12 @@ void check_inference_inputs(const onnx::GraphProto& gp, std::map<std::string, in
         }
         if (n.op_type() == "DepthToSpace" || n.op_type() == "SpaceToDepth") {
             // Its inference multiplies blocksize by itself (and divides by it).
-            for (const auto& a : n.attribute())
-                if (a.name() == "blocksize")
+            for (const auto& a : n.attribute()) {
+                if (a.name() == "blocksize") {
                     TS_USER_CHECK(a.i() >= 1 && a.i() <= (int64_t(1) << 20))
                         << where << ": blocksize must be in 1..2^20, got " << a.i();
+                }
+            }
         }
         if (n.op_type() == "Gemm") {
             for (int k = 0; k < std::min(n.input_size(), 2); ++k) {
@@ -348,10 +349,13 @@ graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
     if (model.ir_version() > onnx::Version::IR_VERSION)
         model.set_ir_version(onnx::Version::IR_VERSION);
     const int64_t opset = default_opset(model);
-    TS_USER_CHECK(opset <= kNewestOpset)
+    TS_USER_CHECK(opset <= newest_adaptable_opset())
         << origin << ": opset " << opset << " is newer than Tessera supports (up to "
-        << kNewestOpset << ")";
+        << newest_adaptable_opset() << ")";
     check_structure(model, origin);
+    // ONNX 1.12 knows opsets up to 17: newer models are read in their
+    // opset-17 forms (onnx_opset_adapter.h).
+    if (opset > kOnnx112Opset) adapt_to_opset17(model, origin);
     try {
         onnx::checker::check_model(model);
     } catch (const std::exception& e) {
