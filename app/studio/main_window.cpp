@@ -1,6 +1,9 @@
 // MainWindow: docks, actions, drag-and-drop, and the load/run jobs' results.
 #include "app/studio/main_window.h"
 
+#include "app/studio/input_shape_dialog.h"
+#include "engine/core/error.h"
+
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
@@ -342,7 +345,9 @@ void MainWindow::openFileDialog() {
     if (!path.isEmpty()) openModel(path);
 }
 
-void MainWindow::openModel(const QString& path) {
+void MainWindow::openModel(const QString& path) { openModelWithShapes(path, {}); }
+
+void MainWindow::openModelWithShapes(const QString& path, const InputShapes& shapes) {
     log("Opening " + path);
     if (!QFileInfo(path).isFile()) {
         const QString message = path + ": no such file";
@@ -352,14 +357,45 @@ void MainWindow::openModel(const QString& path) {
     }
     m_loadJobs->start(
         "Loading " + QFileInfo(path).fileName(),
-        [path](const JobContext& context) -> std::any {
+        [path, shapes](const JobContext& context) -> std::any {
             // Stages: ONNX import 0-60 %, then the graph layout 60-100 % (updateBusyState).
             context.reportProgress(0.05);
-            auto document = ModelDocument::load(path);
-            context.reportProgress(0.6);
-            return document;
+            try {
+                auto document = ModelDocument::load(path, shapes);
+                context.reportProgress(0.6);
+                return document;
+            } catch (const UserError&) {
+                // A model with symbolic input dims: ask for shapes (on the UI thread).
+                if (!shapes.empty()) throw;
+                std::exception_ptr failure = std::current_exception();
+                InputShapeRequest request;
+                try {
+                    request = inputShapeRequest(path);
+                } catch (const UserError&) {
+                }
+                if (request.empty()) std::rethrow_exception(failure);
+                return request;
+            }
         },
-        [this](const std::any& value) {
+        [this, path](const std::any& value) {
+            if (const auto* request = std::any_cast<InputShapeRequest>(&value)) {
+                QString error;
+                std::optional<InputShapes> given =
+                    askInputShapes(this, *request, m_dialogsSuppressed, &error);
+                if (!given) {
+                    const QString message =
+                        path + ": " + (error.isEmpty() ? "no input shapes given" : error);
+                    reportError("Cannot open model", message);
+                    emit loadFailed(message);
+                    return;
+                }
+                QStringList text;
+                for (const auto& [name, dims] : *given)
+                    text << QString::fromStdString(name) + ":" + shapeText(dims);
+                log("Input shapes " + text.join(", ") + " (Model > Set input shape... changes them)");
+                openModelWithShapes(path, *given);
+                return;
+            }
             setDocument(std::any_cast<std::shared_ptr<ModelDocument>>(value));
         });
 }

@@ -56,6 +56,9 @@ public:
     /// Starts loading a model in the background. modelLoaded follows once it
     /// is shown and laid out, or loadFailed (the previous model stays open).
     void openModel(const QString& path);
+    /// Opens `path` with static shapes for its symbolic inputs; with none, a
+    /// model with symbolic dims asks for them (askInputShapes) and reopens.
+    void openModelWithShapes(const QString& path, const std::map<std::string, std::vector<int64_t>>& shapes);
     /// Raises the dock of a view: "graph", "schedule", "code", "passes", "plots" or
     /// "tuning" (the plots' tuning tab). False if unknown.
     bool raiseView(const QString& name);

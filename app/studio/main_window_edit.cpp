@@ -21,6 +21,8 @@
 
 #include "app/studio/edit_command.h"
 #include "app/studio/main_window.h"
+
+#include "app/studio/input_shape_dialog.h"
 #include "app/studio/pass_pipeline_panel.h"
 #include "app/studio/schedule_editor.h"
 #include "app/studio/versions.h"
@@ -39,16 +41,6 @@ namespace tessera::studio {
 namespace {
 
 constexpr int kMaxRecent = 8;
-
-bool parseShape(const QString& text, std::vector<int64_t>* shape) {
-    shape->clear();
-    for (const QString& part : QString(text).replace('x', ' ').replace(',', ' ').split(' ', Qt::SkipEmptyParts)) {
-        bool ok = false;
-        shape->push_back(part.toLongLong(&ok));
-        if (!ok) return false;
-    }
-    return true;
-}
 
 }  // namespace
 
@@ -210,7 +202,7 @@ void MainWindow::setInputShapeDialog() {
         QLineEdit::Normal, shapeText(input.type.shape).replace(QChar(0x00d7), 'x'), &ok);
     std::vector<int64_t> shape;
     if (!ok) return;
-    if (!parseShape(text, &shape)) {
+    if (!parseShapeText(text, &shape)) {
         reportError("Edit refused", "'" + text + "' is not a shape like 1x3x224x224");
         return;
     }

@@ -17,6 +17,13 @@ std::shared_ptr<ModelDocument> ModelDocument::load(const QString& path) {
     return std::make_shared<ModelDocument>(path, driver::load_model(path.toStdString()));
 }
 
+std::shared_ptr<ModelDocument> ModelDocument::load(
+    const QString& path, const std::map<std::string, std::vector<int64_t>>& inputShapes) {
+    if (inputShapes.empty()) return load(path);
+    return std::make_shared<ModelDocument>(path,
+                                           driver::load_model(path.toStdString(), inputShapes));
+}
+
 void ModelDocument::setGraph(std::shared_ptr<const graph::Graph> graph) {
     m_graph = std::move(graph);
     m_loopIrCache.clear();

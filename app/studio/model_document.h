@@ -2,6 +2,8 @@
 // studio derives from it (view data, per-node loop IR and properties).
 #pragma once
 
+#include <map>
+
 #include <QMap>
 #include <QPair>
 #include <QString>
@@ -30,6 +32,9 @@ public:
 
     /// Loads a model with driver::load_model (throws UserError on bad input).
     static std::shared_ptr<ModelDocument> load(const QString& path);
+    /// Loads `path` with these static shapes for its symbolic inputs.
+    static std::shared_ptr<ModelDocument> load(
+        const QString& path, const std::map<std::string, std::vector<int64_t>>& inputShapes);
 
     const QString& path() const { return m_path; }
     QString displayName() const;

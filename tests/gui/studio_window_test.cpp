@@ -6,10 +6,12 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 
+#include "app/studio/input_shape_dialog.h"
 #include "app/studio/main_window.h"
 #include "tests/gui/gui_test_util.h"
 #include "widgets/code_view.h"
@@ -189,4 +191,39 @@ TEST(StudioWindow, OpeningAnotherModelDropsTheRunningJob) {
     EXPECT_EQ(studio.window.lastRun(), nullptr);
     EXPECT_EQ(studio.window.perfPlot()->barCount(), 0);
     EXPECT_EQ(studio.window.document()->path(), otherModel());
+}
+
+// A model with a symbolic dim (x: batch×3) opens: the shapes are asked for
+// (here, dialogs suppressed, the proposal: batch = 1), the log says which
+// were used, and the answer is remembered for the next opening of that file.
+TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
+    const QString model =
+        QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/symbolic_batch/model.onnx";
+    const tessera::studio::InputShapeRequest request = tessera::studio::inputShapeRequest(model);
+    ASSERT_EQ(request.names, std::vector<std::string>{"x"});
+    EXPECT_EQ(tessera::studio::declaredShape(request.names[0], request.dims[0]),
+              QString("x: batch") + QChar(0x00d7) + "3");
+    QSettings().remove("inputShapes");
+    EXPECT_EQ(tessera::studio::proposedShape(model, "x", request.dims[0]), "1x3");
+    {
+        Studio studio;
+        ASSERT_TRUE(studio.dropAndWait(model));
+        const auto& g = studio.window.document()->graph();
+        EXPECT_EQ(g.values[size_t(g.inputs[0])].type.shape, (std::vector<int64_t>{1, 3}));
+        EXPECT_TRUE(studio.window.messagesView()->toPlainText().contains("Input shapes x:1"));
+    }
+    // A shape given once (the dialog writes what the user typed) is proposed next time.
+    QSettings settings;
+    for (const QString& key : settings.allKeys())
+        if (key.startsWith("inputShapes/")) settings.setValue(key, "5x3");
+    EXPECT_EQ(tessera::studio::proposedShape(model, "x", request.dims[0]), "5x3");
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(model));
+    const auto& g = studio.window.document()->graph();
+    EXPECT_EQ(g.values[size_t(g.inputs[0])].type.shape, (std::vector<int64_t>{5, 3}));
+    // A remembered answer of the wrong rank is not proposed.
+    for (const QString& key : settings.allKeys())
+        if (key.startsWith("inputShapes/")) settings.setValue(key, "5x3x7");
+    EXPECT_EQ(tessera::studio::proposedShape(model, "x", request.dims[0]), "1x3");
+    QSettings().remove("inputShapes");
 }

@@ -106,6 +106,10 @@ struct IoKinds {
     /// (no symbolic or unknown dimension).
     std::vector<std::string> input_names;
     std::vector<bool> input_fixed;
+    /// Each runtime input's dims as the model declares them: a number, the
+    /// dim_param's name (`batch`), or "?" for an unknown dim; empty when the
+    /// model declares no shape.
+    std::vector<std::vector<std::string>> input_dims;
     /// True when any input or output is not a plain numeric tensor.
     bool any_values() const;
 };

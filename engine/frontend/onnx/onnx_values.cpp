@@ -70,10 +70,17 @@ IoKinds onnx_io_kinds(const std::string& path) {
         k.inputs.push_back(kind_of(vi.type()));
         k.input_names.push_back(vi.name());
         bool fixed = vi.type().has_tensor_type() && vi.type().tensor_type().has_shape();
-        if (fixed)
-            for (const auto& d : vi.type().tensor_type().shape().dim())
+        std::vector<std::string> dims;
+        if (fixed) {
+            for (const auto& d : vi.type().tensor_type().shape().dim()) {
                 fixed = fixed && d.has_dim_value() && d.dim_value() >= 0;
+                dims.push_back(d.has_dim_value()   ? std::to_string(d.dim_value())
+                               : d.has_dim_param() ? d.dim_param()
+                                                   : std::string("?"));
+            }
+        }
         k.input_fixed.push_back(fixed);
+        k.input_dims.push_back(std::move(dims));
     }
     for (const auto& vi : model.graph().output()) k.outputs.push_back(kind_of(vi.type()));
     return k;

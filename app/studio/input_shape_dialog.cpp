@@ -1,0 +1,115 @@
+// The input-shape dialog of symbolic models (see the header).
+#include "app/studio/input_shape_dialog.h"
+
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QStringList>
+
+#include "engine/frontend/onnx/onnx_importer.h"
+
+namespace tessera::studio {
+
+namespace {
+
+QString settingsKey(const QString& path, const std::string& name) {
+    // '/' separates QSettings groups: keep the key one level deep.
+    QString file = QFileInfo(path).absoluteFilePath();
+    file.replace('/', '|');
+    return "inputShapes/" + file + "|" + QString::fromStdString(name);
+}
+
+}  // namespace
+
+InputShapeRequest inputShapeRequest(const QString& path) {
+    InputShapeRequest r;
+    r.path = path;
+    frontend::IoKinds kinds = frontend::onnx_io_kinds(path.toStdString());
+    for (size_t i = 0; i < kinds.input_names.size(); ++i) {
+        if (kinds.input_fixed[i] || kinds.inputs[i] != frontend::ValueKind::Tensor) continue;
+        r.names.push_back(kinds.input_names[i]);
+        r.dims.push_back(kinds.input_dims[i]);
+    }
+    return r;
+}
+
+QString proposedShape(const QString& path, const std::string& name,
+                      const std::vector<std::string>& dims) {
+    const QString remembered = QSettings().value(settingsKey(path, name)).toString();
+    std::vector<int64_t> shape;
+    if (!remembered.isEmpty() && parseShapeText(remembered, &shape) && shape.size() == dims.size())
+        return remembered;
+    QStringList parts;
+    for (const std::string& d : dims) {
+        bool number = false;
+        QString::fromStdString(d).toLongLong(&number);
+        parts << (number ? QString::fromStdString(d) : QString("1"));
+    }
+    return parts.join('x');
+}
+
+QString declaredShape(const std::string& name, const std::vector<std::string>& dims) {
+    QStringList parts;
+    for (const std::string& d : dims) parts << QString::fromStdString(d);
+    return QString::fromStdString(name) + ": " +
+           (dims.empty() ? QString("shape not declared") : parts.join(QChar(0x00d7)));
+}
+
+bool parseShapeText(const QString& text, std::vector<int64_t>* shape) {
+    shape->clear();
+    const QStringList parts =
+        QString(text).replace('x', ' ').replace(',', ' ').split(' ', Qt::SkipEmptyParts);
+    for (const QString& part : parts) {
+        bool ok = false;
+        const qlonglong v = part.toLongLong(&ok);
+        if (!ok || v < 0) return false;
+        shape->push_back(v);
+    }
+    return !shape->empty();
+}
+
+std::optional<InputShapes> askInputShapes(QWidget* parent, const InputShapeRequest& request,
+                                          bool suppressed, QString* error) {
+    std::vector<QString> answers;
+    for (size_t i = 0; i < request.names.size(); ++i)
+        answers.push_back(proposedShape(request.path, request.names[i], request.dims[i]));
+    if (!suppressed) {
+        QDialog dialog(parent);
+        dialog.setWindowTitle("Input shapes");
+        auto* form = new QFormLayout(&dialog);
+        form->addRow(new QLabel(QFileInfo(request.path).fileName() +
+                                " has symbolic input dims; give the shapes to compile it for:"));
+        std::vector<QLineEdit*> edits;
+        for (size_t i = 0; i < request.names.size(); ++i) {
+            auto* edit = new QLineEdit(answers[i]);
+            edit->setObjectName("inputShape_" + QString::fromStdString(request.names[i]));
+            form->addRow(declaredShape(request.names[i], request.dims[i]), edit);
+            edits.push_back(edit);
+        }
+        auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+        QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+        QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+        form->addRow(buttons);
+        if (dialog.exec() != QDialog::Accepted) return std::nullopt;
+        for (size_t i = 0; i < edits.size(); ++i) answers[i] = edits[i]->text();
+    }
+    InputShapes shapes;
+    for (size_t i = 0; i < request.names.size(); ++i) {
+        std::vector<int64_t> shape;
+        if (!parseShapeText(answers[i], &shape) ||
+            (!request.dims[i].empty() && shape.size() != request.dims[i].size())) {
+            *error = "'" + answers[i] + "' is not a shape for " +
+                     declaredShape(request.names[i], request.dims[i]);
+            return std::nullopt;
+        }
+        shapes[request.names[i]] = shape;
+        QSettings().setValue(settingsKey(request.path, request.names[i]), answers[i]);
+    }
+    return shapes;
+}
+
+}  // namespace tessera::studio
