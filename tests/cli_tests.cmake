@@ -70,6 +70,18 @@ set_tests_properties(conformance_opset18plus_cases PROPERTIES
   PASS_REGULAR_EXPRESSION "\n14 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL test_")
 
+# ---- ONNX Runtime's com.microsoft fused ops (FusedConv, FusedGemm, the GELUs,
+# QuickGelu, SkipLayerNormalization) against ONNX Runtime's own outputs
+# (tests/data/onnx_models/make_contrib_models.py).
+set(CONTRIB_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
+add_test(NAME conformance_contrib_ops
+         COMMAND $<TARGET_FILE:tessera> conformance ${CONTRIB_MODELS}/contrib_fused_conv
+                 ${CONTRIB_MODELS}/contrib_fused_gemm ${CONTRIB_MODELS}/contrib_gelus
+                 ${CONTRIB_MODELS}/contrib_skip_layer_norm)
+set_tests_properties(conformance_contrib_ops PROPERTIES
+  PASS_REGULAR_EXPRESSION "\n4 passed, 0 failed, 0 skipped"
+  FAIL_REGULAR_EXPRESSION "FAIL contrib_")
+
 # A filter matching nothing runs nothing; an unsupported op is a skip, not a failure.
 tessera_cli_exit(cli_conformance_empty_filter EXPECT 0 STDOUT "0 passed, 0 failed, 0 skipped"
                  ARGS conformance ${TESSERA_NODE_DATA} --filter "^no_such_case$")

@@ -1,0 +1,172 @@
+// com.microsoft fused ops as standard ONNX ops (see the header).
+#include "engine/frontend/onnx/onnx_contrib_ops.h"
+
+#include <map>
+
+#include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_node_rewrite.h"
+
+namespace tessera::frontend::onnx_import {
+
+namespace {
+
+constexpr const char* kDomain = "com.microsoft";
+
+bool has_input(const onnx::NodeProto& n, int i) { return n.input_size() > i && !n.input(i).empty(); }
+
+float attr_float(const onnx::NodeProto& n, const std::string& name, float fallback) {
+    const onnx::AttributeProto* a = find_attr(n, name);
+    return a ? a->f() : fallback;
+}
+
+/// y = activation(x), as FusedConv and FusedGemm name it; `params` are its
+/// alpha, beta (and for Clip min, max).
+void activation(NodeRewriter& r, const onnx::NodeProto& n, const std::string& kind,
+                const std::vector<float>& params, const std::string& x, const std::string& y,
+                std::vector<onnx::NodeProto>& out) {
+    auto param = [&](size_t i, float fallback) { return i < params.size() ? params[i] : fallback; };
+    if (kind.empty()) {
+        r.emit(n, "Identity", {x}, out, y);
+    } else if (kind == "Relu" || kind == "Sigmoid" || kind == "Tanh") {
+        r.emit(n, kind, {x}, out, y);
+    } else if (kind == "LeakyRelu" || kind == "HardSigmoid") {
+        const bool leaky = kind == "LeakyRelu";
+        onnx::NodeProto& m = out.emplace_back();
+        m.set_op_type(kind);
+        m.set_name(r.fresh(node_name(n) + "_" + kind));
+        m.add_input(x);
+        m.add_output(y);
+        auto* alpha = m.add_attribute();
+        alpha->set_name("alpha");
+        alpha->set_type(onnx::AttributeProto::FLOAT);
+        alpha->set_f(param(0, leaky ? 0.01f : 0.2f));
+        if (!leaky) {
+            auto* beta = m.add_attribute();
+            beta->set_name("beta");
+            beta->set_type(onnx::AttributeProto::FLOAT);
+            beta->set_f(param(1, 0.5f));
+        }
+    } else if (kind == "Clip") {
+        TS_USER_CHECK(params.size() == 2) << r.where(n) << ": Clip activation needs min and max";
+        r.emit(n, "Clip",
+               {x, r.scalar_like(n, x, params[0], out), r.scalar_like(n, x, params[1], out)}, out, y);
+    } else {
+        TS_USER_FAIL() << r.where(n) << ": activation '" << kind << "' is not supported";
+    }
+}
+
+std::string attr_string(const onnx::NodeProto& n, const std::string& name) {
+    const onnx::AttributeProto* a = find_attr(n, name);
+    return a ? a->s() : std::string();
+}
+
+void fused_conv(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
+    onnx::NodeProto conv = n;
+    conv.clear_domain();
+    conv.set_op_type("Conv");
+    conv.set_name(r.fresh(node_name(n) + "_Conv"));
+    erase_attr(conv, "activation");
+    erase_attr(conv, "activation_params");
+    while (conv.input_size() > 3) conv.mutable_input()->RemoveLast();
+    conv.clear_output();
+    conv.add_output(r.fresh(node_name(n) + "_conv"));
+    std::string y = conv.output(0);
+    out.push_back(conv);
+    if (has_input(n, 3)) y = r.emit(n, "Add", {y, n.input(3)}, out);
+    std::vector<float> params;
+    if (const onnx::AttributeProto* p = find_attr(n, "activation_params"))
+        params.assign(p->floats().begin(), p->floats().end());
+    activation(r, n, attr_string(n, "activation"), params, y, n.output(0), out);
+}
+
+void fused_gemm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
+    onnx::NodeProto gemm = n;
+    gemm.clear_domain();
+    gemm.set_op_type("Gemm");
+    gemm.set_name(r.fresh(node_name(n) + "_Gemm"));
+    for (const char* a : {"activation", "activation_alpha", "activation_beta", "activation_gamma"})
+        erase_attr(gemm, a);
+    gemm.clear_output();
+    gemm.add_output(r.fresh(node_name(n) + "_gemm"));
+    out.push_back(gemm);
+    const std::string kind = attr_string(n, "activation");
+    std::vector<float> params;
+    if (kind == "LeakyRelu") params = {attr_float(n, "activation_alpha", 0.01f)};
+    if (kind == "HardSigmoid")
+        params = {attr_float(n, "activation_alpha", 0.2f), attr_float(n, "activation_beta", 0.5f)};
+    activation(r, n, kind, params, gemm.output(0), n.output(0), out);
+}
+
+/// input + skip (+ bias), layer-normalized over the last axis with gamma
+/// (and beta); output 3, when asked for, is the sum.
+void skip_layer_norm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(n.input_size() >= 3) << r.where(n) << ": needs input, skip and gamma";
+    for (int i : {1, 2})
+        TS_USER_CHECK(n.output_size() <= i || n.output(i).empty())
+            << r.where(n) << ": output " << i << " (mean / inverse std) is not supported";
+    std::string s = r.emit(n, "Add", {n.input(0), n.input(1)}, out);
+    if (has_input(n, 4)) s = r.emit(n, "Add", {s, n.input(4)}, out);
+    if (n.output_size() > 3 && !n.output(3).empty()) r.emit(n, "Identity", {s}, out, n.output(3));
+    auto reduce_mean = [&](const std::string& x) {
+        onnx::NodeProto& m = out.emplace_back();
+        m.set_op_type("ReduceMean");
+        m.set_name(r.fresh(node_name(n) + "_ReduceMean"));
+        m.add_input(x);
+        m.add_output(r.fresh(node_name(n) + "_mean"));
+        auto* axes = m.add_attribute();
+        axes->set_name("axes");
+        axes->set_type(onnx::AttributeProto::INTS);
+        axes->add_ints(-1);
+        return m.output(0);
+    };
+    const std::string d = r.emit(n, "Sub", {s, reduce_mean(s)}, out);
+    const std::string var = reduce_mean(r.emit(n, "Mul", {d, d}, out));
+    const float eps = attr_float(n, "epsilon", 1e-12f);
+    const std::string std_dev =
+        r.emit(n, "Sqrt", {r.emit(n, "Add", {var, r.scalar_like(n, s, eps, out)}, out)}, out);
+    const std::string normed = r.emit(n, "Div", {d, std_dev}, out);
+    if (has_input(n, 3)) {
+        r.emit(n, "Add", {r.emit(n, "Mul", {normed, n.input(2)}, out), n.input(3)}, out, n.output(0));
+    } else {
+        r.emit(n, "Mul", {normed, n.input(2)}, out, n.output(0));
+    }
+}
+
+bool expand(NodeRewriter& r, const Graphs&, onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
+    if (n.domain() != kDomain) return false;
+    const std::string& op = n.op_type();
+    if (op == "FusedConv") {
+        fused_conv(r, n, out);
+    } else if (op == "FusedGemm") {
+        fused_gemm(r, n, out);
+    } else if (op == "Gelu") {
+        r.gelu(n, n.input(0), n.output(0), false, out);
+    } else if (op == "FastGelu") {
+        const std::string x = has_input(n, 1) ? r.emit(n, "Add", {n.input(0), n.input(1)}, out) : n.input(0);
+        r.gelu(n, x, n.output(0), true, out);
+    } else if (op == "BiasGelu") {
+        r.gelu(n, r.emit(n, "Add", {n.input(0), n.input(1)}, out), n.output(0), false, out);
+    } else if (op == "QuickGelu") {
+        const std::string ax =
+            r.emit(n, "Mul", {n.input(0), r.scalar_like(n, n.input(0), attr_float(n, "alpha", 1.702f), out)}, out);
+        r.emit(n, "Mul", {n.input(0), r.emit(n, "Sigmoid", {ax}, out)}, out, n.output(0));
+    } else if (op == "SkipLayerNormalization") {
+        skip_layer_norm(r, n, out);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+void expand_contrib_ops(onnx::ModelProto& model, const std::string& origin) {
+    int64_t opset = 0;
+    for (const auto& op : model.opset_import())
+        if (op.domain().empty() || op.domain() == "ai.onnx") opset = op.version();
+    NodeRewriter r(origin, std::string(", ") + kDomain, model.graph());
+    r.cast_like = opset >= 15;
+    rewrite_nodes(r, *model.mutable_graph(), expand);
+}
+
+}  // namespace tessera::frontend::onnx_import

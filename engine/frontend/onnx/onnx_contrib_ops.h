@@ -1,0 +1,19 @@
+// ONNX Runtime's com.microsoft fused ops that exporters and ORT's offline
+// optimizer write into models (issue #15), expanded into the standard ops
+// that define them before ONNX 1.12 checks the model: FusedConv, FusedGemm,
+// Gelu, FastGelu, BiasGelu, QuickGelu, SkipLayerNormalization. Tessera's
+// fusion passes fuse them again. Checked against ONNX Runtime's outputs
+// (tests/data/onnx_models/contrib_*).
+#pragma once
+
+#include <string>
+
+#include "onnx/onnx_pb.h"
+
+namespace tessera::frontend::onnx_import {
+
+/// Rewrites every com.microsoft node of the list above; other com.microsoft
+/// ops are left for the converters, which refuse them by name.
+void expand_contrib_ops(onnx::ModelProto& model, const std::string& origin);
+
+}  // namespace tessera::frontend::onnx_import

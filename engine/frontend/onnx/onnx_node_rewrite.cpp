@@ -1,0 +1,163 @@
+// Helpers for rewriting ONNX nodes (see the header).
+#include "engine/frontend/onnx/onnx_node_rewrite.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace tessera::frontend::onnx_import {
+
+namespace {
+
+void collect_names(const onnx::GraphProto& g, std::set<std::string>& names) {
+    for (const auto& v : g.input()) names.insert(v.name());
+    for (const auto& v : g.output()) names.insert(v.name());
+    for (const auto& v : g.initializer()) names.insert(v.name());
+    for (const auto& n : g.node()) {
+        names.insert(n.name());
+        for (const auto& o : n.output()) names.insert(o);
+        for (const auto& a : n.attribute()) {
+            if (a.has_g()) collect_names(a.g(), names);
+            for (const auto& sub : a.graphs()) collect_names(sub, names);
+        }
+    }
+}
+
+void rewrite_graph(NodeRewriter& r, onnx::GraphProto& g, Graphs& graphs,
+                   const NodeRewrite& rewrite) {
+    graphs.push_back(&g);
+    std::vector<onnx::NodeProto> out;
+    out.reserve(size_t(g.node_size()));
+    for (onnx::NodeProto& n : *g.mutable_node()) {
+        for (auto& a : *n.mutable_attribute()) {
+            if (a.has_g()) rewrite_graph(r, *a.mutable_g(), graphs, rewrite);
+            for (auto& sub : *a.mutable_graphs()) rewrite_graph(r, sub, graphs, rewrite);
+        }
+        if (!rewrite(r, graphs, n, out)) out.push_back(std::move(n));
+    }
+    g.clear_node();
+    for (auto& n : out) *g.add_node() = std::move(n);
+    graphs.pop_back();
+}
+
+}  // namespace
+
+NodeRewriter::NodeRewriter(std::string origin_, std::string context_, const onnx::GraphProto& g)
+    : origin(std::move(origin_)), context(std::move(context_)) {
+    collect_names(g, names);
+}
+
+std::string NodeRewriter::fresh(const std::string& base) {
+    std::string n;
+    do {
+        n = base + "_rw" + std::to_string(counter++);
+    } while (names.count(n));
+    names.insert(n);
+    return n;
+}
+
+std::string NodeRewriter::where(const onnx::NodeProto& n) const {
+    return origin + ": node '" + node_name(n) + "' (op " + n.op_type() + context + ")";
+}
+
+std::string NodeRewriter::emit(const onnx::NodeProto& n, const std::string& op,
+                               const std::vector<std::string>& inputs,
+                               std::vector<onnx::NodeProto>& out, const std::string& result) {
+    onnx::NodeProto m;
+    m.set_op_type(op);
+    m.set_name(fresh(node_name(n) + "_" + op));
+    for (const auto& i : inputs) m.add_input(i);
+    m.add_output(result.empty() ? fresh(node_name(n) + "_" + op) : result);
+    out.push_back(m);
+    return m.output(0);
+}
+
+std::string NodeRewriter::scalar_like(const onnx::NodeProto& n, const std::string& like, float v,
+                                      std::vector<onnx::NodeProto>& out) {
+    onnx::NodeProto c;
+    c.set_op_type("Constant");
+    c.set_name(fresh(node_name(n) + "_c"));
+    c.add_output(fresh(node_name(n) + "_c"));
+    onnx::AttributeProto* a = c.add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+    a->mutable_t()->add_float_data(v);
+    const std::string value = c.output(0);
+    out.push_back(std::move(c));
+    return cast_like ? emit(n, "CastLike", {value, like}, out) : value;
+}
+
+void NodeRewriter::gelu(const onnx::NodeProto& n, const std::string& x, const std::string& y,
+                        bool tanh, std::vector<onnx::NodeProto>& out) {
+    std::string inner;
+    if (!tanh) {
+        inner = emit(n, "Erf", {emit(n, "Mul", {x, scalar_like(n, x, float(M_SQRT1_2), out)}, out)}, out);
+    } else {
+        const std::string x3 = emit(n, "Mul", {emit(n, "Mul", {x, x}, out), x}, out);
+        const std::string sum =
+            emit(n, "Add", {x, emit(n, "Mul", {x3, scalar_like(n, x, 0.044715f, out)}, out)}, out);
+        const float k = float(std::sqrt(2.0 / M_PI));
+        inner = emit(n, "Tanh", {emit(n, "Mul", {sum, scalar_like(n, x, k, out)}, out)}, out);
+    }
+    const std::string one_plus = emit(n, "Add", {inner, scalar_like(n, x, 1.0f, out)}, out);
+    const std::string half_x = emit(n, "Mul", {x, scalar_like(n, x, 0.5f, out)}, out);
+    emit(n, "Mul", {half_x, one_plus}, out, y);
+}
+
+std::string node_name(const onnx::NodeProto& n) {
+    return n.name().empty() ? n.output_size() ? n.output(0) : n.op_type() : n.name();
+}
+
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name) {
+    for (const auto& a : n.attribute())
+        if (a.name() == name) return &a;
+    return nullptr;
+}
+
+void erase_attr(onnx::NodeProto& n, const std::string& name) {
+    auto* attrs = n.mutable_attribute();
+    for (int i = 0; i < attrs->size(); ++i)
+        if (attrs->Get(i).name() == name) {
+            attrs->DeleteSubrange(i, 1);
+            return;
+        }
+}
+
+bool constant_ints(const Graphs& graphs, const std::string& name, std::vector<int64_t>& out) {
+    auto read = [&](const onnx::TensorProto& t) {
+        if (t.data_type() != onnx::TensorProto::INT64) return false;
+        out.clear();
+        if (t.has_raw_data()) {
+            const std::string& raw = t.raw_data();
+            if (raw.size() % 8) return false;
+            out.resize(raw.size() / 8);
+            std::memcpy(out.data(), raw.data(), raw.size());
+        } else {
+            out.assign(t.int64_data().begin(), t.int64_data().end());
+        }
+        return true;
+    };
+    for (auto g = graphs.rbegin(); g != graphs.rend(); ++g) {
+        for (const auto& init : (*g)->initializer())
+            if (init.name() == name) return read(init);
+        for (const auto& n : (*g)->node())
+            if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name) {
+                const onnx::AttributeProto* v = find_attr(n, "value");
+                if (v && v->has_t()) return read(v->t());
+                const onnx::AttributeProto* vs = find_attr(n, "value_ints");
+                if (vs) {
+                    out.assign(vs->ints().begin(), vs->ints().end());
+                    return true;
+                }
+                return false;
+            }
+    }
+    return false;
+}
+
+void rewrite_nodes(NodeRewriter& r, onnx::GraphProto& g, const NodeRewrite& rewrite) {
+    Graphs graphs;
+    rewrite_graph(r, g, graphs, rewrite);
+}
+
+}  // namespace tessera::frontend::onnx_import

@@ -1,0 +1,66 @@
+// Rewriting ONNX nodes into other ONNX nodes before ONNX 1.12 checks a model:
+// newer-opset forms into opset-17 ones (onnx_opset_adapter.h) and ONNX
+// Runtime's com.microsoft fused ops into the standard ops that define them
+// (onnx_contrib_ops.h). Helpers shared by both.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "onnx/onnx_pb.h"
+
+namespace tessera::frontend::onnx_import {
+
+/// The graphs enclosing a node, outermost first (constants are looked up
+/// from the innermost out).
+using Graphs = std::vector<const onnx::GraphProto*>;
+
+/// One rewrite of a model: where it is (for errors) and fresh value names.
+struct NodeRewriter {
+    std::string origin;   // the model file
+    std::string context;  // ", opset 23" or ", com.microsoft": appended to a node's op in errors
+    std::set<std::string> names;
+    int counter = 0;
+    /// Scalar constants follow their operand's dtype with CastLike (opset
+    /// 15 and newer); otherwise they are float32.
+    bool cast_like = true;
+
+    NodeRewriter(std::string origin, std::string context, const onnx::GraphProto& g);
+    /// A name no value, node or earlier fresh name of the model has.
+    std::string fresh(const std::string& base);
+    /// "FILE: node 'N' (op OP, opset 23)".
+    std::string where(const onnx::NodeProto& n) const;
+
+    /// Appends `op(inputs)` (a fresh output, or `result`) to `out`; returns the output.
+    std::string emit(const onnx::NodeProto& n, const std::string& op,
+                     const std::vector<std::string>& inputs, std::vector<onnx::NodeProto>& out,
+                     const std::string& result = "");
+    /// A scalar constant `v` of `like`'s dtype (Constant + CastLike), or a
+    /// float32 one when !cast_like.
+    std::string scalar_like(const onnx::NodeProto& n, const std::string& like, float v,
+                            std::vector<onnx::NodeProto>& out);
+    /// y = Gelu(x): 0.5 x (1 + erf(x / sqrt 2)), or with `tanh`
+    /// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+    void gelu(const onnx::NodeProto& n, const std::string& x, const std::string& y, bool tanh,
+              std::vector<onnx::NodeProto>& out);
+};
+
+std::string node_name(const onnx::NodeProto& n);
+const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name);
+void erase_attr(onnx::NodeProto& n, const std::string& name);
+
+/// The int64 values of constant `name` (an initializer or a Constant node),
+/// or false when it is not a constant.
+bool constant_ints(const Graphs& graphs, const std::string& name, std::vector<int64_t>& out);
+
+/// Rewrites every node of `g` and its subgraphs (subgraphs first) with
+/// `rewrite`, which appends the node's replacement to `out` and returns true,
+/// or returns false to keep the node as it is.
+using NodeRewrite = std::function<bool(NodeRewriter&, const Graphs&, onnx::NodeProto&,
+                                       std::vector<onnx::NodeProto>&)>;
+void rewrite_nodes(NodeRewriter& r, onnx::GraphProto& g, const NodeRewrite& rewrite);
+
+}  // namespace tessera::frontend::onnx_import
