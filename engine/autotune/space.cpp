@@ -362,14 +362,6 @@ std::vector<int64_t> random_factorization(int64_t n, int parts, std::mt19937_64&
     return f;
 }
 
-tir::PrimFunc knobbed_default(const tir::PrimFunc& func, const graph::Node& anchor,
-                              const topi::CpuScheduleOptions& cpu,
-                              const std::map<std::string, int64_t>& knobs) {
-    topi::CpuScheduleOptions k = cpu;
-    k.knobs = knobs;
-    return topi::schedule_cpu_default(func, anchor, k);
-}
-
 Candidate default_candidate(const SpaceOptions& o) {
     TS_USER_CHECK(o.anchor != nullptr) << "the default candidate needs the kernel's anchor node";
     Candidate c;

@@ -93,11 +93,6 @@ Realized realize(const tir::PrimFunc& func, const Candidate& c, const SpaceOptio
 /// the default schedule. Requires o.anchor.
 Candidate default_candidate(const SpaceOptions& o);
 
-/// topi::schedule_cpu_default of `anchor` with the given knob values.
-tir::PrimFunc knobbed_default(const tir::PrimFunc& func, const graph::Node& anchor,
-                              const topi::CpuScheduleOptions& cpu,
-                              const std::map<std::string, int64_t>& knobs);
-
 /// A random candidate that generates without errors (falls back to simpler
 /// decisions, in the end to the unscheduled loops); with o.anchor and knobs,
 /// a share o.knob_share of them are knobbed defaults with random knob values.

@@ -24,12 +24,6 @@ bool is_graph_output(const graph::Graph& g, int v) {
     return std::find(g.outputs.begin(), g.outputs.end(), v) != g.outputs.end();
 }
 
-void replace_uses(graph::Graph& g, int from, int to) {
-    for (graph::Node& n : g.nodes)
-        for (int& v : n.inputs)
-            if (v == from) v = to;
-}
-
 graph::Graph compact(const graph::Graph& g, const std::vector<bool>& keep_node) {
     TS_CHECK(keep_node.size() == g.nodes.size()) << "compact: keep list size";
     std::vector<bool> keep_value(g.values.size(), false);

@@ -16,9 +16,6 @@ std::vector<std::vector<int>> value_consumers(const graph::Graph& g);
 /// True if value `v` is one of the graph outputs.
 bool is_graph_output(const graph::Graph& g, int v);
 
-/// Makes every node input that reads value `from` read `to` instead.
-void replace_uses(graph::Graph& g, int from, int to);
-
 /// Keeps the nodes with keep_node[i] (in order) and drops every value that no
 /// kept node, graph input or graph output references; renumbers all indices.
 graph::Graph compact(const graph::Graph& g, const std::vector<bool>& keep_node);

@@ -27,7 +27,6 @@ constexpr int kAttrMaxRegistersPerBlock = 12;
 constexpr int kAttrMultiprocessors = 16;
 constexpr int kAttrCcMajor = 75;
 constexpr int kAttrCcMinor = 76;
-constexpr int kFuncAttrNumRegs = 4;
 constexpr int kJitErrorLogBuffer = 5;
 constexpr int kJitErrorLogBufferSize = 6;
 
@@ -49,7 +48,6 @@ struct Api {
     CUresult (*cuModuleLoadDataEx)(CUmodule*, const void*, unsigned, int*, void**) = nullptr;
     CUresult (*cuModuleUnload)(CUmodule) = nullptr;
     CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
-    CUresult (*cuFuncGetAttribute)(int*, int, CUfunction) = nullptr;
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                                unsigned, unsigned, CUstream, void**, void**) = nullptr;
     CUresult (*cuEventCreate)(CUevent*, unsigned) = nullptr;
@@ -114,7 +112,6 @@ Api& api_instance() {
         TS_SYM(cuModuleLoadDataEx, "cuModuleLoadDataEx")
         TS_SYM(cuModuleUnload, "cuModuleUnload")
         TS_SYM(cuModuleGetFunction, "cuModuleGetFunction")
-        TS_SYM(cuFuncGetAttribute, "cuFuncGetAttribute")
         TS_SYM(cuLaunchKernel, "cuLaunchKernel")
         TS_SYM(cuEventCreate, "cuEventCreate")
         TS_SYM(cuEventRecord, "cuEventRecord")
@@ -271,12 +268,6 @@ void Module::launch(const std::string& name, const std::array<int64_t, 3>& grid,
                                       unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
                                       unsigned(shared_bytes), nullptr, params.data(), nullptr);
     TS_CHECK(r == 0) << "launch of kernel '" << name << "' failed: " << error_text(api_instance(), r);
-}
-
-int Module::num_registers(const std::string& name) {
-    int regs = 0;
-    check(api().cuFuncGetAttribute(&regs, kFuncAttrNumRegs, function(name)), "cuFuncGetAttribute");
-    return regs;
 }
 
 void synchronize() {

@@ -71,8 +71,6 @@ public:
     void launch(const std::string& name, const std::array<int64_t, 3>& grid,
                 const std::array<int64_t, 3>& block, int64_t shared_bytes,
                 const std::vector<uint64_t>& args);
-    /// Registers per thread of a kernel (cuFuncGetAttribute).
-    int num_registers(const std::string& name);
 
 private:
     void* function(const std::string& name);

@@ -100,13 +100,4 @@ std::shared_ptr<runtime::CudaGraphExecutor> CudaModel::make_executor() const {
                                                         graph.outputs, calls, compiled.ptx);
 }
 
-std::string cuda_source_of_nodes(const graph::Graph& g, const std::vector<int>& nodes,
-                                 const CudaOptions& options) {
-    std::vector<std::vector<int>> groups;
-    for (int i : nodes) groups.push_back({i});
-    std::vector<tir::PrimFunc> funcs;
-    for (const GroupFunc& gf : lower_groups(g, groups)) funcs.push_back(gf.func);
-    return emit_cuda_source(funcs, options);
-}
-
 }  // namespace tessera::codegen

@@ -41,8 +41,4 @@ using GpuScheduleFn = std::function<tir::PrimFunc(const tir::PrimFunc& unschedul
 std::shared_ptr<CudaModel> build_cuda(const graph::Graph& g, const CudaOptions& options = {},
                                       const GpuScheduleFn& schedule = nullptr);
 
-/// The CUDA C of the given nodes with their default GPU schedules.
-std::string cuda_source_of_nodes(const graph::Graph& g, const std::vector<int>& nodes,
-                                 const CudaOptions& options = {});
-
 }  // namespace tessera::codegen
