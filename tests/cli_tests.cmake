@@ -82,6 +82,17 @@ set_tests_properties(conformance_contrib_ops PROPERTIES
   PASS_REGULAR_EXPRESSION "\n4 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL contrib_")
 
+# A -1 input dim (Paddle2ONNX's dynamic dim) reads as unknown, fixed by the
+# input files; GlobalMaxPool over (N, C, L). Expected outputs by ONNX Runtime.
+add_test(NAME conformance_minus_one_dim_global_pool_1d
+         COMMAND $<TARGET_FILE:tessera> conformance
+                 ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/minus_one_batch_global_max_pool_1d)
+set_tests_properties(conformance_minus_one_dim_global_pool_1d PROPERTIES
+  PASS_REGULAR_EXPRESSION "\n1 passed, 0 failed, 0 skipped")
+tessera_cli_exit(cli_minus_one_dim_needs_a_shape EXPECT 2
+                 STDERR "input 'x' dimension 0 is unknown; Tessera needs static input shapes"
+                 ARGS run ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/minus_one_batch_global_max_pool_1d/model.onnx)
+
 # A filter matching nothing runs nothing; an unsupported op is a skip, not a failure.
 tessera_cli_exit(cli_conformance_empty_filter EXPECT 0 STDOUT "0 passed, 0 failed, 0 skipped"
                  ARGS conformance ${TESSERA_NODE_DATA} --filter "^no_such_case$")

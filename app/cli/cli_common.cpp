@@ -30,7 +30,13 @@ ModelPath resolve_model_path(const std::string& arg) {
     return p;
 }
 
-graph::Graph load(const ModelPath& p) { return driver::load_model(p.file); }
+graph::Graph load(const ModelPath& p) {
+    if (p.default_input_dir.empty()) return driver::load_model(p.file);
+    // A test-case folder: symbolic dims take the shapes of its input files.
+    return driver::load_model(
+        p.file, driver::input_shapes_from_files(
+                    p.file, driver::test_data_files(p.default_input_dir, "input")));
+}
 
 std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector<std::string>& specs) {
     std::map<std::string, std::vector<int64_t>> shapes;

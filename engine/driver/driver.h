@@ -34,6 +34,12 @@ graph::Graph load_model_for_inputs(const std::string& path,
                                    const std::vector<std::string>& input_files,
                                    const std::map<std::string, std::vector<int64_t>>& input_shapes = {});
 
+/// `input_shapes` plus, for each runtime input with a symbolic or unknown dim
+/// that it does not name, the shape of its file (input i <-> file i).
+std::map<std::string, std::vector<int64_t>> input_shapes_from_files(
+    const std::string& path, const std::vector<std::string>& input_files,
+    const std::map<std::string, std::vector<int64_t>>& input_shapes = {});
+
 /// The input_N.pb (or output_N.pb for prefix "output") paths of a test-data folder.
 std::vector<std::string> test_data_files(const std::string& dir, const std::string& prefix);
 

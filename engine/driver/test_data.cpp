@@ -50,9 +50,9 @@ std::vector<NDArray> read_test_data(const std::string& dir, const std::string& p
     return arrays;
 }
 
-graph::Graph load_model_for_inputs(const std::string& path,
-                                   const std::vector<std::string>& input_files,
-                                   const std::map<std::string, std::vector<int64_t>>& input_shapes) {
+std::map<std::string, std::vector<int64_t>> input_shapes_from_files(
+    const std::string& path, const std::vector<std::string>& input_files,
+    const std::map<std::string, std::vector<int64_t>>& input_shapes) {
     // Symbolic dims are fixed by what the user gave: --input-shape first,
     // then the shapes the input files carry.
     std::map<std::string, std::vector<int64_t>> shapes = input_shapes;
@@ -63,6 +63,14 @@ graph::Graph load_model_for_inputs(const std::string& path,
             continue;
         shapes[io.input_names[i]] = frontend::read_tensor_pb(input_files[i]).shape();
     }
+    return shapes;
+}
+
+graph::Graph load_model_for_inputs(const std::string& path,
+                                   const std::vector<std::string>& input_files,
+                                   const std::map<std::string, std::vector<int64_t>>& input_shapes) {
+    std::map<std::string, std::vector<int64_t>> shapes =
+        input_shapes_from_files(path, input_files, input_shapes);
     try {
         return load_model(path, shapes);
     } catch (const UserError& e) {

@@ -157,9 +157,22 @@ void check_inference_inputs(const onnx::GraphProto& gp, std::map<std::string, in
     }
 }
 
-// Checks the checker does not make (it may crash or accept): a node cycle or an
-// input no one defines, giving a diagnostic that names the node.
-void check_structure(const onnx::ModelProto& model, const std::string& origin) {
+// Exporters (Paddle2ONNX) write -1 for a dynamic input dim; ONNX Runtime reads
+// it as unknown, and so does Tessera (then given by --input-shape or the input
+// files). Other negative dims stay invalid (check_structure).
+void read_minus_one_dims_as_unknown(onnx::GraphProto& g) {
+    for (auto& vi : *g.mutable_input()) {
+        if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
+        for (auto& d : *vi.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim())
+            if (d.has_dim_value() && d.dim_value() == -1) d.clear_dim_value();
+    }
+}
+
+// Reads -1 input dims as unknown, then checks what the checker does not make
+// (it may crash or accept): a node cycle or an input no one defines, giving a
+// diagnostic that names the node.
+void check_structure(onnx::ModelProto& model, const std::string& origin) {
+    read_minus_one_dims_as_unknown(*model.mutable_graph());
     const onnx::GraphProto& gp = model.graph();
     std::set<std::string> defined;
     for (const auto& vi : gp.input()) {

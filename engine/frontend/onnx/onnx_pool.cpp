@@ -92,10 +92,19 @@ void convert_pool(NodeCtx& ctx, const std::string& op) {
 Converter global_pool(const std::string& op) {
     return [op](NodeCtx& ctx) {
         int x = ctx.input(0);
-        const graph::TensorType& xt = ctx.type_of(x);
-        TS_USER_CHECK(xt.shape.size() == 4)
-            << ctx.where() << ": only 4-D input is supported, got " << xt.str();
-        ctx.emit(op, {x});
+        const std::vector<int64_t> s = ctx.type_of(x).shape;
+        TS_USER_CHECK(s.size() == 3 || s.size() == 4)
+            << ctx.where() << ": only 3-D and 4-D input is supported, got "
+            << ctx.type_of(x).str();
+        if (s.size() == 4) {
+            ctx.emit(op, {x});
+            return;
+        }
+        // (N, C, L): pooled as (N, C, 1, L), then back to (N, C, 1).
+        x = ctx.emit_internal("reshape", {x},
+                              {{"newshape", std::vector<int64_t>{s[0], s[1], 1, s[2]}}});
+        int y = ctx.emit_internal(op, {x});
+        ctx.emit("reshape", {y}, {{"newshape", std::vector<int64_t>{s[0], s[1], 1}}});
     };
 }
 

@@ -74,7 +74,7 @@ IoKinds onnx_io_kinds(const std::string& path) {
         if (fixed) {
             for (const auto& d : vi.type().tensor_type().shape().dim()) {
                 fixed = fixed && d.has_dim_value() && d.dim_value() >= 0;
-                dims.push_back(d.has_dim_value()   ? std::to_string(d.dim_value())
+                dims.push_back(d.has_dim_value() && d.dim_value() >= 0 ? std::to_string(d.dim_value())
                                : d.has_dim_param() ? d.dim_param()
                                                    : std::string("?"));
             }

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Turn one real, trained .onnx model (taken out of a PyPI wheel by
+scripts/real-models.sh) into an ONNX test-case folder:
+
+    CASE/model.onnx                      (already there)
+    CASE/test_data_set_0/input_N.pb      fixed inputs, one per graph input
+    CASE/test_data_set_0/output_N.pb     ONNX Runtime's outputs, optimizations OFF
+    CASE/info.json                       where the model came from, shapes, ORT timing
+
+Inputs are deterministic: each case has its own seeded RNG (seed = CRC32 of
+the case name), so rerunning gives byte-identical .pb files.
+
+The shapes and value ranges are chosen per model in RECIPES below, from what
+the package's own Python front-end feeds the model (read from the wheels'
+sources), so that the graph runs the path it runs in real use.
+
+Usage: prepare.py CASE_DIR --package P --version V --wheel-file PATH_IN_WHEEL
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import numpy_helper
+
+# ---------------------------------------------------------------------------
+# Input makers. Each takes the RNG and returns {input name: numpy array}; the
+# names must be exactly the graph's (non-initializer) inputs.
+# ---------------------------------------------------------------------------
+
+
+def image(rng, shape, lo, hi):
+    """A float32 'image' of uniform noise in [lo, hi]."""
+    return rng.uniform(lo, hi, size=shape).astype(np.float32)
+
+
+def speech(rng, n):
+    """n samples of a plausible 16 kHz waveform: a 220 Hz tone with two
+    harmonics under some noise, peak around 0.5 (audio is in [-1, 1])."""
+    t = np.arange(n) / 16000.0
+    x = 0.3 * np.sin(2 * np.pi * 220 * t) + 0.1 * np.sin(2 * np.pi * 440 * t) \
+        + 0.05 * np.sin(2 * np.pi * 660 * t) + 0.05 * rng.standard_normal(n)
+    return x.astype(np.float32)
+
+
+def lstm_state(rng, shape):
+    """An LSTM state in mid-stream: small values, not zeros (zeros, the
+    initial state, would hide errors in the recurrent path)."""
+    return (0.3 * rng.standard_normal(shape)).astype(np.float32)
+
+
+# Silero VAD at 16 kHz: the wrapper (silero_vad/utils_vad.py) feeds 512 new
+# samples plus the last 64 of the previous chunk = 576 samples per call, batch
+# 1, state [2, batch, 128], sr as an int64 scalar.
+def silero_chunk(rng, with_sr):
+    d = {"input": speech(rng, 576)[None, :], "state": lstm_state(rng, (2, 1, 128))}
+    if with_sr:
+        d["sr"] = np.array(16000, dtype=np.int64)
+    return d
+
+
+# The "sequence" export (silero_vad/sequence_vad.py) takes [frames, 576]:
+# overlapping 576-sample windows, hop 512, over one continuous signal, plus
+# LSTM h and c [1, 1, 128]. 64 frames = about 2 s of audio (its default
+# max_frames is 512).
+def silero_sequence(rng):
+    frames = 64
+    audio = speech(rng, 64 + frames * 512)
+    x = np.stack([audio[i * 512:i * 512 + 576] for i in range(frames)])
+    return {"input": x, "h": lstm_state(rng, (1, 1, 128)), "c": lstm_state(rng, (1, 1, 128))}
+
+
+# Magika (magika/models/standard_v3_3/config.min.json): beg_size 1024,
+# mid_size 0, end_size 1024, padding token 256. One file per row: its first
+# 1024 bytes (left-aligned, padded after) then its last 1024 bytes
+# (right-aligned, padded before). A short C source file, so both halves hold
+# padding. Batch 1: the tool classifies one file per call.
+def magika(rng):
+    lines = ["#include <stdio.h>", ""]
+    for i in range(20):
+        lines.append(f"static int f{i}(int x) {{ return x * {int(rng.integers(2, 99))} + {i}; }}")
+    lines += ["", "int main(void) {", '    printf("%d\\n", f3(7));', "    return 0;", "}", ""]
+    data = np.frombuffer("\n".join(lines).encode(), dtype=np.uint8).astype(np.int32)
+    beg = np.full(1024, 256, np.int32)
+    end = np.full(1024, 256, np.int32)
+    beg[:min(1024, data.size)] = data[:1024]
+    tail = data[-1024:]
+    end[1024 - tail.size:] = tail
+    return {"bytes": np.concatenate([beg, end])[None, :]}
+
+
+RECIPES = {
+    # --- rapidocr-onnxruntime (PaddleOCR v4 models) --------------------------
+    # DBNet text detector. Sides must be multiples of 32; the user-facing
+    # detector resizes to about 736 max side. 640x640 is a standard square
+    # detector size. Pixels normalized with mean 0.5 / std 0.5 -> [-1, 1].
+    "rapidocr_onnxruntime_ch_PP-OCRv4_det_infer":
+        ("OCR text detection (DBNet)", lambda r: {"x": image(r, (1, 3, 640, 640), -1, 1)}),
+    # CRNN/SVTR recognizer: one text-line crop, height fixed at 48, width 320
+    # (PP-OCRv4 rec_image_shape 3,48,320). Normalized to [-1, 1].
+    "rapidocr_onnxruntime_ch_PP-OCRv4_rec_infer":
+        ("OCR text recognition (SVTR/CTC)", lambda r: {"x": image(r, (1, 3, 48, 320), -1, 1)}),
+    # Text-angle classifier: crops resized to 3x48x192 (cls_image_shape);
+    # rapidocr batches them 6 at a time (cls_batch_num 6), so batch 6.
+    "rapidocr_onnxruntime_ch_ppocr_mobile_v2_0_cls_infer":
+        ("OCR text-angle classification", lambda r: {"x": image(r, (6, 3, 48, 192), -1, 1)}),
+
+    # --- silero-vad -----------------------------------------------------------
+    "silero_vad_silero_vad":
+        ("speech voice-activity detection", lambda r: silero_chunk(r, with_sr=True)),
+    "silero_vad_silero_vad_16k_op15":
+        ("speech voice-activity detection", lambda r: silero_chunk(r, with_sr=True)),
+    # half: 16 kHz only, no sr input.
+    "silero_vad_silero_vad_half":
+        ("speech voice-activity detection", lambda r: silero_chunk(r, with_sr=False)),
+    "silero_vad_silero_vad_op18_ifless":
+        ("speech voice-activity detection", lambda r: silero_chunk(r, with_sr=True)),
+    # OpenVINO-oriented export: all dims fixed (1x576, state 2x1x128), no sr.
+    "silero_vad_silero_vad_openvino_16k":
+        ("speech voice-activity detection", lambda r: silero_chunk(r, with_sr=False)),
+    "silero_vad_silero_vad_16k_sequence":
+        ("speech voice-activity detection (frame sequence)", silero_sequence),
+
+    # --- magika -----------------------------------------------------------------
+    "magika_standard_v3_3_model":
+        ("file-type classification (bytes)", magika),
+
+    # --- nudenet ----------------------------------------------------------------
+    # YOLOv8n detector trained at imgsz 320 (see its metadata); nudenet
+    # letterboxes to 320x320, pixels / 255 -> [0, 1].
+    "nudenet_320n":
+        ("object detection (YOLOv8n)", lambda r: {"images": image(r, (1, 3, 320, 320), 0, 1)}),
+
+    # --- ddddocr ----------------------------------------------------------------
+    # Captcha recognizer: grayscale, resized to height 64 keeping the aspect
+    # ratio; a typical 120x40 captcha becomes width 192. Pixels / 255.
+    "ddddocr_common":
+        ("captcha OCR (CNN + LSTM, CTC)", lambda r: {"input1": image(r, (1, 1, 64, 192), 0, 1)}),
+    # The older recognizer, dynamically quantized (ConvInteger,
+    # com.microsoft DynamicQuantizeLSTM); same preprocessing.
+    "ddddocr_common_old":
+        ("captcha OCR (CNN + LSTM, CTC, dynamic int8)", lambda r: {"input1": image(r, (1, 1, 64, 192), 0, 1)}),
+    # YOLOX detector, fixed 1x3x416x416, raw pixel values 0..255 (the
+    # letterbox pads with 114; no normalization).
+    "ddddocr_common_det":
+        ("object detection (YOLOX, captcha characters)", lambda r: {"images": image(r, (1, 3, 416, 416), 0, 255)}),
+}
+
+
+def declared_dims(vi):
+    """Dims as declared: ints, symbolic names as strings, None when unknown."""
+    out = []
+    for d in vi.type.tensor_type.shape.dim:
+        if d.HasField("dim_value"):
+            out.append(d.dim_value)
+        elif d.HasField("dim_param"):
+            out.append(d.dim_param)
+        else:
+            out.append(None)
+    return out
+
+
+def session(path, opt_level):
+    so = ort.SessionOptions()
+    so.graph_optimization_level = opt_level
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 3  # errors only: ddddocr's declared output shape is wrong, ORT warns every run
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
+def median_ms(sess, feeds, repeat=5):
+    sess.run(None, feeds)  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        sess.run(None, feeds)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("case_dir")
+    ap.add_argument("--package", required=True)
+    ap.add_argument("--version", required=True)
+    ap.add_argument("--wheel-file", required=True, help="path of the model inside the wheel")
+    a = ap.parse_args()
+
+    case = Path(a.case_dir)
+    name = case.name
+    if name not in RECIPES:
+        sys.exit(f"prepare.py: no input recipe for '{name}'; add one to RECIPES")
+    task, make = RECIPES[name]
+
+    model_path = case / "model.onnx"
+    m = onnx.load(str(model_path), load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    inputs = [i for i in m.graph.input if i.name not in inits]
+
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    feeds = make(rng)
+    got, want = sorted(feeds), sorted(i.name for i in inputs)
+    if got != want:
+        sys.exit(f"prepare.py: {name}: recipe gives inputs {got}, graph wants {want}")
+
+    # Reference outputs: ORT with every graph optimization off, 1 thread.
+    ref = session(model_path, ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    out_names = [o.name for o in ref.get_outputs()]
+    outs = ref.run(None, feeds)
+
+    ds = case / "test_data_set_0"
+    ds.mkdir(parents=True, exist_ok=True)
+    for old in ds.glob("*.pb"):
+        old.unlink()
+    # input_N follows the graph's input order; Tessera matches them by order.
+    for n, vi in enumerate(inputs):
+        t = numpy_helper.from_array(feeds[vi.name], vi.name)
+        (ds / f"input_{n}.pb").write_bytes(t.SerializeToString())
+    for n, (oname, arr) in enumerate(zip(out_names, outs)):
+        t = numpy_helper.from_array(np.asarray(arr), oname)
+        (ds / f"output_{n}.pb").write_bytes(t.SerializeToString())
+
+    # Timing: ORT as it is normally used (all optimizations) and as the
+    # reference ran (none), each the median of 5 runs on 1 thread.
+    opt = session(model_path, ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    opt_outs = opt.run(None, feeds)
+    opt_diff = max(float(np.max(np.abs(np.asarray(x, np.float64) - np.asarray(y, np.float64))))
+                   if np.asarray(x).size else 0.0 for x, y in zip(outs, opt_outs))
+    info = {
+        "name": name,
+        "task": task,
+        "package": a.package,
+        "version": a.version,
+        "wheel_file": a.wheel_file,
+        "size_bytes": model_path.stat().st_size,
+        "ir_version": m.ir_version,
+        "opset": {(o.domain or "ai.onnx"): o.version for o in m.opset_import},
+        "producer": f"{m.producer_name} {m.producer_version}".strip(),
+        "inputs": [{"name": vi.name,
+                    "dtype": onnx.TensorProto.DataType.Name(vi.type.tensor_type.elem_type),
+                    "declared_dims": declared_dims(vi),
+                    "chosen_shape": list(feeds[vi.name].shape)} for vi in inputs],
+        # Declared output dims can be wrong (ddddocr declares [1, seqlen] and
+        # gives [24, 1, 8210]): keep both.
+        "outputs": [{"name": vi.name, "declared_dims": declared_dims(vi), "shape": list(np.asarray(x).shape)}
+                    for vi, x in zip(m.graph.output, outs)],
+        "symbolic_dims": any(not isinstance(d, int) for vi in inputs for d in declared_dims(vi)),
+        "ort_ms_median5_1thread": round(median_ms(opt, feeds), 3),
+        "ort_ms_median5_1thread_no_opt": round(median_ms(ref, feeds), 3),
+        "ort_opt_vs_no_opt_max_abs_diff": opt_diff,
+        "ort_version": ort.__version__,
+    }
+    (case / "info.json").write_text(json.dumps(info, indent=2) + "\n")
+    print(f"prepared {name}: inputs "
+          + ", ".join(f"{i['name']}{i['chosen_shape']}" for i in info["inputs"])
+          + f"; ORT {info['ort_ms_median5_1thread']} ms")
+
+
+if __name__ == "__main__":
+    main()
