@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_common.h"
+#include "engine/core/statistics.h"
 #include "engine/driver/driver.h"
 #include "engine/runtime/ndarray.h"
 
@@ -18,12 +19,6 @@ using runtime::NDArray;
 namespace {
 
 constexpr int kLevels[] = {1, 2, 3};
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct LevelResult {
     std::shared_ptr<driver::CompiledModel> model;

@@ -12,19 +12,13 @@
 #include <set>
 
 #include "engine/core/error.h"
+#include "engine/core/statistics.h"
 
 namespace tessera::runtime {
 
 namespace {
 
 constexpr int64_t kAlignment = 64;
-
-double median(std::vector<double> v) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::shared_ptr<void> allocate_arena(int64_t bytes) {
     size_t size = size_t(std::max(kAlignment, bytes));

@@ -1,11 +1,8 @@
 // Newer-opset models rewritten into their opset-17 forms (see the header).
 #include "engine/frontend/onnx/onnx_opset_adapter.h"
 
-#include <cmath>
-#include <cstring>
 #include <functional>
 #include <map>
-#include <set>
 #include <vector>
 
 #include "engine/core/error.h"
