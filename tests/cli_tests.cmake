@@ -343,8 +343,15 @@ tessera_cli_exit(cli_tune_small_cnn_resume EXPECT 0 STDOUT "\"resumed\":10"
                  ARGS tune ${PROJECT_SOURCE_DIR}/resources/models/small_cnn/model.onnx
                       --trials 14 --records ${TUNE_DB} --json)
 tessera_cli_exit(cli_run_with_records_check EXPECT 0 STDOUT "check: +ok"
+                 STDERR "tuning records [^:]*tune_small_cnn.jsonl: [1-9][0-9]* of [0-9]+ kernels tuned"
                  ARGS run ${PROJECT_SOURCE_DIR}/resources/models/small_cnn/model.onnx
-                      --records ${TUNE_DB} --check)
+                      --records ${TUNE_DB} --threads 1 --check)
+# Records tuned for 1 thread do not apply to a build for 2, and run says so.
+tessera_cli_exit(cli_run_records_other_thread_count EXPECT 0
+                 STDERR ": 0 of [0-9]+ kernels tuned; [1-9][0-9]* skipped: [^ ]+ \\(tuned for 1 thread\\(s\\), this build runs 2\\)"
+                 ARGS run ${PROJECT_SOURCE_DIR}/resources/models/small_cnn/model.onnx
+                      --records ${TUNE_DB} --threads 2)
+set_tests_properties(cli_run_records_other_thread_count PROPERTIES DEPENDS cli_tune_small_cnn_resume)
 set_tests_properties(cli_tune_small_cnn PROPERTIES DEPENDS cli_tune_small_cnn_records)
 set_tests_properties(cli_tune_small_cnn_resume PROPERTIES DEPENDS cli_tune_small_cnn)
 set_tests_properties(cli_run_with_records_check PROPERTIES DEPENDS cli_tune_small_cnn_resume)

@@ -113,6 +113,7 @@ struct InspectOptions {
     std::string trace;  // schedule trace (JSON) applied to the --op kernel
     std::vector<std::string> input_shapes;  // --input-shape NAME:1x3x224x224
     std::string target = "llvm";  // cuda: the GPU pass pipeline and GPU schedules
+    int threads = 0;  // threads the kernels are scheduled for (as run --threads)
 };
 CLI::App* add_inspect_command(CLI::App& app, InspectOptions& o);
 int run_inspect(const InspectOptions& o);

@@ -66,6 +66,7 @@ int run_compile(const CompileOptions& o) {
             if (!note.empty()) std::cerr << note << "\n";
     }
     std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+    if (!o.records.empty()) std::cerr << model->records_summary(o.records) << "\n";
 
     package::ExportOptions eo;
     eo.target = o.target;

@@ -10,7 +10,9 @@
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
+#include "engine/passes/fuse_ops.h"
 #include "engine/schedule/schedule.h"
+#include "engine/topi/lower_group.h"
 #include "engine/tir/printer.h"
 
 namespace tessera::cli {
@@ -22,7 +24,13 @@ CLI::App* add_inspect_command(CLI::App& app, InspectOptions& o) {
     cmd->add_option("--print", o.print, "what to print: graph, passes, loop, llvm, asm, cuda or memory (the buffer plan)")
         ->check(CLI::IsMember({"graph", "passes", "loop", "llvm", "asm", "cuda", "memory"}));
     add_input_shape_option(cmd, o.input_shapes);
-    cmd->add_option("--op", o.op, "the node (by name) whose kernel to print; all nodes if omitted");
+    cmd->add_option("--op", o.op,
+                    "the node (by name) whose kernel to print: with an opt level or passes, the "
+                    "kernel that runs it as `tessera run` builds it; else the op alone, "
+                    "unscheduled; all kernels if omitted");
+    cmd->add_option("--threads", o.threads,
+                    "threads the kernels are scheduled for (as `run --threads`; 0 = the default)")
+        ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
     add_pass_options(cmd, o.passes, o.opt_level, o.print_after_all);
     cmd->add_option("--target", o.target,
@@ -45,6 +53,19 @@ std::string pass_table(const std::vector<std::string>& pipeline) {
         std::snprintf(line, sizeof line, "%s %-26s -O%d  ", on ? "[x]" : "[ ]", p.name.c_str(),
                       p.opt_level);
         text += line + p.description + "\n";
+    }
+    return text;
+}
+
+// The loop IR, LLVM IR or assembly ("loop", "llvm", "asm") of kernels.
+std::string kernel_text(const std::vector<tir::PrimFunc>& funcs, const std::string& what,
+                        const codegen::LlvmOptions& llvm) {
+    if (what == "llvm") return codegen::emit_llvm_ir(funcs, llvm);
+    if (what == "asm") return codegen::emit_assembly(funcs, llvm);
+    std::string text;
+    for (const auto& f : funcs) {
+        if (!text.empty()) text += "\n";
+        text += tir::print(f);
     }
     return text;
 }
@@ -84,67 +105,71 @@ int run_inspect(const InspectOptions& o) {
     }
     const bool gpu = o.target == "cuda";
     bool optimized = !o.passes.empty() || o.opt_level >= 0 || o.print_after_all || gpu;
-    if (optimized) {
-        driver::BuildOptions bo;
-        bo.opt_level = o.opt_level >= 0 ? o.opt_level : 2;
-        bo.passes = gpu ? cuda_passes(o.passes, bo.opt_level) : o.passes;
-        if (o.print_after_all)
-            bo.print_after = [](const std::string& pass, const graph::Graph& after) {
-                std::cerr << "// ---- graph after " << pass << "\n" << graph::print(after);
-            };
-        g = driver::optimize(g, bo);
-    }
-
-    std::vector<int> nodes;
-    if (!o.op.empty()) {
-        int n = g.find_node(o.op);
-        TS_USER_CHECK(n >= 0) << "no node named '" << o.op << "' in " << mp.file
-                              << "; nodes are: " << node_list(g, 10);
-        nodes.push_back(n);
-    } else {
-        for (int i = 0; i < int(g.nodes.size()); ++i) nodes.push_back(i);
+    driver::BuildOptions bo;
+    bo.opt_level = o.opt_level >= 0 ? o.opt_level : 2;
+    bo.passes = gpu ? cuda_passes(o.passes, bo.opt_level) : o.passes;
+    bo.threads = o.threads;
+    bo.jit = false;  // scheduled kernels are printed, none is compiled
+    if (o.print_after_all)
+        bo.print_after = [](const std::string& pass, const graph::Graph& after) {
+            std::cerr << "// ---- graph after " << pass << "\n" << graph::print(after);
+        };
+    schedule::Trace trace;
+    if (!o.trace.empty()) {
+        TS_USER_CHECK(!o.op.empty()) << "--trace needs --op NODE (the kernel to schedule)";
+        trace = schedule::Trace::load(o.trace);
     }
 
     std::string text;
-    if (o.print == "graph") {
-        text = graph::print(g);
-    } else {
-        std::vector<tir::PrimFunc> funcs;
-        if (optimized && o.op.empty() && !gpu && o.print != "cuda") {
-            // What runs: one kernel per fused group, scheduled (default rules)
-            // and with constant operands prepacked, as `tessera run` builds it.
-            driver::BuildOptions bo;
-            bo.opt_level = o.opt_level >= 0 ? o.opt_level : 2;
-            bo.passes = {"none"};  // `g` went through the passes above
-            funcs = driver::build(g, bo)->kernels;
-        } else if (optimized && o.op.empty()) {
-            funcs = driver::lower_fused(g);  // one kernel per fused group
-        } else {
-            for (int n : nodes) funcs.push_back(driver::lower_op(g, n));
+    if (optimized && !gpu && o.print != "cuda" && o.print != "graph") {
+        // What runs: the kernels as `tessera run` builds them (fused groups,
+        // default, tuned or --trace schedules, constant operands prepacked);
+        // --op picks the kernel that runs that node.
+        if (!o.op.empty() && !o.trace.empty()) bo.kernel_traces[o.op] = trace;
+        std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+        std::vector<tir::PrimFunc> funcs = model->kernels;
+        if (!o.op.empty()) {
+            TS_USER_CHECK(model->graph.find_node(o.op) >= 0)
+                << "no node named '" << o.op << "' in " << mp.file << " after the graph passes"
+                << "; nodes are: " << node_list(model->graph, 10);
+            const int k = model->kernel_of(o.op);
+            TS_USER_CHECK(k >= 0) << "node '" << o.op << "' runs in no kernel";
+            funcs = {model->kernels[size_t(k)]};
         }
-        if (!o.trace.empty()) {
-            TS_USER_CHECK(!o.op.empty()) << "--trace needs --op NODE (the kernel to schedule)";
-            schedule::Trace trace = schedule::Trace::load(o.trace);
-            for (auto& f : funcs) {
-                try {
-                    f = trace.apply(f).func();
-                } catch (const schedule::ScheduleError& e) {
-                    TS_USER_FAIL() << o.trace << ": " << e.what();
+        text = kernel_text(funcs, o.print, driver::llvm_options(bo));
+    } else {
+        if (optimized) g = driver::optimize(g, bo);
+        int node = -1;
+        if (!o.op.empty()) {
+            node = g.find_node(o.op);
+            TS_USER_CHECK(node >= 0) << "no node named '" << o.op << "' in " << mp.file
+                                     << "; nodes are: " << node_list(g, 10);
+        }
+        if (o.print == "graph") {
+            text = graph::print(g);
+        } else {
+            std::vector<tir::PrimFunc> funcs;
+            if (optimized) {  // one kernel per fused group; --op: the group of that node
+                for (const std::vector<int>& group : passes::fused_groups(g))
+                    if (node < 0 || std::find(group.begin(), group.end(), node) != group.end())
+                        funcs.push_back(topi::lower_group(g, group).func);
+            } else if (node >= 0) {  // the op alone, unscheduled
+                funcs.push_back(driver::lower_op(g, node));
+            } else {
+                for (int n = 0; n < int(g.nodes.size()); ++n) funcs.push_back(driver::lower_op(g, n));
+            }
+            if (!o.trace.empty()) {
+                for (auto& f : funcs) {
+                    try {
+                        f = trace.apply(f).func();
+                    } catch (const schedule::ScheduleError& e) {
+                        TS_USER_FAIL() << o.trace << ": " << e.what();
+                    }
                 }
             }
-        }
-        if (gpu && o.print == "loop") funcs = cuda_schedule(funcs);
-        if (o.print == "loop") {
-            for (const auto& f : funcs) {
-                if (!text.empty()) text += "\n";
-                text += tir::print(f);
-            }
-        } else if (o.print == "llvm") {
-            text = codegen::emit_llvm_ir(funcs);
-        } else if (o.print == "cuda") {
-            text = cuda_source(funcs);
-        } else {
-            text = codegen::emit_assembly(funcs);
+            if (gpu && o.print == "loop") funcs = cuda_schedule(funcs);
+            text = o.print == "cuda" ? cuda_source(funcs)
+                                     : kernel_text(funcs, o.print, driver::llvm_options(bo));
         }
     }
     std::cout << text;

@@ -132,6 +132,7 @@ int run_run(const RunOptions& o) {
             std::cerr << "// ---- graph after " << pass << "\n" << graph::print(after);
         };
     std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+    if (!o.records.empty()) std::cerr << model->records_summary(o.records) << "\n";
     model->executor->set_num_threads(o.threads);
     std::vector<NDArray> outputs = model->run(inputs);
 
@@ -200,6 +201,7 @@ int run_run(const RunOptions& o) {
         j["nodes"] = g.nodes.size();
         j["threads"] = o.threads;
         j["target"] = o.target;
+        if (!o.records.empty()) j["records_applied"] = model->records_applied();
         j["peak_bytes"] = ex.peak_bytes();
         j["naive_bytes"] = ex.naive_bytes();
         j["param_bytes"] = ex.param_bytes();

@@ -1,5 +1,5 @@
-// The studio's Export job: build the (edited) graph with the chosen pass
-// pipeline and write a compiled package (engine/package) — plain C++, runs on
+// The studio's Export job: build the (edited) graph with the studio's build
+// settings and write a compiled package (engine/package) — plain C++, runs on
 // a worker thread through JobRunner.
 #pragma once
 
@@ -17,13 +17,14 @@ struct ExportResult {
     QString metaJson;  // the package's meta.json
     qint64 bytes = 0;  // size of the .tar
     int kernels = 0;
+    int recordsApplied = 0;  // kernels scheduled by the tuning records
 };
 
-/// Builds `graph` for `target` with `pipeline` (empty: no graph passes) and
-/// writes the package to `path`, with the node schedules in `traces`.
-/// UserError on a failed build or link.
-ExportResult exportPackage(const graph::Graph& graph, const QString& target,
-                           const QStringList& pipeline, const QString& path,
-                           const JobContext& context, const KernelTraces& traces = {});
+/// Builds `graph` with `settings` (as Run does: passes, opt level, threads,
+/// tuning records) and writes the package to `path`, with the node schedules
+/// in `traces`. UserError on a failed build or link.
+ExportResult exportPackage(const graph::Graph& graph, const BuildSettings& settings,
+                           const QString& path, const JobContext& context,
+                           const KernelTraces& traces = {});
 
 }  // namespace tessera::studio

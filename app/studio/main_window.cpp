@@ -1,4 +1,4 @@
-// MainWindow: docks, actions, drag-and-drop, and the load/run jobs' results.
+// MainWindow: docks, actions, drag-and-drop, and the load job's result.
 #include "app/studio/main_window.h"
 
 #include "app/studio/input_shape_dialog.h"
@@ -32,6 +32,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "app/studio/build_settings_bar.h"
 #include "app/studio/pass_pipeline_panel.h"
 #include "app/studio/schedule_editor.h"
 #include "engine/driver/driver.h"
@@ -95,7 +96,9 @@ MainWindow::MainWindow(QWidget* parent)
       m_perfLabel(new QLabel(this)),
       m_progress(new QProgressBar(this)),
       m_cancelButton(new QToolButton(this)),
-      m_statusLabel(new QLabel(this)) {
+      m_statusLabel(new QLabel(this)),
+      m_settingsBar(new BuildSettingsBar(this)),
+      m_lastRunLabel(new QLabel(this)) {
     setWindowTitle("Tessera Studio");
     setAcceptDrops(true);
     setCentralWidget(m_graphView);
@@ -109,6 +112,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_cancelButton->setVisible(false);
     connect(m_cancelButton, &QToolButton::clicked, this, &MainWindow::cancelJobs);
     statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_lastRunLabel);
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancelButton);
     m_statusLabel->setText("Open a model (Ctrl+O) or drop an .onnx file here.");
@@ -130,12 +134,22 @@ MainWindow::MainWindow(QWidget* parent)
         if (m_pendingSession) restorePendingSession();
     });
     connect(m_properties, &QTreeWidget::itemChanged, this, &MainWindow::onPropertyEdited);
-    connect(m_scheduleEditor, &ScheduleEditor::loopIrChanged, this,
-            [this](const QString& ir, const QString& previous) {
-                m_codePanes->setPrevious("Loop IR", previous);
-                m_codePanes->setText("Loop IR", ir);
-                compileShownKernel();
-            });
+    // One set of build settings: an opt level selects its pass pipeline; any
+    // change marks the last Run's figures stale.
+    m_passPanel->setPipeline(defaultPasses(m_settingsBar->optLevel()));
+    connect(m_settingsBar, &BuildSettingsBar::optLevelChanged, this,
+            [this](int level) { m_passPanel->setPipeline(defaultPasses(level)); });
+    connect(m_settingsBar, &BuildSettingsBar::threadsChanged, this, &MainWindow::updateRunStatus);
+    connect(m_passPanel, &PassPipelinePanel::pipelineChanged, this, &MainWindow::updateRunStatus);
+    connect(m_undo, &QUndoStack::indexChanged, this,
+            [this]() { noteBuildInputChanged("graph edited"); });
+    updateRunStatus();
+    // The code panes show what the settings build now.
+    auto showCurrentKernel = [this]() {
+        if (m_document && !m_loadJobs->isRunning()) showKernelCode(m_graphView->currentNode());
+    };
+    connect(m_settingsBar, &BuildSettingsBar::threadsChanged, this, showCurrentKernel);
+    connect(m_passPanel, &PassPipelinePanel::pipelineChanged, this, showCurrentKernel);
     connect(m_scheduleEditor, &ScheduleEditor::stepsChanged, this, [this]() {
         if (!m_document) return;
         const int node = m_graphView->currentNode();
@@ -145,6 +159,8 @@ MainWindow::MainWindow(QWidget* parent)
             m_traces.remove(name);
         else
             m_traces[name] = m_scheduleEditor->steps();
+        noteBuildInputChanged("schedules");
+        showKernelCode(node);  // the kernel that runs, with the new schedule
     });
     connect(m_scheduleEditor, &ScheduleEditor::measured, this, [this](double gflops, double ms) {
         log(QString("Measured %1: %2 ms, %3 GFLOP/s")
@@ -202,7 +218,13 @@ MainWindow::MainWindow(QWidget* parent)
     rebuildRecentMenu();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // Children die after the members their signals' slots use: the undo stack
+    // says its index changed while it is cleared in its destructor.
+    for (QObject* sender : {static_cast<QObject*>(m_undo), static_cast<QObject*>(m_passPanel),
+                            static_cast<QObject*>(m_settingsBar)})
+        sender->disconnect(this);
+}
 
 void MainWindow::createDocks() {
     setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
@@ -319,6 +341,7 @@ void MainWindow::createActions() {
     toolBar->addAction(m_runAction);
     toolBar->addAction(cancelAction);
     createTuneActions(tuneMenu, toolBar);
+    toolBar->addWidget(m_settingsBar);
     toolBar->addSeparator();
     toolBar->addAction(fitAction);
     toolBar->addSeparator();
@@ -404,6 +427,8 @@ void MainWindow::setDocument(std::shared_ptr<ModelDocument> document) {
     m_runJobs->cancel();  // a result for the old model would be stale
     m_document = std::move(document);
     m_lastRun.reset();
+    m_staleReasons.clear();
+    updateRunStatus();
     m_perfPlot->clearBars();
     m_perfLabel->setText("Run (F5) to measure latency and GFLOP/s.");
     m_codePanes->clear();
@@ -442,91 +467,20 @@ void MainWindow::showNode(int node) {
 void MainWindow::showNodeCode(int node) {
     const graph::Node& n = m_document->graph().nodes[node];
     const QString title = QString::fromStdString(n.op + " " + n.name);
-    m_codeDock->setWindowTitle("Code - " + QString::fromStdString(n.name));
-    m_codePanes->clear();
+    showKernelCode(node);
     tir::PrimFunc func;
     try {
         func = driver::lower_op(m_document->graph(), node);
     } catch (const std::exception& e) {
-        const QString message = oneLine(QString::fromStdString(e.what()));
-        m_codePanes->setText("Loop IR", "# cannot lower " + QString::fromStdString(n.op) +
-                                            " node '" + QString::fromStdString(n.name) +
-                                            "':\n# " + message);
-        log("error: lowering " + QString::fromStdString(n.name) + ": " + message);
+        log("error: lowering " + QString::fromStdString(n.name) + ": " +
+            oneLine(QString::fromStdString(e.what())));
         m_scheduleEditor->setFunction({}, {}, 0);
         return;
     }
-    // The schedule editor replays the op's trace and reports the loop IR.
+    // The schedule editor replays the op's trace on the op alone.
     m_scheduleEditor->setFunction(title, func,
                                   graph::node_flops(m_document->graph(), n),
                                   m_traces.value(QString::fromStdString(n.name)));
-}
-
-void MainWindow::runModel() {
-    if (!m_document) {
-        log("Nothing to run: open a model first.");
-        return;
-    }
-    if (m_loadJobs->isRunning()) {
-        log("Still loading; run again when the model is open.");
-        return;
-    }
-    std::shared_ptr<const graph::Graph> graph = m_document->snapshot();
-    const ModelDocument* owner = m_document.get();
-    const KernelTraces traces = kernelTraces();
-    const std::string records =
-        QFileInfo(m_tuningDb).isFile() ? m_tuningDb.toStdString() : std::string();
-    log("Running " + m_document->displayName() + " (build, time, profile)" +
-        (traces.empty() ? QString() : QString(" with %1 hand schedules").arg(traces.size())));
-    m_runJobs->start(
-        "Running " + m_document->displayName(),
-        [graph, traces, records](const JobContext& context) -> std::any {
-            return runAndProfile(*graph, context, traces, records);
-        },
-        [this, owner](const std::any& value) {
-            if (m_document.get() != owner) return;  // another model was opened meanwhile
-            showRunResult(std::any_cast<const RunResult&>(value));
-        });
-}
-
-void MainWindow::showRunResult(const RunResult& result) {
-    m_lastRun = std::make_unique<RunResult>(result);
-    m_perfLabel->setText(
-        QString("Latency %1 ms (median of %2, min %3 ms)  ·  %4 GFLOP/s  ·  compiled in %5 s")
-            .arg(result.medianMs, 0, 'f', 3)
-            .arg(result.repeat)
-            .arg(result.minMs, 0, 'f', 3)
-            .arg(result.gflops, 0, 'f', 2)
-            .arg(result.compileSeconds, 0, 'f', 2));
-    QStringList labels;
-    QVector<double> ms;
-    double slowest = 0;
-    for (const KernelTime& k : result.kernels) {
-        labels << k.label;
-        ms << k.ms;
-        slowest = std::max(slowest, k.ms);
-    }
-    m_perfPlot->setBars(labels, ms);
-    QVector<double> intensity, gflops;
-    for (const KernelTime& k : result.kernels) {
-        intensity << (k.bytes > 0 ? k.flops / k.bytes : 0);
-        gflops << (k.ms > 0 ? k.flops / (k.ms * 1e-3) / 1e9 : 0);
-    }
-    m_roofline->setKernels(labels, intensity, gflops);
-    measurePeaks();
-    if (m_document && result.graphNodes == m_document->nodeCount() && slowest > 0) {
-        QVector<double> heat(m_document->nodeCount(), -1.0);
-        for (const KernelTime& k : result.kernels)
-            for (int n : k.nodes)
-                if (n >= 0 && n < heat.size()) heat[n] = k.ms / slowest;
-        m_graphView->setNodeHeat(heat);
-    }
-    log(QString("Run finished: %1 ms median, %2 GFLOP/s, %3 kernels")
-            .arg(result.medianMs, 0, 'f', 3)
-            .arg(result.gflops, 0, 'f', 2)
-            .arg(result.kernels.size()));
-    m_statusLabel->setText(m_document ? m_document->displayName() : QString());
-    emit runFinished();
 }
 
 void MainWindow::cancelJobs() {

@@ -10,6 +10,7 @@
 #include <QMap>
 #include <memory>
 
+#include "app/studio/build_settings.h"
 #include "app/studio/job_runner.h"
 #include "app/studio/model_document.h"
 #include "app/studio/run_job.h"
@@ -40,6 +41,7 @@ class SeriesPlot;
 
 namespace tessera::studio {
 
+class BuildSettingsBar;
 class PassPipelinePanel;
 class ScheduleEditor;
 
@@ -103,6 +105,16 @@ public:
     widgets::CodePanes* codePanes() const { return m_codePanes; }
     ScheduleEditor* scheduleEditor() const { return m_scheduleEditor; }
     PassPipelinePanel* passPanel() const { return m_passPanel; }
+    BuildSettingsBar* settingsBar() const { return m_settingsBar; }
+    /// The one set of options Run, Tune, Export and the code views build
+    /// with: the toolbar's opt level and threads, the pass panel's checked
+    /// passes, the tuning database.
+    BuildSettings buildSettings() const;
+    /// Why the last Run's figures no longer describe what Run would build
+    /// ("passes, threads changed"); empty when they do or nothing ran yet.
+    QString staleReason() const;
+    /// The status bar's permanent label naming what the last Run ran.
+    QLabel* lastRunLabel() const { return m_lastRunLabel; }
     /// The schedule traces of all nodes, as Run and Export pass them to the build.
     KernelTraces kernelTraces() const;
     /// The schedule trace kept for a node (by name); empty when none.
@@ -167,6 +179,8 @@ signals:
     void trialMeasured(double gflops, double bestGflops);
     void tuningFinished(int measured, bool cancelled);
     void tuningFailed(const QString& message);
+    /// The code panes show the kernel `kernel` (empty: an error, shown in the panes).
+    void kernelCodeShown(const QString& kernel);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -186,13 +200,22 @@ private:
                       const std::vector<graph::GraphEdit>& edits);
     void onPropertyEdited(QTreeWidgetItem* item, int column);
     void showNodeCode(int node);
-    /// LLVM IR and assembly of the scheduled kernel, built in a background job.
-    void compileShownKernel();
+    /// The code panes: the kernel that runs `node` as the build settings make
+    /// it (loop IR, LLVM IR, assembly; CUDA C as the CUDA target builds its
+    /// group), in a job; its nodes highlighted in the graph.
+    void showKernelCode(int node);
+    /// What the scheduled build of the code views depends on (graph, settings, schedules).
+    QString kernelBuildKey() const;
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
     void restorePendingSession();
     /// The Tune menu and toolbar action, the tuning plot tab (main_window_plots.cpp).
     void createTuneActions(QMenu* menu, QToolBar* toolBar);
+    /// Something Run builds from changed (graph edit, schedule, tuning
+    /// records): the last Run's figures are stale until the next Run.
+    void noteBuildInputChanged(const QString& what);
+    /// The last-run label and the stale notice, from m_lastRun and the settings.
+    void updateRunStatus();
 
     std::shared_ptr<ModelDocument> m_document;
     std::unique_ptr<RunResult> m_lastRun;
@@ -235,6 +258,12 @@ private:
     QToolButton* m_cancelButton;
     QLabel* m_statusLabel;
     QAction* m_runAction = nullptr;
+    BuildSettingsBar* m_settingsBar;
+    std::shared_ptr<const driver::CompiledModel> m_kernelBuild;  // the code views' build
+    QString m_kernelBuildKey;                                     // ... and what it was built from
+    QLabel* m_lastRunLabel;
+    QStringList m_changesSinceRunStart;  // build inputs changed since the last Run started
+    QStringList m_staleReasons;          // ... and since the shown Run's result
 };
 
 }  // namespace tessera::studio

@@ -257,47 +257,6 @@ int MainWindow::searchGraph(const QString& text) {
     return found;
 }
 
-namespace {
-
-// The CUDA C of a kernel: its own GPU bindings when the trace has some, else
-// the default GPU schedule (topi/schedule_gpu.h) on top of its schedule;
-// errors (a CPU-only schedule, a limit exceeded) become a comment.
-QString cudaSourceOf(const tir::PrimFunc& func) {
-    std::string first;
-    try {
-        return QString::fromStdString(codegen::emit_cuda_source({topi::schedule_gpu_default(func)}));
-    } catch (const std::exception& e) {
-        first = e.what();
-    }
-    return QString::fromStdString("// cannot emit CUDA C for this schedule:\n// " + first + "\n");
-}
-
-}  // namespace
-
-void MainWindow::compileShownKernel() {
-    const tir::PrimFunc func = m_scheduleEditor->scheduled();
-    if (!func.defined()) return;
-    struct Texts {
-        QString llvm, assembly, cuda;
-    };
-    m_codeJobs->start(
-        "Compiling kernel",
-        [func](const JobContext& context) -> std::any {
-            Texts t;
-            t.cuda = cudaSourceOf(func);
-            if (context.isCancelled()) return t;
-            t.llvm = QString::fromStdString(codegen::emit_llvm_ir({func}));
-            t.assembly = QString::fromStdString(codegen::emit_assembly({func}));
-            return t;
-        },
-        [this](const std::any& value) {
-            const auto& t = std::any_cast<const Texts&>(value);
-            m_codePanes->setText("LLVM IR", t.llvm);
-            m_codePanes->setText("Assembly", t.assembly);
-            m_codePanes->setText("CUDA C", t.cuda);
-        });
-}
-
 QStringList MainWindow::recentFiles() const {
     return QSettings().value("recentFiles").toStringList();
 }

@@ -31,7 +31,8 @@ void MainWindow::createTuneActions(QMenu* menu, QToolBar* toolBar) {
     QAction* tune = menu->addAction(style()->standardIcon(QStyle::SP_MediaSeekForward),
                                     "&Tune kernels...", this, &MainWindow::tuneDialog);
     tune->setShortcut(Qt::CTRL | Qt::Key_T);
-    tune->setToolTip("Autotune the model's kernels (Ctrl+T); Run then uses the best schedules");
+    tune->setToolTip("Autotune the model's kernels (Ctrl+T) at the toolbar's opt level and thread "
+                     "count; Run and Export then use the best schedules");
     menu->addAction("&Cancel tuning", m_tuneJobs, &JobRunner::cancel);
     toolBar->addAction(tune);
     connect(m_tuneJobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
@@ -59,13 +60,13 @@ void MainWindow::startTuning(int trials) {
     }
     QDir().mkpath(QFileInfo(m_tuningDb).absolutePath());
     std::shared_ptr<const graph::Graph> graph = m_document->snapshot();
-    const QString records = m_tuningDb;
+    const BuildSettings settings = buildSettings();
     m_tunePlot->clear();
     showPlot("tuning");
-    log(QString("Tuning %1: %2 trials, database %3")
+    log(QString("Tuning %1: %2 trials for %3, database %4")
             .arg(m_document->displayName())
             .arg(trials)
-            .arg(records));
+            .arg(settings.describe(), settings.records));
     // Points travel to the UI thread; those of a superseded or cancelled job are dropped.
     auto jobId = std::make_shared<int>(0);
     QPointer<MainWindow> self(this);
@@ -86,11 +87,12 @@ void MainWindow::startTuning(int trials) {
     };
     *jobId = m_tuneJobs->start(
         "Tuning " + m_document->displayName(),
-        [graph, records, trials, onTrial](const JobContext& context) -> std::any {
-            return tuneModel(*graph, records, trials, context, onTrial);
+        [graph, settings, trials, onTrial](const JobContext& context) -> std::any {
+            return tuneModel(*graph, settings, trials, context, onTrial);
         },
         [this](const std::any& value) {
             const auto& r = std::any_cast<const TuneSummary&>(value);
+            if (r.measured > 0) noteBuildInputChanged("tuning records");
             log(QString("Tuning %1: %2 tasks, %3 trials measured (%4 in the database); estimated "
                         "latency %5 ms (default schedules %6 ms)")
                     .arg(r.cancelled ? "cancelled" : "finished")

@@ -6,6 +6,7 @@
 #include <QMessageBox>
 #include <QStandardPaths>
 
+#include "app/studio/build_settings_bar.h"
 #include "app/studio/export_job.h"
 #include "app/studio/main_window.h"
 #include "app/studio/pass_pipeline_panel.h"
@@ -20,7 +21,10 @@ Session MainWindow::currentSession() const {
         s.modelSha256 = fileSha256(m_document->path());
         s.edits = m_document->edits();
     }
-    s.pipeline = m_passPanel->pipeline();
+    const BuildSettings settings = buildSettings();
+    s.pipeline = settings.passes;
+    s.optLevel = settings.optLevel;
+    s.threads = settings.threads;
     s.traces = m_traces;
     s.tuningDb = m_tuningDb;
     return s;
@@ -65,6 +69,8 @@ void MainWindow::restorePendingSession() {
     for (const graph::GraphEdit& e : s->edits)
         if (!applyGraphEdit(e)) ++refused;
     if (refused) log(QString("warning: %1 of the session's edits were refused").arg(refused));
+    m_settingsBar->setOptLevel(s->optLevel);  // selects the level's passes; the session's follow
+    if (s->threads > 0) m_settingsBar->setThreads(s->threads);
     if (!s->pipeline.isEmpty()) m_passPanel->setPipeline(s->pipeline);
     m_traces = s->traces;
     if (!s->tuningDb.isEmpty()) m_tuningDb = s->tuningDb;
@@ -98,21 +104,24 @@ void MainWindow::openSessionDialog() {
 void MainWindow::exportPackageTo(const QString& path) {
     if (!m_document) return;
     std::shared_ptr<const graph::Graph> graph = m_document->snapshot();
-    const QStringList pipeline = m_passPanel->pipeline();
+    const BuildSettings settings = buildSettings();
     const KernelTraces traces = kernelTraces();
-    log("Exporting " + m_document->displayName() + " to " + path);
+    log("Exporting " + m_document->displayName() + " to " + path + " (" + settings.describe() + ")");
     m_exportJobs->start(
         "Exporting package",
-        [graph, pipeline, path, traces](const JobContext& context) -> std::any {
-            return exportPackage(*graph, "llvm", pipeline, path, context, traces);
+        [graph, settings, path, traces](const JobContext& context) -> std::any {
+            return exportPackage(*graph, settings, path, context, traces);
         },
-        [this](const std::any& value) {
+        [this, settings](const std::any& value) {
             const auto& r = std::any_cast<const ExportResult&>(value);
-            const QString summary = QString("Package %1: %2 kernels, %3 KiB, passes: %4")
-                                        .arg(r.path)
-                                        .arg(r.kernels)
-                                        .arg(r.bytes / 1024)
-                                        .arg(m_passPanel->pipeline().join(", "));
+            const QString summary =
+                QString("Package %1: %2 kernels (%3 from tuning records), %4 KiB, %5, passes: %6")
+                    .arg(r.path)
+                    .arg(r.kernels)
+                    .arg(r.recordsApplied)
+                    .arg(r.bytes / 1024)
+                    .arg(settings.describe(),
+                         settings.passes.isEmpty() ? "none" : settings.passes.join(", "));
             log(summary + "\n" + r.metaJson);
             if (!dialogsSuppressed()) {
                 auto* box = new QMessageBox(QMessageBox::Information, "Package exported", summary,

@@ -51,18 +51,16 @@ double kernelBytes(const graph::Graph& g, const std::vector<int>& nodes) {
 
 }  // namespace
 
-RunResult runAndProfile(const graph::Graph& graph, const JobContext& context,
-                        const KernelTraces& traces, const std::string& records) {
+RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings,
+                        const JobContext& context, const KernelTraces& traces) {
     context.reportProgress(0.0);
-    driver::BuildOptions options;
-    options.kernel_traces = traces;
-    options.records = records;
-    auto compiled = driver::build(graph, options, [&](int done, int total) {
+    auto compiled = driver::build(graph, settings.buildOptions(traces), [&](int done, int total) {
         if (total > 0) context.reportProgress(0.7 * done / total);
     });
     checkCancelled(context);
 
     runtime::GraphExecutor& executor = *compiled->executor;
+    executor.set_num_threads(settings.threads);
     const std::vector<runtime::NDArray> inputs = driver::random_inputs(compiled->graph);
     for (size_t i = 0; i < inputs.size(); ++i) executor.set_input(i, inputs[i]);
     context.reportProgress(0.72);
@@ -79,6 +77,15 @@ RunResult runAndProfile(const graph::Graph& graph, const JobContext& context,
     context.reportProgress(1.0);
 
     RunResult result;
+    result.settings = settings;
+    std::set<std::string> tuned;
+    for (const driver::RecordUse& u : compiled->record_uses) {
+        if (u.applied)
+            tuned.insert(u.kernel);
+        else
+            result.recordsSkipped << QString::fromStdString(u.kernel + ": " + u.reason);
+    }
+    result.recordsApplied = int(tuned.size());
     result.medianMs = timing.median_ms;
     result.minMs = timing.min_ms;
     result.repeat = timing.repeat;
@@ -95,10 +102,15 @@ RunResult runAndProfile(const graph::Graph& graph, const JobContext& context,
             const std::string& name = compiled->graph.nodes[k.nodes[0]].name;
             if (!name.empty()) t.label = QString::fromStdString(name);
         }
-        for (int n : k.nodes) t.nodes.append(n);
+        for (int n : k.nodes) {
+            t.nodes.append(n);
+            if (n >= 0 && size_t(n) < compiled->graph.nodes.size())
+                t.nodeNames << QString::fromStdString(compiled->graph.nodes[size_t(n)].name);
+        }
         t.bytes = kernelBytes(compiled->graph, k.nodes);
         t.ms = k.seconds * 1e3;
         t.flops = k.flops;
+        t.tuned = tuned.count(k.kernel) > 0;
         for (const tir::PrimFunc& f : compiled->kernels)
             if (f->name == k.kernel) t.loopIr = QString::fromStdString(tir::print(f));
         result.kernels.append(t);

@@ -7,20 +7,22 @@
 #include <map>
 #include <string>
 
+#include "app/studio/build_settings.h"
 #include "app/studio/job_runner.h"
 #include "engine/graph/graph.h"
-#include "engine/schedule/trace.h"
 
 namespace tessera::studio {
 
 struct KernelTime {
     QString label;   // the node name it covers (or the kernel symbol)
     QString kernel;  // kernel symbol
-    QVector<int> nodes;
+    QVector<int> nodes;      // indices into the compiled graph
+    QStringList nodeNames;   // their names (the model's node names where kept)
     double ms = 0;  // median per run
     double flops = 0;
     double bytes = 0;  // bytes the kernel reads and writes (inputs from outside it, outputs)
     QString loopIr;    // the compiled (scheduled) kernel
+    bool tuned = false;  // scheduled by a tuning record
 };
 
 struct RunResult {
@@ -31,17 +33,18 @@ struct RunResult {
     int repeat = 0;
     int graphNodes = 0;  // node count of the compiled graph (KernelTime::nodes index it)
     QVector<KernelTime> kernels;
+    BuildSettings settings;  // what was built and run
+    int recordsApplied = 0;  // kernels scheduled by tuning records
+    /// "kernel: reason" for each kernel whose records were not applied.
+    QStringList recordsSkipped;
 };
 
-/// Hand-written schedules by node name (driver::BuildOptions::kernel_traces).
-using KernelTraces = std::map<std::string, schedule::Trace>;
-
-/// Builds `graph` for the CPU (the node schedules in `traces` replace the
-/// default ones; a non-empty `records` tuning database supplies tuned ones),
-/// runs it on seeded random inputs, times whole runs and profiles each kernel.
-/// Reports progress through `context` and returns early (throwing UserError
-/// "cancelled") when cancelled.
-RunResult runAndProfile(const graph::Graph& graph, const JobContext& context,
-                        const KernelTraces& traces = {}, const std::string& records = {});
+/// Builds `graph` with `settings` (the node schedules in `traces` replace the
+/// default or tuned ones), runs it on seeded random inputs on settings.threads
+/// threads, times whole runs and profiles each kernel. Reports progress
+/// through `context` and returns early (throwing UserError "cancelled") when
+/// cancelled.
+RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings,
+                        const JobContext& context, const KernelTraces& traces = {});
 
 }  // namespace tessera::studio

@@ -71,6 +71,8 @@ QByteArray Session::toJson() const {
     root["pipeline"] = QJsonArray::fromStringList(pipeline);
     root["target"] = target;
     root["tuning_db"] = tuningDb;
+    root["opt_level"] = optLevel;
+    root["threads"] = threads;
     QJsonObject traceMap;
     for (auto it = traces.constBegin(); it != traces.constEnd(); ++it) {
         schedule::Trace t;
@@ -121,6 +123,15 @@ bool Session::fromJson(const QByteArray& json, const QString& origin, Session* o
     for (const QJsonValue& p : root["pipeline"].toArray()) s.pipeline << p.toString();
     s.target = root["target"].toString("llvm");
     s.tuningDb = root["tuning_db"].toString();
+    s.optLevel = root["opt_level"].toInt(2);
+    s.threads = root["threads"].toInt(0);
+    if (s.optLevel < 0 || s.optLevel > 3 || s.threads < 0 || s.threads > 4096) {
+        *error = QString("%1: \"opt_level\" must be 0..3 and \"threads\" 0..4096, got %2 and %3")
+                     .arg(origin)
+                     .arg(s.optLevel)
+                     .arg(s.threads);
+        return false;
+    }
     const QJsonObject traceMap = root["traces"].toObject();
     for (auto it = traceMap.constBegin(); it != traceMap.constEnd(); ++it) {
         try {

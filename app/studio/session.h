@@ -1,12 +1,13 @@
 // Session: what the studio saves in a project file (JSON): the model path and
-// its sha256, the graph edits, the pass pipeline, per-op schedule traces, the
-// target and the tuning database path. Also used for autosave and recovery.
+// its sha256, the graph edits, the build settings (pass pipeline, opt level,
+// threads), per-op schedule traces, the target and the tuning database path. Also used for autosave and recovery.
 //
 //   {"format": "tessera-session", "version": 1,
 //    "model": {"path": "...", "sha256": "..."},
 //    "edits": [{"kind": "set_attribute", "target": "conv1", "key": "strides",
 //               "value": {"ints": [2, 2]}}, ...],
 //    "pipeline": ["fold_constants", ...], "target": "llvm", "tuning_db": "",
+//    "opt_level": 2, "threads": 2,
 //    "traces": {"conv1": {"steps": [...]}}}
 #pragma once
 
@@ -28,6 +29,8 @@ struct Session {
     QMap<QString, std::vector<schedule::Step>> traces;  // node name -> steps
     QString target = "llvm";
     QString tuningDb;
+    int optLevel = 2;
+    int threads = 0;  // 0: this machine's default (every core)
 
     QByteArray toJson() const;
     /// Parses a session; false with `error` set (naming `origin`) on bad input.

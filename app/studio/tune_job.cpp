@@ -13,21 +13,24 @@
 
 namespace tessera::studio {
 
-TuneSummary tuneModel(const graph::Graph& graph, const QString& records, int trials,
+TuneSummary tuneModel(const graph::Graph& graph, const BuildSettings& settings, int trials,
                       const JobContext& context,
                       const std::function<void(const TunePoint&)>& onTrial) {
     TS_USER_CHECK(trials > 0) << "tune: the trial budget must be positive, got " << trials;
+    const QString records = settings.records;
     TS_USER_CHECK(!records.isEmpty()) << "tune: no tuning database path";
     context.reportProgress(0.0);
-    driver::BuildOptions buildOptions;
-    buildOptions.threads = 1;
-    const graph::Graph optimized = driver::optimize(graph, buildOptions);
-    const std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(optimized, "llvm", 1);
+    // The graph passes, opt level and thread count Run builds with: records
+    // measured otherwise would not apply there.
+    const graph::Graph optimized = driver::optimize(graph, settings.buildOptions());
+    const std::vector<autotune::TuneTask> tasks =
+        autotune::extract_tasks(optimized, "llvm", settings.threads);
     if (context.isCancelled()) throw UserError("cancelled");
 
     autotune::TuneOptions options;
     options.trials = trials;
-    options.threads = 1;
+    options.threads = settings.threads;
+    options.measure.opt_level = settings.optLevel;
     options.batch = std::clamp(trials / 4, 1, 8);
     autotune::Database db(records.toStdString());
 
@@ -73,6 +76,7 @@ TuneSummary tuneModel(const graph::Graph& graph, const QString& records, int tri
     summary.latencyMs = result.final.latency_ms;
     summary.defaultLatencyMs = result.final.default_latency_ms;
     summary.records = records;
+    summary.threads = settings.threads;
     context.reportProgress(1.0);
     return summary;
 }

@@ -6,6 +6,7 @@
 #include <QString>
 #include <functional>
 
+#include "app/studio/build_settings.h"
 #include "app/studio/job_runner.h"
 #include "engine/graph/graph.h"
 
@@ -29,14 +30,16 @@ struct TuneSummary {
     double latencyMs = 0;         // estimated end to end with the best schedules
     double defaultLatencyMs = 0;  // the same with the default schedules
     QString records;
+    int threads = 1;  // the thread count tuned for (BuildSettings::threads)
 };
 
-/// Tunes the kernels of `graph` (after the default graph passes) for `trials`
-/// measured candidates in all, appending to the database `records` (resumed
-/// when it already holds trials). `onTrial` is called on the worker thread
-/// after each trial. Cancelling `context` stops within a second; the records
-/// written so far stay valid.
-TuneSummary tuneModel(const graph::Graph& graph, const QString& records, int trials,
+/// Tunes the kernels of `graph` as `settings` build them (its graph passes,
+/// opt level and thread count, so that Run applies the records) for `trials`
+/// measured candidates in all, appending to the database settings.records
+/// (resumed when it already holds trials). `onTrial` is called on the worker
+/// thread after each trial. Cancelling `context` stops within a second; the
+/// records written so far stay valid.
+TuneSummary tuneModel(const graph::Graph& graph, const BuildSettings& settings, int trials,
                       const JobContext& context,
                       const std::function<void(const TunePoint&)>& onTrial);
 

@@ -192,6 +192,28 @@ const TuningRecord* Database::best(const std::string& workload, const std::strin
     return nullptr;
 }
 
+std::string Database::why_not_applied(const std::string& workload, const std::string& target,
+                                      int opt_level, int threads) const {
+    std::string level, thread_count, machine;
+    for (const TuningRecord& r : m_records) {
+        if (r.workload != workload || r.target != target || !r.ok()) continue;
+        if (!is_local(r)) {
+            machine = r.machine;
+        } else if (opt_level >= 0 && r.opt_level != opt_level) {
+            level = "measured at LLVM -O" + std::to_string(r.opt_level) + ", this build uses -O" +
+                    std::to_string(opt_level);
+        } else if (threads >= 0 && r.threads >= 0 && r.threads != threads) {
+            thread_count = "tuned for " + std::to_string(r.threads) +
+                           " thread(s), this build runs " +
+                           (threads == 0 ? std::string("the runtime's default") : std::to_string(threads));
+        }
+    }
+    if (!thread_count.empty()) return thread_count;
+    if (!level.empty()) return level;
+    if (!machine.empty()) return "measured on another machine (" + machine + ")";
+    return "";
+}
+
 int Database::count(const std::string& workload, int opt_level) const {
     auto it = m_count.find(workload + "|" + (opt_level < 0 ? "*" : std::to_string(opt_level)));
     return it == m_count.end() ? 0 : it->second;

@@ -81,6 +81,12 @@ public:
     /// thread count (or, failing those, records that name none); -1: any.
     const TuningRecord* best(const std::string& workload, const std::string& target = "llvm",
                              int opt_level = -1, int threads = -1) const;
+    /// Why best() finds nothing for these filters although the file holds a
+    /// successful record of the workload for `target`: "measured on another
+    /// machine (...)", "measured at LLVM -O3, this build uses -O2", "tuned for
+    /// 1 thread(s), this build runs 2". Empty when there is no such record.
+    std::string why_not_applied(const std::string& workload, const std::string& target,
+                                int opt_level, int threads) const;
     /// Tuning trials (successes and errors, baselines and confirmations excluded) of a workload
     /// on this machine; at one LLVM level when `opt_level` >= 0.
     int count(const std::string& workload, int opt_level = -1) const;

@@ -220,12 +220,20 @@ MeasureResult TaskMeasurer::run(runtime::KernelFn fn, const CancelToken* cancel)
     int fds[2];
     TS_CHECK(pipe(fds) == 0) << "pipe: " << std::strerror(errno);
     std::fflush(nullptr);
-    pid_t pid = fork();
+    // Forked from a fresh thread: an OpenMP runtime keeps its thread pool in
+    // the thread that led a parallel region, and a child forked from such a
+    // thread inherits a pool whose threads do not exist there (libgomp waits
+    // for them forever). A thread that never led one gives the child a new pool.
+    pid_t pid = -1;
+    std::thread forker([&]() {
+        pid = fork();
+        if (pid == 0) {
+            close(fds[0]);
+            worker(fn, const_cast<void**>(m_args.data()), m_bytes, m_o, fds[1], m_o.timeout_s);
+        }
+    });
+    forker.join();
     TS_CHECK(pid >= 0) << "fork: " << std::strerror(errno);
-    if (pid == 0) {
-        close(fds[0]);
-        worker(fn, const_cast<void**>(m_args.data()), m_bytes, m_o, fds[1], m_o.timeout_s);
-    }
     close(fds[1]);
     auto t0 = Clock::now();
     bool timed_out = false, cancelled = false;

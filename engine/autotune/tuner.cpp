@@ -481,11 +481,17 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db, const st
 
 tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
                          const topi::CpuScheduleOptions& cpu, const Database& db,
-                         const std::string& target, bool* applied, int opt_level) {
+                         const std::string& target, bool* applied, int opt_level,
+                         std::string* skipped) {
     if (applied) *applied = false;
-    const TuningRecord* r = db.best(workload_key(func, target), target, opt_level, cpu.threads);
+    if (skipped) skipped->clear();
+    const std::string key = workload_key(func, target);
+    const TuningRecord* r = db.best(key, target, opt_level, cpu.threads);
     // Tuned for another thread count (parallel loops or not): the default is safer.
-    if (!r || (r->threads >= 0 && r->threads != cpu.threads)) return func;
+    if (!r || (r->threads >= 0 && r->threads != cpu.threads)) {
+        if (skipped) *skipped = db.why_not_applied(key, target, opt_level, cpu.threads);
+        return func;
+    }
     try {
         Candidate c = r->decisions.empty() ? Candidate{} : Candidate::from_json(r->decisions);
         tir::PrimFunc out;
@@ -502,7 +508,8 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
         }
         if (applied) *applied = true;
         return out;
-    } catch (const UserError&) {
+    } catch (const UserError& e) {
+        if (skipped) *skipped = std::string("its best record no longer applies: ") + e.what();
         return func;
     }
 }

@@ -99,10 +99,12 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db,
 /// thread count than cpu.threads, or when it no longer applies (a knob value
 /// that is not a legal choice any more, a trace that does not replay).
 /// `opt_level` >= 0: only records measured at that LLVM level (a build at O1
-/// does not apply what was fastest at O3); -1: any.
+/// does not apply what was fastest at O3); -1: any. When the database holds
+/// records of the workload but none applies, `skipped` (may be null) says why
+/// (Database::why_not_applied, or the replay error).
 tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
                          const topi::CpuScheduleOptions& cpu, const Database& db,
                          const std::string& target = "llvm", bool* applied = nullptr,
-                         int opt_level = -1);
+                         int opt_level = -1, std::string* skipped = nullptr);
 
 }  // namespace tessera::autotune

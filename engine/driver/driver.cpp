@@ -104,6 +104,42 @@ std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs) {
     return outputs;
 }
 
+codegen::LlvmOptions llvm_options(const BuildOptions& options) {
+    codegen::LlvmOptions llvm;
+    llvm.opt_level = options.opt_level;
+    llvm.threads = options.threads;
+    return llvm;
+}
+
+int CompiledModel::kernel_of(const std::string& node) const {
+    const int n = graph.find_node(node);
+    for (size_t k = 0; k < kernel_nodes.size() && n >= 0; ++k)
+        if (std::find(kernel_nodes[k].begin(), kernel_nodes[k].end(), n) != kernel_nodes[k].end())
+            return int(k);
+    return -1;
+}
+
+int CompiledModel::records_applied() const {
+    int n = 0;
+    for (const RecordUse& u : record_uses) n += u.applied ? 1 : 0;
+    return n;
+}
+
+std::string CompiledModel::records_summary(const std::string& records) const {
+    if (records.empty()) return "";
+    std::string text = "tuning records " + records + ": " + std::to_string(records_applied()) +
+                       " of " + std::to_string(kernels.size()) + " kernels tuned";
+    std::string skipped;
+    int n = 0;
+    for (const RecordUse& u : record_uses)
+        if (!u.applied) {
+            if (n++ < 4) skipped += (n > 1 ? "; " : "") + u.kernel + " (" + u.reason + ")";
+        }
+    if (n > 4) skipped += "; ...";
+    if (n > 0) text += "; " + std::to_string(n) + " skipped: " + skipped;
+    return text;
+}
+
 std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& options,
                                      const std::function<void(int, int)>& progress) {
     TS_USER_CHECK(options.target == "llvm")
@@ -138,14 +174,17 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         for (int v : lg.outputs) computed[size_t(v)] = true;
         tir::PrimFunc f = lg.func;
         bool tuned = false;
+        std::string skipped;  // why a record of this workload was not applied
         if (records) {  // knobbed-default records rebuild the anchor's default rule
             topi::CpuScheduleOptions cpu;
             cpu.threads = options.threads;
             cpu.vector_lanes = codegen::host_vector_lanes();
             f = autotune::apply_best(lg.func, og.nodes[size_t(autotune::anchor_node(og, group))],
                                      cpu, *records, options.target, &tuned,
-                                     options.opt_level);  // measured at the level we build at
+                                     options.opt_level,  // measured at the level we build at
+                                     &skipped);
         }
+        const bool from_records = tuned;
         for (int nd : group) {
             const std::string& node_name = og.nodes[size_t(nd)].name;
             auto trace = options.kernel_traces.find(node_name);
@@ -213,6 +252,8 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         if (name != f->name) f = tir::PrimFunc(name, f->params, f->body, f->attrs);
         names.insert(name);
         model->kernels.push_back(f);
+        if (from_records || !skipped.empty())
+            model->record_uses.push_back({name, from_records, skipped});
 
         runtime::KernelCall c;
         c.kernel = name;
@@ -221,16 +262,20 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
             << "kernel '" << name << "' has " << f->params.size() << " params but its group has "
             << c.args.size() << " inputs and outputs";
         c.nodes = group;
+        model->kernel_nodes.push_back(group);
         for (int node : group) c.flops += graph::node_flops(og, og.nodes[size_t(node)]);
         model->total_flops += c.flops;
         calls.push_back(std::move(c));
         if (progress) progress(i + 1, total);
     }
 
-    codegen::LlvmOptions llvm_options;
-    llvm_options.opt_level = options.opt_level;
-    llvm_options.threads = options.threads;
-    std::shared_ptr<codegen::JitModule> jit = codegen::jit_compile(model->kernels, llvm_options);
+    if (!options.jit) {
+        model->compile_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return model;
+    }
+    std::shared_ptr<codegen::JitModule> jit =
+        codegen::jit_compile(model->kernels, llvm_options(options));
     for (auto& c : calls) c.fn = jit->lookup(c.kernel);
 
     std::vector<graph::TensorType> types;

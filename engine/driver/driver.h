@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/graph/graph.h"
 #include "engine/passes/pass_manager.h"
 #include "engine/runtime/graph_executor.h"
@@ -65,6 +66,9 @@ struct BuildOptions {
     std::vector<std::string> passes;
     /// Called after each graph pass with its name and result (--print-after-all).
     std::function<void(const std::string&, const graph::Graph&)> print_after;
+    /// false: schedule every kernel but compile none (no executor, no
+    /// compile time spent): what the code views and `inspect` print.
+    bool jit = true;
 };
 
 /// Runs the graph passes that `options` select (see BuildOptions::passes);
@@ -76,14 +80,33 @@ graph::Graph optimize(const graph::Graph& g, const BuildOptions& options = {},
 /// One PrimFunc per fused group of `g` (passes::fused_groups), default schedule.
 std::vector<tir::PrimFunc> lower_fused(const graph::Graph& g);
 
+/// What the tuning records (BuildOptions::records) did for one kernel whose
+/// workload they hold: applied, or skipped with the reason.
+struct RecordUse {
+    std::string kernel;
+    bool applied = false;
+    std::string reason;  // why not: another thread count, LLVM level, machine...
+};
+
 /// A graph compiled into kernels plus an executor.
 struct CompiledModel {
     graph::Graph graph;  // after the graph passes; KernelCall indices refer to it
     std::vector<passes::PassRecord> pass_records;
     std::vector<tir::PrimFunc> kernels;  // one per KernelCall, same order
-    std::shared_ptr<runtime::GraphExecutor> executor;
+    std::vector<std::vector<int>> kernel_nodes;  // the nodes of `graph` each kernel runs
+    std::shared_ptr<runtime::GraphExecutor> executor;  // null when built with jit = false
     double compile_seconds = 0;
     double total_flops = 0;  // per inference
+    std::vector<RecordUse> record_uses;  // kernels whose workload the records hold
+
+    int records_applied() const;
+    /// The index in `kernels` of the kernel that runs the node named `node`;
+    /// -1 when no kernel does (a pass removed or folded it).
+    int kernel_of(const std::string& node) const;
+    /// One line for people: "tuning records r.jsonl: 3 of 8 kernels tuned; 1
+    /// skipped: fused_conv1 (tuned for 1 thread(s), this build runs 2)".
+    /// Empty when the build had no records.
+    std::string records_summary(const std::string& records) const;
 
     std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
 };
@@ -92,6 +115,9 @@ struct CompiledModel {
 /// and JIT-compiles them. `progress(done, total)` may be null.
 std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& options = {},
                                      const std::function<void(int, int)>& progress = nullptr);
+
+/// The LLVM options a build with `options` compiles its kernels with.
+codegen::LlvmOptions llvm_options(const BuildOptions& options);
 
 /// The loop IR of one node with its default schedule.
 tir::PrimFunc lower_op(const graph::Graph& g, int node);

@@ -61,6 +61,13 @@ std::string link_shared_library(const std::string& object, const std::string& li
     return read_file_bytes(lib);
 }
 
+// The kernels the tuning records scheduled (driver::CompiledModel::record_uses).
+json tuned_kernels(const driver::CompiledModel& model) {
+    json names = json::array();
+    for (const driver::RecordUse& u : model.record_uses)
+        if (u.applied) names.push_back(u.kernel);
+    return names;
+}
 }  // namespace
 
 std::string export_package(const driver::CompiledModel& model, const ExportOptions& options,
@@ -129,6 +136,8 @@ std::string export_package(const driver::CompiledModel& model, const ExportOptio
                  {"passes", options.passes},
                  {"schedules", schedules},
                  {"records", options.records},
+                 {"tuned_kernels", tuned_kernels(model)},
+                 {"threads", options.threads},
                  {"model", g.name},
                  {"kernels", ex.calls().size()},
                  {"members",

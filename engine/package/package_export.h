@@ -17,6 +17,7 @@ struct ExportOptions {
     std::vector<std::string> passes;  // the graph passes that were applied
     std::string schedules_json = "[]";  // schedules / traces used, as JSON
     std::string records;                // tuning database used ("" = none)
+    int threads = 0;                    // thread count the kernels were scheduled for (0 = default)
     std::string linker = "cc";          // C compiler driver that links lib.so
     int format_version = kFormatVersion;  // tests write newer ones to check refusal
 };

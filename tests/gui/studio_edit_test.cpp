@@ -179,7 +179,6 @@ TEST(ScheduleEditorWidget, StepsUpdateLoopIrLiveAndIllegalStepsKeepTheTrace) {
     const std::vector<std::string> loops = reference.get_loops(reference.blocks().back());
     ASSERT_EQ(loops.size(), 4u);
     const QString original = editor->loopIr();
-    EXPECT_EQ(s.window.codeView()->toPlainText(), original);
 
     ASSERT_TRUE(editor->addStep(makeStep("split", {loops[3]}, {-1, 8}))) << editor->errorText().toStdString();
     const std::vector<std::string> inner = editor->steps()[0].outputs;
@@ -189,7 +188,6 @@ TEST(ScheduleEditorWidget, StepsUpdateLoopIrLiveAndIllegalStepsKeepTheTrace) {
     reference.split(loops[3], {-1, 8});
     reference.vectorize(inner[1]);
     EXPECT_EQ(editor->loopIr().toStdString(), tir::print(reference.func()));
-    EXPECT_EQ(s.window.codeView()->toPlainText(), editor->loopIr());
     EXPECT_EQ(editor->traceList()->count(), 2);
     EXPECT_TRUE(editor->loopModel()->indexOf(QString::fromStdString(inner[1])).isValid());
 

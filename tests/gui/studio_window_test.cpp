@@ -150,7 +150,11 @@ TEST(StudioWindow, SelectingANodeShowsLoopIrAndProperties) {
     // After loading, the first conv (or first node) is selected already.
     EXPECT_EQ(studio.window.graphView()->currentNode(), doc->preferredNode());
     for (int node = 0; node < doc->nodeCount(); ++node) {
+        QSignalSpy shown(&studio.window, &MainWindow::kernelCodeShown);
         studio.window.graphView()->setCurrentNode(node);
+        // The code of the kernel that runs the node, built in a job.
+        ASSERT_TRUE(shown.wait(30000)) << "node " << node;
+        EXPECT_FALSE(shown.last().first().toString().isEmpty()) << "node " << node;
         const QString code = studio.window.codeView()->toPlainText();
         EXPECT_TRUE(code.contains("T.block")) << "node " << node << ":\n" << code.toStdString();
         QTreeWidget* props = studio.window.propertiesView();

@@ -102,6 +102,11 @@ private:
     // Bindings of each variable, innermost last (a variable may be re-bound).
     std::map<const tir::Variable*, std::vector<llvm::Value*>> m_vars;
     std::map<const tir::BufferNode*, BufferInfo> m_buffers;
+    /// When each variable and buffer was first bound: the maps above iterate
+    /// in address order, which differs from run to run; a parallel loop's
+    /// context lists them in this order so that the code is deterministic.
+    std::map<const void*, uint64_t> m_bind_order;
+    void note_bound(const void* var_or_buffer) { m_bind_order.emplace(var_or_buffer, m_bind_order.size()); }
 };
 
 }  // namespace tessera::codegen

@@ -4,6 +4,8 @@
 // (bound variables and buffer pointers) travels in a context struct; the
 // worker calls an always-inlined body whose buffer parameters are noalias,
 // so the parallel region optimizes like the serial one.
+#include <algorithm>
+
 #include "engine/codegen/llvm/codegen_llvm.h"
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
@@ -33,17 +35,19 @@ void CodeGenLLVM::emit_parallel_for(const For* op) {
     llvm::Value* ext = emit_cast(op->extent.dtype(), vt, emit(op->extent));
 
     // What the body may use: every bound variable and every buffer.
+    // In the order they were bound (m_bind_order), not by address.
+    auto bound_before = [this](const void* a, const void* b) {
+        return m_bind_order.at(a) < m_bind_order.at(b);
+    };
     std::vector<const Variable*> vars;
-    std::vector<llvm::Value*> values;
-    for (const auto& [v, stack] : m_vars) {
-        vars.push_back(v);
-        values.push_back(stack.back());
-    }
+    for (const auto& entry : m_vars) vars.push_back(entry.first);
+    std::sort(vars.begin(), vars.end(), bound_before);
     std::vector<const BufferNode*> bufs;
-    for (const auto& [b, info] : m_buffers) {
-        bufs.push_back(b);
-        values.push_back(info.ptr);
-    }
+    for (const auto& entry : m_buffers) bufs.push_back(entry.first);
+    std::sort(bufs.begin(), bufs.end(), bound_before);
+    std::vector<llvm::Value*> values;
+    for (const Variable* v : vars) values.push_back(m_vars.at(v).back());
+    for (const BufferNode* b : bufs) values.push_back(m_buffers.at(b).ptr);
     values.push_back(mn);
     values.push_back(ext);
     std::vector<llvm::Type*> field_types;

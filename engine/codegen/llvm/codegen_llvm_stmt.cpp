@@ -35,6 +35,7 @@ CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& mod, std::string 
     : m_ctx(ctx), m_mod(mod), m_b(ctx), m_cpu(std::move(cpu)), m_features(std::move(features)) {}
 
 void CodeGenLLVM::bind_var(const Var& v, llvm::Value* value) {
+    note_bound(v.get());
     m_vars[v.get()].push_back(value);
 }
 
@@ -91,6 +92,7 @@ void CodeGenLLVM::add_function(const PrimFunc& f) {
         if (elems > 0) body->addDereferenceableParamAttr(unsigned(i), uint64_t(elems * elem_bytes));
         body->addParamAttr(unsigned(i),
                            llvm::Attribute::getWithAlignment(m_ctx, llvm::Align(buf->dtype.bytes())));
+        note_bound(buf.get());
         m_buffers[buf.get()] = {arg, buf->dtype};
     }
     m_func = body;
@@ -331,6 +333,7 @@ void CodeGenLLVM::emit_allocate(const Allocate* op) {
         on_heap = true;
     }
     TS_CHECK(!m_buffers.count(buf.get())) << "buffer '" << buf->name << "' allocated twice";
+    note_bound(buf.get());
     m_buffers[buf.get()] = {ptr, buf->dtype};
     emit(op->body);
     m_buffers.erase(buf.get());

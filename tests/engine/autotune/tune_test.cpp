@@ -460,5 +460,27 @@ TEST(Tune, ShortRunBeatsTheNaiveLoopNestAndBuildsWithRecords) {
     fs::remove(p);
 }
 
+// A thread that ran parallel kernels leads an OpenMP pool; a worker forked
+// from it inherited that pool without its threads and hung (the studio tuned
+// on a job thread that had run the model before).
+TEST(Measure, ParallelCandidatesMeasureAfterThisThreadRanParallelKernels) {
+    const graph::Graph g = gemm_graph(128, 128, 128);
+    driver::BuildOptions bo;
+    bo.threads = 2;
+    std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+    model->executor->set_num_threads(2);
+    model->run(driver::random_inputs(model->graph));
+
+    std::vector<TuneTask> tasks = extract_tasks(driver::optimize(g, bo), "llvm", 2);
+    ASSERT_EQ(tasks.size(), 1u);
+    MeasureOptions o;
+    o.threads = 2;
+    o.timeout_s = 5;
+    TaskMeasurer m(tasks[0], o);  // measures the default schedule in a worker
+    EXPECT_TRUE(m.baseline().ok()) << m.baseline().error;
+    MeasureResult again = m.measure(tasks[0].func);
+    EXPECT_TRUE(again.ok()) << again.error;
+}
+
 }  // namespace
 }  // namespace tessera::autotune

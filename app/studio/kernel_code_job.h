@@ -1,0 +1,44 @@
+// The studio's code views: the code of the kernel that runs a node, as the
+// build with the studio's settings makes it. Loop IR, LLVM IR and assembly
+// are what `tessera inspect MODEL --opt-level N --threads T --op NODE --print
+// loop|llvm|asm` prints; the CUDA C is the node's fused group as the CUDA
+// target builds it (`inspect --target cuda --op NODE --print cuda`). Plain
+// C++, runs on a worker thread through JobRunner.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <memory>
+
+#include "app/studio/build_settings.h"
+#include "app/studio/job_runner.h"
+#include "engine/driver/driver.h"
+
+namespace tessera::studio {
+
+struct KernelCode {
+    QString node;
+    QString kernel;      // the kernel's symbol
+    QStringList nodes;   // the nodes it runs (their names)
+    QString loopIr, llvmIr, assembly, cudaC;
+    QString error;       // why there is no kernel to show (the other fields empty)
+    /// The scheduled build (no JIT) the texts come from: reused for the next
+    /// node while the graph, settings and schedules stay the same.
+    std::shared_ptr<const driver::CompiledModel> model;
+};
+
+/// The code of the kernel that runs `node` when `graph` is built with
+/// `settings` and `traces`; `cached`, when not null, is that build already.
+/// UserError when the node runs in no kernel (a graph pass removed it) or a
+/// hand schedule does not apply to its kernel.
+KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings,
+                        const KernelTraces& traces, const QString& node,
+                        std::shared_ptr<const driver::CompiledModel> cached,
+                        const JobContext& context);
+
+/// The CUDA C of the fused group that runs `node` when the CUDA target builds
+/// `graph` with the passes of `settings` (without its CPU-only layout pass).
+QString cudaSourceOfNode(const graph::Graph& graph, const BuildSettings& settings,
+                         const QString& node);
+
+}  // namespace tessera::studio

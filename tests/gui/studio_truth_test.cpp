@@ -1,0 +1,199 @@
+// Issue 18: what the studio shows, runs, tunes and exports comes from one set
+// of build settings (opt level, passes, threads, tuning records); a change
+// marks the last Run stale; tuning applies where Run runs.
+#include <gtest/gtest.h>
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QListWidget>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include "app/studio/build_settings_bar.h"
+#include "app/studio/pass_pipeline_panel.h"
+#include "engine/autotune/database.h"
+#include "tests/gui/studio_fixture.h"
+#include "widgets/code_panes.h"
+#include "widgets/graph_view.h"
+
+using namespace tessera;
+using namespace tessera::gui_test;
+using studio::RunResult;
+
+namespace {
+
+QStringList kernelNames(const RunResult& run) {
+    QStringList names;
+    for (const auto& k : run.kernels) names << k.kernel;
+    return names;
+}
+
+int multiNodeKernels(const RunResult& run) {
+    int n = 0;
+    for (const auto& k : run.kernels) n += k.nodes.size() > 1 ? 1 : 0;
+    return n;
+}
+
+void setPassChecked(studio::PassPipelinePanel* panel, const QString& pass, bool checked) {
+    const auto items = panel->passList()->findItems(pass, Qt::MatchExactly);
+    ASSERT_EQ(items.size(), 1) << pass.toStdString();
+    items.first()->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+}
+
+}  // namespace
+
+TEST(StudioTruth, TheOptLevelSelectsThePassesRunBuildsWith) {
+    OpenStudio s;
+    ASSERT_TRUE(s.ok);
+    EXPECT_EQ(s.window.buildSettings().passes, studio::defaultPasses(2));
+    s.window.settingsBar()->setOptLevel(1);
+    EXPECT_EQ(s.window.passPanel()->pipeline(), studio::defaultPasses(1));
+    EXPECT_FALSE(s.window.passPanel()->pipeline().contains("convert_layout"));
+    const RunResult* run = s.run();
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run->settings.optLevel, 1);
+    EXPECT_EQ(run->settings.passes, studio::defaultPasses(1));
+    // -O1 has no layout pass: no blocked-layout (NCHWc) kernel ran.
+    for (const auto& k : run->kernels) EXPECT_FALSE(k.loopIr.contains("NCHWc")) << k.kernel.toStdString();
+    EXPECT_EQ(s.window.currentSession().optLevel, 1);
+}
+
+TEST(StudioTruth, UntickingAPassChangesWhatRunRunsAndMarksTheResultStale) {
+    OpenStudio s;
+    ASSERT_TRUE(s.ok);
+    const RunResult* fused = s.run();
+    ASSERT_NE(fused, nullptr);
+    const QStringList before = kernelNames(*fused);  // the next Run replaces the result
+    ASSERT_GT(multiNodeKernels(*fused), 0);
+    EXPECT_TRUE(s.window.staleReason().isEmpty());
+    EXPECT_TRUE(s.window.lastRunLabel()->text().startsWith("Last run: -O2"))
+        << s.window.lastRunLabel()->text().toStdString();
+
+    setPassChecked(s.window.passPanel(), "fuse_ops", false);
+    EXPECT_EQ(s.window.staleReason(), "passes");
+    EXPECT_TRUE(s.window.lastRunLabel()->text().contains("stale: passes changed"))
+        << s.window.lastRunLabel()->text().toStdString();
+    EXPECT_TRUE(s.window.perfLabel()->text().startsWith("Stale"));
+
+    const RunResult* unfused = s.run();
+    ASSERT_NE(unfused, nullptr);
+    EXPECT_EQ(multiNodeKernels(*unfused), 0);  // one kernel per node
+    EXPECT_NE(kernelNames(*unfused), before);
+    EXPECT_FALSE(unfused->settings.passes.contains("fuse_ops"));
+    EXPECT_TRUE(s.window.staleReason().isEmpty());
+    EXPECT_FALSE(s.window.perfLabel()->text().startsWith("Stale"));
+
+    // Ticking it again makes the shown (unfused) run stale; so does the thread count.
+    setPassChecked(s.window.passPanel(), "fuse_ops", true);
+    s.window.settingsBar()->setThreads(s.window.settingsBar()->threads() + 1);
+    EXPECT_EQ(s.window.staleReason(), "passes, threads");
+}
+
+TEST(StudioTruth, TuneThenRunAppliesTheRecordsAtTheRunsThreadCountAndExportKeepsThem) {
+    QTemporaryDir dir;
+    OpenStudio s;
+    ASSERT_TRUE(s.ok);
+    const QString db = dir.filePath("tuning.jsonl");
+    s.window.setTuningDatabase(db);
+    s.window.settingsBar()->setThreads(2);
+    QString error;
+    ASSERT_TRUE(s.tune(8, &error)) << error.toStdString();
+    // Every record was measured at the thread count Run uses.
+    autotune::Database records(db.toStdString(), /*read_only=*/true);
+    ASSERT_FALSE(records.records().empty());
+    for (const auto& r : records.records()) EXPECT_EQ(r.threads, 2);
+    EXPECT_TRUE(s.window.staleReason().isEmpty());  // nothing ran yet
+
+    const RunResult* tuned = s.run(&error);
+    ASSERT_NE(tuned, nullptr) << error.toStdString();
+    EXPECT_GT(tuned->recordsApplied, 0);
+    EXPECT_TRUE(tuned->recordsSkipped.isEmpty()) << tuned->recordsSkipped.join("\n").toStdString();
+    int flagged = 0;
+    for (const auto& k : tuned->kernels) flagged += k.tuned ? 1 : 0;
+    EXPECT_EQ(flagged, tuned->recordsApplied);
+    EXPECT_TRUE(s.window.lastRunLabel()->text().contains(QString("%1 tuned").arg(tuned->recordsApplied)))
+        << s.window.lastRunLabel()->text().toStdString();
+    const int applied = tuned->recordsApplied;  // the next Run replaces the result
+
+    // At another thread count the records are skipped, and Run says why.
+    s.window.settingsBar()->setThreads(1);
+    const RunResult* other = s.run(&error);
+    ASSERT_NE(other, nullptr) << error.toStdString();
+    EXPECT_EQ(other->recordsApplied, 0);
+    ASSERT_FALSE(other->recordsSkipped.isEmpty());
+    EXPECT_TRUE(other->recordsSkipped.first().contains("tuned for 2 thread(s), this build runs 1"))
+        << other->recordsSkipped.first().toStdString();
+
+    // Export builds with the same settings and names the records it used.
+    s.window.settingsBar()->setThreads(2);
+    QSignalSpy exported(&s.window, &studio::MainWindow::packageExported);
+    QSignalSpy failed(&s.window, &studio::MainWindow::exportFailed);
+    s.window.exportPackageTo(dir.filePath("model.tar"));
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return exported.count() + failed.count() > 0; }, 120000));
+    ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+    const QJsonObject meta =
+        QJsonDocument::fromJson(exported.first().at(1).toString().toUtf8()).object();
+    EXPECT_EQ(meta["records"].toString(), db);
+    EXPECT_EQ(meta["threads"].toInt(), 2);
+    EXPECT_EQ(meta["opt_level"].toInt(), 2);
+    EXPECT_EQ(meta["tuned_kernels"].toArray().size(), applied);
+}
+
+namespace {
+
+// What `tessera inspect MODEL ARGS...` prints (stdout), or "" with `error` set.
+QString inspect(const QStringList& args, QString* error) {
+    QProcess cli;
+    cli.start(TESSERA_CLI, QStringList{"inspect", exampleModel()} + args);
+    if (!cli.waitForFinished(120000) || cli.exitCode() != 0) {
+        *error = QString::fromUtf8(cli.readAllStandardError());
+        return {};
+    }
+    return QString::fromUtf8(cli.readAllStandardOutput());
+}
+
+// Selects `node` and waits until the code panes show its kernel.
+QString selectAndWaitForKernel(OpenStudio& s, const char* node) {
+    QSignalSpy shown(&s.window, &studio::MainWindow::kernelCodeShown);
+    s.window.graphView()->setCurrentNode(s.window.document()->graph().find_node(node));
+    if (!QTest::qWaitFor([&]() { return shown.count() > 0; }, 60000)) return "(timeout)";
+    return shown.last().first().toString();
+}
+
+}  // namespace
+
+TEST(StudioTruth, TheCodePanesShowTheKernelThatRunsAsInspectPrintsIt) {
+    OpenStudio s;
+    ASSERT_TRUE(s.ok);
+    const QString threads = QString::number(s.window.settingsBar()->threads());
+    EXPECT_EQ(selectAndWaitForKernel(s, "conv1"), "fused_conv1_relu1");
+    widgets::CodePanes* panes = s.window.codePanes();
+    QString error;
+    for (const auto& [kind, print] : {std::pair{"Loop IR", "loop"}, {"LLVM IR", "llvm"}, {"Assembly", "asm"}}) {
+        const QString cli = inspect({"--opt-level", "2", "--threads", threads, "--op", "conv1",
+                                     "--print", print},
+                                    &error);
+        ASSERT_FALSE(cli.isEmpty()) << error.toStdString();
+        EXPECT_EQ(panes->text(kind).trimmed().toStdString(), cli.trimmed().toStdString()) << kind;
+    }
+    const QString cuda = inspect({"--target", "cuda", "--op", "conv1", "--print", "cuda"}, &error);
+    ASSERT_FALSE(cuda.isEmpty()) << error.toStdString();
+    EXPECT_EQ(panes->text("CUDA C").trimmed().toStdString(), cuda.trimmed().toStdString());
+    EXPECT_TRUE(panes->text("CUDA C").contains("__global__"));
+    // The kernel's nodes are highlighted in the graph.
+    const int relu = s.window.document()->graph().find_node("relu1");
+    EXPECT_TRUE(s.window.graphView()->nodeItems()[relu]->highlight().isValid());
+
+    // Another opt level builds another kernel, and the panes follow it.
+    s.window.settingsBar()->setOptLevel(1);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !s.window.isCompilingCode(); }, 60000));
+    QTest::qWait(50);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !s.window.isCompilingCode(); }, 60000));
+    const QString o1 = inspect({"--opt-level", "1", "--threads", threads, "--op", "conv1",
+                                "--print", "loop"},
+                               &error);
+    ASSERT_FALSE(o1.isEmpty()) << error.toStdString();
+    EXPECT_EQ(panes->text("Loop IR").trimmed().toStdString(), o1.trimmed().toStdString());
+}
