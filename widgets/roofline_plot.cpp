@@ -31,8 +31,14 @@ RooflinePlot::RooflinePlot(QWidget* parent) : QWidget(parent), m_plot(new QCusto
 }
 
 void RooflinePlot::setPeaks(double gflops, double gbps) {
+    setCeilings(gflops, {{"memory", gbps}}, QString());
+}
+
+void RooflinePlot::setCeilings(double gflops, const QVector<QPair<QString, double>>& roofs,
+                               const QString& method) {
     m_peak = gflops;
-    m_bandwidth = gbps;
+    m_roofs = roofs;
+    m_plot->setToolTip(method);
     redraw();
 }
 
@@ -45,24 +51,60 @@ void RooflinePlot::setKernels(const QStringList& labels, const QVector<double>& 
 }
 
 double RooflinePlot::attainable(double intensity) const {
-    return std::min(m_peak, m_bandwidth * intensity);
+    double fastest = 0;
+    for (const auto& roof : m_roofs) fastest = std::max(fastest, roof.second);
+    return std::min(m_peak, fastest * intensity);
+}
+
+QStringList RooflinePlot::kernelsAbove(double tolerance) const {
+    QStringList above;
+    for (int i = 0; i < std::min(m_intensity.size(), m_gflops.size()); ++i)
+        if (m_intensity[i] > 0 && m_gflops[i] > attainable(m_intensity[i]) * (1 + tolerance))
+            above << QString("%1 (%2 GFLOP/s at %3 FLOP/B, ceiling %4)")
+                         .arg(m_labels.value(i))
+                         .arg(m_gflops[i], 0, 'f', 1)
+                         .arg(m_intensity[i], 0, 'g', 3)
+                         .arg(attainable(m_intensity[i]), 0, 'f', 1);
+    return above;
 }
 
 void RooflinePlot::redraw() {
     m_plot->clearItems();
     const double xlo = 0.01, xhi = 1000;
     QVector<double> rx, ry;
-    if (m_peak > 0 && m_bandwidth > 0) {
+    const double fastest = m_roofs.isEmpty() ? 0 : m_roofs.first().second;
+    if (m_peak > 0 && fastest > 0) {
         for (double x = xlo; x <= xhi * 1.0001; x *= 1.2) {
             rx << x;
             ry << attainable(x);
         }
         auto* label = new QCPItemText(m_plot);
         label->position->setCoords(xhi / 8, m_peak * 1.35);
-        label->setText(QString("peak %1 GFLOP/s, %2 GB/s").arg(m_peak, 0, 'f', 1).arg(m_bandwidth, 0, 'f', 1));
+        label->setText(QString("peak %1 GFLOP/s, %2 %3 GB/s")
+                           .arg(m_peak, 0, 'f', 1)
+                           .arg(m_roofs.first().first)
+                           .arg(fastest, 0, 'f', 1));
         label->setColor(QColor(0xa0, 0x40, 0x10));
     }
     m_plot->graph(0)->setData(rx, ry);
+    // The slower roofs (caches below the fastest, memory) as dashed lines.
+    while (m_plot->graphCount() > 2) m_plot->removeGraph(2);
+    for (int r = 1; r < m_roofs.size() && m_peak > 0; ++r) {
+        QVector<double> x, y;
+        for (double v = xlo; v <= xhi * 1.0001; v *= 1.2) {
+            x << v;
+            y << std::min(m_peak, m_roofs[r].second * v);
+        }
+        QCPGraph* roof = m_plot->addGraph();
+        roof->setPen(QPen(QColor(0xd0, 0x5a, 0x1a, 150), 1, Qt::DashLine));
+        roof->setData(x, y);
+        auto* label = new QCPItemText(m_plot);
+        const double at = std::min(m_peak / m_roofs[r].second / 3, xhi);
+        label->position->setCoords(at, m_roofs[r].second * at);
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        label->setText(QString("%1 %2 GB/s ").arg(m_roofs[r].first).arg(m_roofs[r].second, 0, 'f', 0));
+        label->setColor(QColor(0xa0, 0x40, 0x10));
+    }
     QVector<double> px, py;
     m_count = 0;
     double top = std::max(m_peak, 1.0);

@@ -1,8 +1,11 @@
-// RooflinePlot: the roofline of this machine (measured peak FLOP/s and memory
-// bandwidth) on log-log axes, with each kernel as a point at its arithmetic
-// intensity (FLOP per byte) and achieved GFLOP/s.
+// RooflinePlot: the roofline of this machine (measured peak FLOP/s and the
+// bandwidth of each cache level and of memory) on log-log axes, with each
+// kernel as a point at its arithmetic intensity (FLOP per byte) and achieved
+// GFLOP/s. A point above the highest roof cannot be true: count them with
+// kernelsAbove().
 #pragma once
 
+#include <QPair>
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
@@ -17,21 +20,29 @@ public:
     explicit RooflinePlot(QWidget* parent = nullptr);
     /// Sets the roof: compute peak (GFLOP/s) and bandwidth (GB/s).
     void setPeaks(double gflops, double gbps);
+    /// Sets the compute peak and the memory roofs (name, GB/s), fastest cache
+    /// first and memory last; `method` says how they were measured (tooltip).
+    void setCeilings(double gflops, const QVector<QPair<QString, double>>& roofs,
+                     const QString& method);
     /// One point per kernel: intensity (FLOP/byte) and achieved GFLOP/s.
     void setKernels(const QStringList& labels, const QVector<double>& intensity,
                     const QVector<double>& gflops);
     int kernelCount() const { return m_count; }
     double peakGflops() const { return m_peak; }
-    double bandwidth() const { return m_bandwidth; }
-    /// The attainable GFLOP/s at an intensity: min(peak, bandwidth * intensity).
+    /// The slowest memory roof (memory's bandwidth), GB/s.
+    double bandwidth() const { return m_roofs.isEmpty() ? 0 : m_roofs.last().second; }
+    /// The attainable GFLOP/s at an intensity: min(peak, fastest roof * intensity).
     double attainable(double intensity) const;
+    /// Labels of the kernels plotted above attainable() * (1 + tolerance).
+    QStringList kernelsAbove(double tolerance) const;
     QCustomPlot* plot() const { return m_plot; }
 
 private:
     void redraw();
 
     QCustomPlot* m_plot;
-    double m_peak = 0, m_bandwidth = 0;
+    double m_peak = 0;
+    QVector<QPair<QString, double>> m_roofs;
     QStringList m_labels;
     QVector<double> m_intensity, m_gflops;
     int m_count = 0;

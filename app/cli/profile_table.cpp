@@ -2,6 +2,7 @@
 #include "app/cli/profile_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace tessera::cli {
@@ -10,7 +11,7 @@ std::vector<ProfileRow> profile_rows(const std::vector<runtime::KernelProfile>& 
                                      const std::vector<std::string>& node_names) {
     std::vector<ProfileRow> rows;
     for (const auto& p : prof) {
-        ProfileRow r{p.kernel, {}, p.calls, p.seconds, p.flops, p.bytes};
+        ProfileRow r{p.kernel, {}, p.calls, p.seconds, p.flops, p.bytes, p.work_flops};
         for (int n : p.nodes)
             r.nodes.push_back(n >= 0 && size_t(n) < node_names.size() ? node_names[size_t(n)]
                                                                        : "#" + std::to_string(n));
@@ -41,15 +42,20 @@ nlohmann::json print_profile(std::vector<ProfileRow> rows, std::ostream& os) {
                   "calls", "time ms", "%", "GFLOP/s", "GB/s");
     os << "\n" << line << "\n";
     nlohmann::json arr = nlohmann::json::array();
+    bool any_effective = false;
     for (const auto& r : rows) {
         std::string nodes;
         for (const auto& n : r.nodes) nodes += (nodes.empty() ? "" : ",") + n;
         double pct = total > 0 ? 100.0 * r.seconds / total : 0;
         double gf = r.seconds > 0 ? r.flops / r.seconds / 1e9 : 0;
         double gb = r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0;
-        std::snprintf(line, sizeof line, "%-32s %-24s %5d %10.4f %6.1f %9.2f %8.2f",
+        // A Winograd kernel executes other work than its op's FLOPs: its
+        // GFLOP/s are "effective" (marked *).
+        const bool effective = r.work_flops > 0 && std::abs(r.work_flops - r.flops) > 0.01 * r.flops;
+        any_effective |= effective;
+        std::snprintf(line, sizeof line, "%-32s %-24s %5d %10.4f %6.1f %9.2f%s %7.2f",
                       clip(r.kernel, 32).c_str(), clip(nodes, 24).c_str(), r.calls,
-                      r.seconds * 1e3, pct, gf, gb);
+                      r.seconds * 1e3, pct, gf, effective ? "*" : " ", gb);
         os << line << "\n";
         arr.push_back({{"kernel", r.kernel},
                        {"nodes", r.nodes},
@@ -59,6 +65,7 @@ nlohmann::json print_profile(std::vector<ProfileRow> rows, std::ostream& os) {
                        {"gflops", gf},
                        {"gbps", gb},
                        {"flops", r.flops},
+                       {"work_flops", r.work_flops > 0 ? r.work_flops : r.flops},
                        {"bytes", r.bytes}});
     }
     std::snprintf(line, sizeof line, "%-32s %-24s %5d %10.4f %6.1f %9.2f %8.2f", "total",
@@ -66,6 +73,9 @@ nlohmann::json print_profile(std::vector<ProfileRow> rows, std::ostream& os) {
                   total > 0 ? 100.0 : 0.0, total > 0 ? flops / total / 1e9 : 0.0,
                   total > 0 ? bytes / total / 1e9 : 0.0);
     os << line << "\n";
+    if (any_effective)
+        os << "* effective GFLOP/s: the op's FLOPs (the direct convolution's); the Winograd "
+              "kernel executes other work (work_flops in --json)\n";
     return arr;
 }
 

@@ -18,6 +18,7 @@ struct ProfileRow {
     double seconds = 0;              // per run
     double flops = 0;                // per run
     double bytes = 0;                // argument bytes read and written per run
+    double work_flops = 0;           // what the kernel executes (0: flops)
 };
 
 /// Rows of an executor profile, naming nodes with `node_names`.

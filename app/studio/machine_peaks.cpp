@@ -1,9 +1,13 @@
-// FMA peak: independent vector FMA chains (AVX2+FMA when the CPU has them);
-// bandwidth: a triad over arrays much larger than the caches, with OpenMP-free
-// std::thread workers so that it runs on every core.
+// FMA peak: independent vector FMA chains, all threads started together and
+// timed by the wall clock of the whole team; bandwidth: a triad a = b + s*c
+// over working sets sized to each cache level (sysconf) and to memory, every
+// thread on its own arrays, compiled for the CPU's vector width.
 #include "app/studio/machine_peaks.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -21,9 +25,33 @@ double seconds(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+enum class Isa { Scalar, Avx2, Avx512 };
+
+Isa hostIsa() {
 #if defined(__x86_64__)
-// 10 independent 8-wide FMA chains hide the FMA latency: returns flops done.
-__attribute__((target("avx2,fma"))) double fmaKernelAvx2(long iterations, float* sink) {
+    if (__builtin_cpu_supports("avx512f")) return Isa::Avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
+#endif
+    return Isa::Scalar;
+}
+
+#if defined(__x86_64__)
+// Enough independent chains to cover the FMA latency on two FMA ports.
+__attribute__((target("avx512f"))) double fmaAvx512(long iterations, float* sink) {
+    __m512 acc[12];
+    for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_ps(0.001f * float(i + 1));
+    const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-7f);
+    for (long it = 0; it < iterations; ++it)
+        for (int i = 0; i < 12; ++i) acc[i] = _mm512_fmadd_ps(acc[i], a, b);
+    __m512 total = acc[0];
+    for (int i = 1; i < 12; ++i) total = _mm512_add_ps(total, acc[i]);
+    float out[16];
+    _mm512_storeu_ps(out, total);
+    *sink = out[0];
+    return double(iterations) * 12 * 16 * 2;
+}
+
+__attribute__((target("avx2,fma"))) double fmaAvx2(long iterations, float* sink) {
     __m256 acc[10];
     for (int i = 0; i < 10; ++i) acc[i] = _mm256_set1_ps(0.001f * float(i + 1));
     const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
@@ -36,9 +64,16 @@ __attribute__((target("avx2,fma"))) double fmaKernelAvx2(long iterations, float*
     *sink = out[0];
     return double(iterations) * 10 * 8 * 2;
 }
+
+__attribute__((target("avx512f"))) void triadAvx512(float* a, const float* b, const float* c, size_t n) {
+    for (size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+}
+__attribute__((target("avx2,fma"))) void triadAvx2(float* a, const float* b, const float* c, size_t n) {
+    for (size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+}
 #endif
 
-double fmaKernelPortable(long iterations, float* sink) {
+double fmaScalar(long iterations, float* sink) {
     float acc[8][8] = {};
     for (long it = 0; it < iterations; ++it)
         for (int i = 0; i < 8; ++i)
@@ -47,55 +82,128 @@ double fmaKernelPortable(long iterations, float* sink) {
     return double(iterations) * 64 * 2;
 }
 
-double fmaGflops(long iterations) {
-    float sink = 0;
-    const auto t0 = Clock::now();
+void triadScalar(float* a, const float* b, const float* c, size_t n) {
+    for (size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
+}
+
+double fmaRun(Isa isa, long iterations, float* sink) {
 #if defined(__x86_64__)
-    const double flops = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2")
-                             ? fmaKernelAvx2(iterations, &sink)
-                             : fmaKernelPortable(iterations, &sink);
-#else
-    const double flops = fmaKernelPortable(iterations, &sink);
+    if (isa == Isa::Avx512) return fmaAvx512(iterations, sink);
+    if (isa == Isa::Avx2) return fmaAvx2(iterations, sink);
 #endif
-    const double s = seconds(t0);
-    volatile float keep = sink;
-    (void)keep;
-    return flops / s / 1e9;
+    return fmaScalar(iterations, sink);
+}
+
+void triad(Isa isa, float* a, const float* b, const float* c, size_t n) {
+#if defined(__x86_64__)
+    if (isa == Isa::Avx512) return triadAvx512(a, b, c, n);
+    if (isa == Isa::Avx2) return triadAvx2(a, b, c, n);
+#endif
+    triadScalar(a, b, c, n);
+}
+
+// Runs `work(thread)` on `threads` threads released together; returns the
+// wall-clock seconds from the release to the last one's end.
+template <typename Work>
+double together(int threads, const Work& work) {
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::vector<std::thread> team;
+    for (int t = 0; t < threads; ++t)
+        team.emplace_back([&, t]() {
+            ready++;
+            while (!go.load()) std::this_thread::yield();
+            work(t);
+        });
+    while (ready.load() < threads) std::this_thread::yield();
+    const auto t0 = Clock::now();
+    go = true;
+    for (auto& th : team) th.join();
+    return seconds(t0);
+}
+
+double fmaGflops(Isa isa, int threads, long iterations) {
+    std::vector<float> sinks(static_cast<size_t>(threads) * 16, 0.0f);
+    std::vector<double> flops(static_cast<size_t>(threads), 0.0);
+    const double s = together(threads, [&](int t) {
+        flops[size_t(t)] = fmaRun(isa, iterations, &sinks[size_t(t) * 16]);
+    });
+    double total = 0;
+    for (double f : flops) total += f;
+    return total / s / 1e9;
+}
+
+// Triad bandwidth of `threads` threads, each over its own working set of `bytes`.
+double triadGbps(Isa isa, int threads, size_t bytes) {
+    const size_t n = std::max<size_t>(bytes / (3 * sizeof(float)), 64);
+    const auto count = static_cast<size_t>(threads);
+    std::vector<std::vector<float>> a(count), b(count), c(count);
+    for (int t = 0; t < threads; ++t) {
+        a[size_t(t)].assign(n, 0.5f);
+        b[size_t(t)].assign(n, 1.0f);
+        c[size_t(t)].assign(n, 2.0f);
+    }
+    // About 64 MiB of traffic per thread and repetition, at least one pass.
+    const int passes = int(std::max<size_t>(1, (size_t(64) << 20) / (3 * n * sizeof(float))));
+    double best = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+        const double s = together(threads, [&](int t) {
+            for (int p = 0; p < passes; ++p)
+                triad(isa, a[size_t(t)].data(), b[size_t(t)].data(), c[size_t(t)].data(), n);
+        });
+        best = std::max(best, double(threads) * passes * 3.0 * double(n) * sizeof(float) / s / 1e9);
+    }
+    return best;
+}
+
+size_t cacheBytes(int name, size_t fallback) {
+    const long v = sysconf(name);
+    return v > 0 ? size_t(v) : fallback;
 }
 
 }  // namespace
 
+double MachinePeaks::gflopsFor(int threads) const {
+    if (threads <= 1) return gflopsOneCore;
+    return std::min(gflops, gflopsOneCore * double(threads));
+}
+
+double MachinePeaks::gbpsFor(const MemoryRoof& roof, int threads) const {
+    if (!roof.perCore || cores <= 0) return roof.gbps;
+    return roof.gbps * double(std::clamp(threads, 1, cores)) / double(cores);
+}
+
+QString MachinePeaks::method() const {
+    QString text = QString("Compute: %1 FMA chains, %2 GFLOP/s on one core, %3 on %4 threads "
+                           "started together (wall clock).\nMemory: triad a = b + 3c on every "
+                           "thread, working set sized to the level:")
+                       .arg(isa)
+                       .arg(gflopsOneCore, 0, 'f', 1)
+                       .arg(gflops, 0, 'f', 1)
+                       .arg(cores);
+    for (const MemoryRoof& r : roofs)
+        text += QString("\n  %1 %2 GB/s%3").arg(r.name).arg(r.gbps, 0, 'f', 1).arg(r.perCore ? " (per-core cache, all cores)" : "");
+    return text;
+}
+
 MachinePeaks measureMachinePeaks() {
     MachinePeaks peaks;
+    const Isa isa = hostIsa();
+    peaks.isa = isa == Isa::Avx512 ? "AVX-512" : isa == Isa::Avx2 ? "AVX2+FMA" : "scalar";
+    peaks.cores = int(std::max(1u, std::thread::hardware_concurrency()));
     const long iterations = 4'000'000;
-    for (int rep = 0; rep < 3; ++rep) peaks.gflopsOneCore = std::max(peaks.gflopsOneCore, fmaGflops(iterations));
-
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    for (int rep = 0; rep < 2; ++rep) {
-        std::vector<double> per(threads);
-        std::vector<std::thread> workers;
-        for (unsigned t = 0; t < threads; ++t)
-            workers.emplace_back([&per, t, iterations]() { per[t] = fmaGflops(iterations); });
-        for (auto& w : workers) w.join();
-        double total = 0;
-        for (double g : per) total += g;
-        peaks.gflops = std::max(peaks.gflops, total);
-    }
-
-    const size_t n = size_t(16) << 20;  // 3 arrays x 64 MiB
-    std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n, 0.5f);
     for (int rep = 0; rep < 3; ++rep) {
-        const auto t0 = Clock::now();
-        std::vector<std::thread> workers;
-        for (unsigned t = 0; t < threads; ++t)
-            workers.emplace_back([&, t]() {
-                const size_t lo = n * t / threads, hi = n * (t + 1) / threads;
-                for (size_t i = lo; i < hi; ++i) a[i] = b[i] + 3.0f * c[i];
-            });
-        for (auto& w : workers) w.join();
-        const double s = seconds(t0);
-        peaks.gbps = std::max(peaks.gbps, 3.0 * double(n) * sizeof(float) / s / 1e9);
+        peaks.gflopsOneCore = std::max(peaks.gflopsOneCore, fmaGflops(isa, 1, iterations));
+        peaks.gflops = std::max(peaks.gflops, fmaGflops(isa, peaks.cores, iterations));
     }
+    const size_t l1 = cacheBytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
+    const size_t l2 = cacheBytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
+    const size_t l3 = cacheBytes(_SC_LEVEL3_CACHE_SIZE, 0);
+    peaks.roofs.push_back({"L1", triadGbps(isa, peaks.cores, l1 / 2), true});
+    peaks.roofs.push_back({"L2", triadGbps(isa, peaks.cores, l2 / 2), true});
+    if (l3 > 0) peaks.roofs.push_back({"L3", triadGbps(isa, peaks.cores, l3 / 2 / size_t(peaks.cores)), false});
+    const size_t memory = std::max<size_t>(size_t(192) << 20, l3 * 8);
+    peaks.roofs.push_back({"DRAM", triadGbps(isa, peaks.cores, memory / size_t(peaks.cores)), false});
     return peaks;
 }
 

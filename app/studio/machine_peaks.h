@@ -1,17 +1,37 @@
-// Measured peaks of this machine for the roofline: FMA throughput of one core
-// and all cores, and memory bandwidth (a STREAM-like triad). Plain C++; run it
-// in a job (it takes about half a second).
+// Measured ceilings of this machine for the roofline: the FMA throughput of
+// one core and of all cores together (the widest vector FMA the CPU has:
+// AVX-512, else AVX2, else scalar), and the bandwidth of each cache level and
+// of memory (a triad over a working set that fits the level, on every core).
+// Plain C++; run it in a job (about a second).
 #pragma once
+
+#include <QString>
+#include <QVector>
 
 namespace tessera::studio {
 
-struct MachinePeaks {
-    double gflopsOneCore = 0;
-    double gflops = 0;  // all hardware threads together
-    double gbps = 0;    // triad bandwidth, GB/s
+struct MemoryRoof {
+    QString name;       // "L1", "L2", "L3", "DRAM"
+    double gbps = 0;    // all cores together
+    bool perCore = false;  // a private cache: scales with the threads that use it
 };
 
-/// Times short FMA and triad loops (best of a few repetitions).
+struct MachinePeaks {
+    double gflopsOneCore = 0;
+    double gflops = 0;  // all `cores` together, running at the same time
+    int cores = 1;      // hardware threads measured
+    QString isa;        // the FMA used: "AVX-512", "AVX2+FMA" or "scalar"
+    QVector<MemoryRoof> roofs;  // fastest (L1) first, DRAM last
+
+    /// The compute ceiling for kernels running on `threads` threads.
+    double gflopsFor(int threads) const;
+    /// A memory roof for kernels running on `threads` threads.
+    double gbpsFor(const MemoryRoof& roof, int threads) const;
+    /// How the figures were measured, for a tooltip.
+    QString method() const;
+};
+
+/// Times FMA chains and triads (best of a few repetitions).
 MachinePeaks measureMachinePeaks();
 
 }  // namespace tessera::studio

@@ -12,6 +12,7 @@
 
 #include "app/studio/build_settings.h"
 #include "app/studio/job_runner.h"
+#include "app/studio/machine_peaks.h"
 #include "app/studio/model_document.h"
 #include "app/studio/run_job.h"
 #include "app/studio/session.h"
@@ -122,8 +123,10 @@ public:
     bool isCompilingCode() const { return m_codeJobs->isRunning(); }
     widgets::PerfPlot* perfPlot() const { return m_perfPlot; }
     widgets::RooflinePlot* rooflinePlot() const { return m_roofline; }
-    /// Measures this machine's peak FLOP/s and bandwidth once, in a job (roofline).
+    /// Measures this machine's peak FLOP/s and bandwidths once, in a job (roofline).
     void measurePeaks();
+    /// The machine's ceilings, once measured (null before).
+    const MachinePeaks* machinePeaks() const { return m_peaks.get(); }
     /// Raises the Performance dock's tab "bars", "roofline" or "tuning".
     void showPlot(const QString& name);
     bool isMeasuringPeaks() const { return m_peakJobs->isRunning(); }
@@ -216,6 +219,8 @@ private:
     void noteBuildInputChanged(const QString& what);
     /// The last-run label and the stale notice, from m_lastRun and the settings.
     void updateRunStatus();
+    /// The roofline's ceilings for the shown Run's thread count (measures first).
+    void showCeilings();
 
     std::shared_ptr<ModelDocument> m_document;
     std::unique_ptr<RunResult> m_lastRun;
@@ -259,6 +264,7 @@ private:
     QLabel* m_statusLabel;
     QAction* m_runAction = nullptr;
     BuildSettingsBar* m_settingsBar;
+    std::unique_ptr<MachinePeaks> m_peaks;
     std::shared_ptr<const driver::CompiledModel> m_kernelBuild;  // the code views' build
     QString m_kernelBuildKey;                                     // ... and what it was built from
     QLabel* m_lastRunLabel;

@@ -11,6 +11,7 @@
 #include <QTabWidget>
 #include <QToolBar>
 
+#include "app/studio/build_settings_bar.h"
 #include "app/studio/machine_peaks.h"
 #include "app/studio/main_window.h"
 #include "app/studio/tune_job.h"
@@ -114,17 +115,35 @@ void MainWindow::showPlot(const QString& name) {
 }
 
 void MainWindow::measurePeaks() {
-    if (m_roofline->peakGflops() > 0 || m_peakJobs->isRunning()) return;
+    if (m_peaks || m_peakJobs->isRunning()) return;
     m_peakJobs->start(
         "Measuring machine peaks",
         [](const JobContext&) -> std::any { return measureMachinePeaks(); },
         [this](const std::any& value) {
-            const auto& peaks = std::any_cast<const MachinePeaks&>(value);
-            m_roofline->setPeaks(peaks.gflops, peaks.gbps);
-            log(QString("Machine peaks: %1 GFLOP/s (one core %2), %3 GB/s")
-                    .arg(peaks.gflops, 0, 'f', 1)
-                    .arg(peaks.gflopsOneCore, 0, 'f', 1)
-                    .arg(peaks.gbps, 0, 'f', 1));
+            m_peaks = std::make_unique<MachinePeaks>(std::any_cast<const MachinePeaks&>(value));
+            QStringList roofs;
+            for (const MemoryRoof& r : m_peaks->roofs)
+                roofs << QString("%1 %2 GB/s").arg(r.name).arg(r.gbps, 0, 'f', 1);
+            log(QString("Machine peaks (%1 FMA): %2 GFLOP/s on one core, %3 on %4 threads; %5")
+                    .arg(m_peaks->isa)
+                    .arg(m_peaks->gflopsOneCore, 0, 'f', 1)
+                    .arg(m_peaks->gflops, 0, 'f', 1)
+                    .arg(m_peaks->cores)
+                    .arg(roofs.join(", ")));
+            showCeilings();
         });
+}
+
+void MainWindow::showCeilings() {
+    if (!m_peaks) {
+        measurePeaks();
+        return;
+    }
+    // The ceilings of the thread count the shown Run used.
+    const int threads = m_lastRun ? m_lastRun->settings.threads : m_settingsBar->threads();
+    QVector<QPair<QString, double>> roofs;
+    for (const MemoryRoof& r : m_peaks->roofs) roofs.append({r.name, m_peaks->gbpsFor(r, threads)});
+    m_roofline->setCeilings(m_peaks->gflopsFor(threads), roofs,
+                            QString("Ceilings for %1 thread(s).\n").arg(threads) + m_peaks->method());
 }
 }  // namespace tessera::studio

@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <algorithm>
+#include <cmath>
 
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/main_window.h"
@@ -111,13 +112,19 @@ void MainWindow::showRunResult(const RunResult& result) {
         slowest = std::max(slowest, k.ms);
     }
     m_perfPlot->setBars(labels, ms);
+    // The roofline plots the work a kernel executes: a Winograd kernel's
+    // "effective" FLOPs (the direct conv's) could top the machine's peak.
     QVector<double> intensity, gflops;
+    QStringList points;
     for (const KernelTime& k : result.kernels) {
-        intensity << (k.bytes > 0 ? k.flops / k.bytes : 0);
-        gflops << (k.ms > 0 ? k.flops / (k.ms * 1e-3) / 1e9 : 0);
+        const bool transformed = k.workFlops > 0 && std::abs(k.workFlops - k.flops) > 0.01 * k.flops;
+        const double work = transformed ? k.workFlops : k.flops;
+        intensity << (k.bytes > 0 ? work / k.bytes : 0);
+        gflops << (k.ms > 0 ? work / (k.ms * 1e-3) / 1e9 : 0);
+        points << (transformed ? k.label + " (executed work)" : k.label);
     }
-    m_roofline->setKernels(labels, intensity, gflops);
-    measurePeaks();
+    m_roofline->setKernels(points, intensity, gflops);
+    showCeilings();
     if (m_document && slowest > 0) {  // the compiled graph keeps the model's node names
         QVector<double> heat(m_document->nodeCount(), -1.0);
         for (const KernelTime& k : result.kernels)

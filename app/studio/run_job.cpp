@@ -110,6 +110,7 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
         t.bytes = kernelBytes(compiled->graph, k.nodes);
         t.ms = k.seconds * 1e3;
         t.flops = k.flops;
+        t.workFlops = k.work_flops;
         t.tuned = tuned.count(k.kernel) > 0;
         for (const tir::PrimFunc& f : compiled->kernels)
             if (f->name == k.kernel) t.loopIr = QString::fromStdString(tir::print(f));

@@ -19,7 +19,8 @@ struct KernelTime {
     QVector<int> nodes;      // indices into the compiled graph
     QStringList nodeNames;   // their names (the model's node names where kept)
     double ms = 0;  // median per run
-    double flops = 0;
+    double flops = 0;      // the ops' definitions (graph::node_flops)
+    double workFlops = 0;  // what the kernel executes (differs for Winograd)
     double bytes = 0;  // bytes the kernel reads and writes (inputs from outside it, outputs)
     QString loopIr;    // the compiled (scheduled) kernel
     bool tuned = false;  // scheduled by a tuning record

@@ -263,7 +263,10 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
             << c.args.size() << " inputs and outputs";
         c.nodes = group;
         model->kernel_nodes.push_back(group);
-        for (int node : group) c.flops += graph::node_flops(og, og.nodes[size_t(node)]);
+        for (int node : group) {
+            c.flops += graph::node_flops(og, og.nodes[size_t(node)]);
+            c.work_flops += graph::node_work_flops(og, og.nodes[size_t(node)]);
+        }
         model->total_flops += c.flops;
         calls.push_back(std::move(c));
         if (progress) progress(i + 1, total);

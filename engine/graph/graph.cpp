@@ -313,11 +313,28 @@ void verify(const Graph& g) {
 
 // ---- FLOPs -----------------------------------------------------------------
 
+namespace {
+
+// The elements of `t` that hold data: a blocked-layout tensor (N, C/b, H, W, b)
+// of a node that records its logical channel count ("channels", set by
+// convert_layout) pads C up to a multiple of b; the padding is not work.
+double logical_elements(const TensorType& t, const Node& n) {
+    const double all = double(t.num_elements());
+    if (t.shape.size() != 5 || !n.attrs.count("channels")) return all;
+    const double padded = double(t.shape[1] * t.shape[4]);
+    return padded > 0 ? all * double(n.attr_int("channels", 0)) / padded : all;
+}
+
+}  // namespace
+
+// FLOPs from each op's definition: the multiply-adds of the mathematical
+// operation on the logical shapes, not the work of a transformed kernel
+// (padded channels, Winograd's transforms): see node_work_flops for that.
 double node_flops(const Graph& g, const Node& n) {
     auto type_of = [&](int v) -> const TensorType& { return g.values.at(size_t(v)).type; };
     if (n.outputs.empty()) return 0;
     const TensorType& out = type_of(n.outputs[0]);
-    const double out_elems = double(out.num_elements());
+    const double out_elems = logical_elements(out, n);
     const std::string& op = n.op;
     if (op == "nn.conv2d") {
         if (n.inputs.size() < 2) return 0;
@@ -327,16 +344,20 @@ double node_flops(const Graph& g, const Node& n) {
         if (n.inputs.size() > 2) flops += out_elems;  // bias
         return flops;
     }
-    if (op == "nn.conv2d_NCHWc" && n.inputs.size() >= 2 && type_of(n.inputs[1]).shape.size() == 6) {
-        const auto& w = type_of(n.inputs[1]).shape;  // (OCo, ICo, KH, KW, ib, ob), padded channels
-        return 2.0 * out_elems * double(w[1] * w[2] * w[3] * w[4]) + (n.inputs.size() > 2 ? out_elems : 0);
-    }
-    if (op == "nn.conv2d_winograd_NCHWc" && n.inputs.size() >= 2 &&
+    if ((op == "nn.conv2d_NCHWc" || op == "nn.conv2d_winograd_NCHWc") && n.inputs.size() >= 2 &&
         type_of(n.inputs[1]).shape.size() == 6) {
-        // The 3x3 direct conv's FLOPs ("effective" FLOP/s, as Winograd is usually
-        // reported): U is (alpha, alpha, OCo, ICo, ib, ob).
-        const auto& u = type_of(n.inputs[1]).shape;
-        return 2.0 * out_elems * double(u[3] * u[4] * 9) + (n.inputs.size() > 2 ? out_elems : 0);
+        // Weights (OCo, ICo, KH, KW, ib, ob), or Winograd's U (alpha, alpha,
+        // OCo, ICo, ib, ob) of a 3x3 conv: the direct conv's multiply-adds.
+        const auto& w = type_of(n.inputs[1]).shape;
+        const bool winograd = op == "nn.conv2d_winograd_NCHWc";
+        const double kernel = winograd ? 9.0 : double(w[2] * w[3]);
+        const double padded_in = winograd ? double(w[3] * w[4]) : double(w[1] * w[4]);
+        const int64_t groups = n.attr_int("groups", 1);
+        const double in_per_group =
+            n.attrs.count("in_channels") ? double(n.attr_int("in_channels", 1) / std::max<int64_t>(groups, 1))
+            : groups > 1                 ? 1.0
+                                         : padded_in;
+        return 2.0 * out_elems * in_per_group * kernel + (n.inputs.size() > 2 ? out_elems : 0);
     }
     if (op == "nn.matmul") {
         if (n.inputs.size() < 2) return 0;
@@ -363,10 +384,28 @@ double node_flops(const Graph& g, const Node& n) {
     }
     if (op == "nn.global_avg_pool2d" || op == "nn.global_avg_pool2d_NCHWc") {
         if (n.inputs.empty()) return 0;
-        return double(type_of(n.inputs[0]).num_elements());
+        return logical_elements(type_of(n.inputs[0]), n);
     }
     if (op == "nn.softmax") return 5.0 * out_elems;
     return 0;  // reshape and other data movement
+}
+
+double node_work_flops(const Graph& g, const Node& n) {
+    if (n.op != "nn.conv2d_winograd_NCHWc" || n.inputs.size() < 2 || n.outputs.empty())
+        return node_flops(g, n);
+    // Winograd F(m x m, 3 x 3): per output tile of m x m pixels, the batched
+    // product of alpha^2 (alpha = m + 2) input and weight transforms over the
+    // (padded) channels, plus the input and output transforms.
+    const auto& u = g.values.at(size_t(n.inputs[1])).type.shape;  // alpha, alpha, OCo, ICo, ib, ob
+    const auto& y = g.values.at(size_t(n.outputs[0])).type.shape;  // N, OCo, H, W, ob
+    if (u.size() != 6 || y.size() != 5) return node_flops(g, n);
+    const int64_t m = n.attr_int("tile", 2);
+    const double alpha = double(u[0]);
+    const double tiles = double(y[0]) * double((y[2] + m - 1) / m) * double((y[3] + m - 1) / m);
+    const double ic = double(u[3] * u[4]), oc = double(u[2] * u[5]);
+    const double product = 2.0 * tiles * alpha * alpha * ic * oc;
+    const double transforms = tiles * (ic * 2.0 * alpha * alpha * alpha + oc * 2.0 * alpha * alpha * double(m));
+    return product + transforms + (n.inputs.size() > 2 ? double(g.values.at(size_t(n.outputs[0])).type.num_elements()) : 0);
 }
 
 }  // namespace tessera::graph

@@ -84,7 +84,15 @@ std::string print(const Graph& g);
 /// UserError naming the node on the first problem.
 void verify(const Graph& g);
 
-/// Floating-point operations of one node (multiply-add counts 2), for GFLOP/s.
+/// Floating-point operations of one node (multiply-add counts 2), for GFLOP/s:
+/// the op's definition on its logical shapes (a blocked layout's padded
+/// channels and a Winograd kernel's transforms are not counted; a Winograd
+/// conv counts as the direct conv it computes, "effective" FLOPs).
 double node_flops(const Graph& g, const Node& n);
+
+/// The floating-point operations the node's kernel executes, for the
+/// roofline: node_flops except where the kernel computes the op another way
+/// (Winograd: the transforms and the product over padded channels).
+double node_work_flops(const Graph& g, const Node& n);
 
 }  // namespace tessera::graph

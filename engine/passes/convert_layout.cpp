@@ -126,6 +126,8 @@ struct Rewriter {
         for (const char* key : {"strides", "padding", "dilation"})
             if (n.attrs.count(key)) c.attrs[key] = n.attrs.at(key);
         c.attrs["groups"] = C;
+        c.attrs["channels"] = C;  // the logical channels (graph::node_flops counts these)
+        c.attrs["in_channels"] = C;
         int xb = blocked_of(x, b);
         const graph::Value& wv = in.values[size_t(n.inputs[1])];
         int w = add_float_constant(out, names.fresh(wv.name + "_dw" + std::to_string(b) + "c"),
@@ -155,6 +157,8 @@ struct Rewriter {
         c.name = n.name;
         for (const char* key : {"strides", "padding", "dilation"})
             if (n.attrs.count(key)) c.attrs[key] = n.attrs.at(key);
+        c.attrs["channels"] = K;  // the logical channels (graph::node_flops counts these)
+        c.attrs["in_channels"] = C;
         int xb = blocked_of(x, ib);
         const graph::Value& wv = in.values[size_t(n.inputs[1])];
         int w = add_float_constant(
@@ -210,6 +214,7 @@ struct Rewriter {
         if (!unary && !binary) return false;
         Node e = n;
         e.attrs.erase("fuse_group");
+        e.attrs["channels"] = t.shape[1];  // the logical channels
         e.inputs = ins;
         e.outputs = {new_blocked(n.outputs[0], block_of(first))};
         out.add_node(e);
@@ -229,6 +234,7 @@ struct Rewriter {
         Node p = n;
         p.op = n.op + "_NCHWc";
         p.attrs.erase("fuse_group");
+        p.attrs["channels"] = t.shape[1];  // the logical channels
         p.inputs = {b};
         p.outputs = {new_blocked(n.outputs[0], block_of(b))};
         out.add_node(p);

@@ -219,6 +219,7 @@ std::vector<KernelProfile> GraphExecutor::profile(int repeat) {
         p.calls += 1;
         p.seconds += median(times[k]);
         p.flops += c.flops;
+        p.work_flops += c.work_flops > 0 ? c.work_flops : c.flops;
         for (int v : c.args) p.bytes += double(m_types[size_t(v)].num_bytes());
     }
     return result;

@@ -24,7 +24,8 @@ struct KernelCall {
     KernelFn fn = nullptr;
     std::vector<int> args;   // graph value indices, in parameter order
     std::vector<int> nodes;  // graph node indices this call covers
-    double flops = 0;        // floating-point operations per call
+    double flops = 0;        // floating-point operations per call (the ops' definitions)
+    double work_flops = 0;   // ... that the kernel executes (graph::node_work_flops); 0 = flops
 };
 
 /// Per-kernel timing, aggregated over the call sites of one kernel symbol.
@@ -35,6 +36,7 @@ struct KernelProfile {
     double seconds = 0;      // per run: sum over call sites of the median time
     double flops = 0;        // per run
     double bytes = 0;        // bytes of all arguments per run (read + written)
+    double work_flops = 0;   // per run: what the kernels execute (Winograd: more or less)
 };
 
 /// Where a graph value lives: the arena (planned), a bound constant, or

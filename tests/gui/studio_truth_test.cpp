@@ -17,6 +17,8 @@
 #include "tests/gui/studio_fixture.h"
 #include "widgets/code_panes.h"
 #include "widgets/graph_view.h"
+#include "widgets/roofline_plot.h"
+#include <qcustomplot.h>
 
 using namespace tessera;
 using namespace tessera::gui_test;
@@ -196,4 +198,33 @@ TEST(StudioTruth, TheCodePanesShowTheKernelThatRunsAsInspectPrintsIt) {
                                &error);
     ASSERT_FALSE(o1.isEmpty()) << error.toStdString();
     EXPECT_EQ(panes->text("Loop IR").trimmed().toStdString(), o1.trimmed().toStdString());
+}
+
+// Honest numbers: no kernel of the example models plots above the roofline
+// (the Winograd kernels plot the work they execute, not their effective
+// FLOPs), and the ceilings say how they were measured.
+TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
+    for (const QString& model :
+         {exampleModel(), QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/winograd_convs.onnx"}) {
+        SCOPED_TRACE(model.toStdString());
+        OpenStudio s(model);
+        ASSERT_TRUE(s.ok);
+        QString error;
+        const RunResult* run = s.run(&error);
+        ASSERT_NE(run, nullptr) << error.toStdString();
+        ASSERT_TRUE(QTest::qWaitFor([&]() { return s.window.machinePeaks() != nullptr; }, 60000));
+        const widgets::RooflinePlot* roofline = s.window.rooflinePlot();
+        EXPECT_GT(roofline->kernelCount(), 0);
+        EXPECT_GT(roofline->peakGflops(), 0);
+        const QStringList above = roofline->kernelsAbove(0.15);
+        EXPECT_TRUE(above.isEmpty()) << above.join("\n").toStdString();
+        EXPECT_TRUE(roofline->plot()->toolTip().contains("FMA")) << roofline->plot()->toolTip().toStdString();
+        // The whole model's FLOPs are the ops' definitions: what the document counts.
+        double flops = 0;
+        for (const auto& k : run->kernels) flops += k.flops;
+        EXPECT_NEAR(flops, s.window.document()->totalFlops(), 1e-6 * flops);
+        const studio::MachinePeaks* peaks = s.window.machinePeaks();
+        EXPECT_LE(peaks->gflopsOneCore, peaks->gflops * 1.05);  // one core never beats them all
+        EXPECT_LE(peaks->gflops, peaks->gflopsOneCore * peaks->cores * 1.15);
+    }
 }

@@ -176,8 +176,25 @@ def symbolic_batch_model():
                 f.write(numpy_helper.from_array(arr, "x" if name.startswith("input") else "y").SerializeToString())
 
 
+def winograd_conv_model():
+    """Two 3x3 convs (16 -> 16 -> 24 channels on a 28x28 plane, relu): the
+    winograd pass rewrites both at -O2 (the studio's roofline test)."""
+    rng = np.random.default_rng(11)
+    w1 = numpy_helper.from_array(rng.uniform(-0.2, 0.2, (16, 16, 3, 3)).astype(np.float32), "w1")
+    b1 = numpy_helper.from_array(rng.uniform(-0.1, 0.1, (16,)).astype(np.float32), "b1")
+    w2 = numpy_helper.from_array(rng.uniform(-0.2, 0.2, (24, 16, 3, 3)).astype(np.float32), "w2")
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", "w2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c2"], ["y"], name="relu2"),
+    ]
+    save("winograd_convs", nodes, [vi("x", [1, 16, 28, 28])], [vi("y", [1, 24, 28, 28])], [w1, b1, w2])
+
+
 if __name__ == "__main__":
     main()
+    winograd_conv_model()
     shape_subgraph_models()
     non_utf8_name_model()
     range_int64_large_model()

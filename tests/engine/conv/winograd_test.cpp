@@ -225,6 +225,36 @@ TEST(WinogradPass, RewritesOnlyEligibleConvs) {
     }
 }
 
+// One FLOP count per op, from its definition: the blocked layout's padded
+// channels and Winograd's transforms are not work the model asks for, so the
+// optimized graph counts what the unoptimized one counts; the work a Winograd
+// kernel executes is counted apart (node_work_flops, for the roofline).
+TEST(WinogradPass, FlopsCountTheOpsDefinitionAfterLayoutAndWinograd) {
+    graph::Graph g;
+    int x = input(g, "x", {1, 3, 20, 20});
+    int a = conv(g, x, "c1", 3, 10, 3, 1, 90);   // 3 -> 10: channels pad to the block
+    int r = node(g, "nn.relu", "r1", {a});
+    int b = conv(g, r, "c2", 10, 12, 3, 1, 91);  // 10 -> 12 on 20x20: Winograd
+    g.outputs = {node(g, "nn.max_pool2d", "p", {b},
+                      {{"kernel", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}})};
+    auto total = [](const graph::Graph& gr, bool work) {
+        double sum = 0;
+        for (const graph::Node& n : gr.nodes)
+            sum += work ? graph::node_work_flops(gr, n) : graph::node_flops(gr, n);
+        return sum;
+    };
+    const double defined = total(g, false);
+    EXPECT_DOUBLE_EQ(defined, 2.0 * 10 * 400 * 27 + 4000 + 4000 + 2.0 * 12 * 400 * 90 + 4800 + 1200 * 4);
+    driver::BuildOptions o;
+    graph::Graph opt = driver::optimize(g, o);
+    ASSERT_EQ(count_op(opt, "nn.conv2d_winograd_NCHWc"), 1) << graph::print(opt);
+    EXPECT_EQ(count_op(opt, "nn.conv2d_NCHWc"), 1);
+    EXPECT_DOUBLE_EQ(total(opt, false), defined) << graph::print(opt);
+    EXPECT_NE(total(opt, true), defined);  // the Winograd kernel's own work
+    EXPECT_GT(total(opt, true), 0.0);
+    EXPECT_DOUBLE_EQ(driver::build(g, o)->total_flops, defined);
+}
+
 // The default rule by plane size, at ResNet-18's planes: 14x14 (and up) is
 // rewritten with F(2,3), 7x7 stays a direct conv.
 TEST(WinogradPass, ChoosesByPlaneSize) {
