@@ -1,5 +1,5 @@
-# cmake -DTESSERA=<bin> -DSUITE=<dir> -DFLOOR=<n> -P conformance_floor.cmake
-# Runs `tessera conformance SUITE` and fails when fewer than FLOOR cases pass
+# cmake -DTESSERA=<bin> -DSUITE=<dir> -DFLOOR=<n> [-DEXTRA=--round-trip] -P conformance_floor.cmake
+# Runs `tessera conformance SUITE [EXTRA]` and fails when fewer than FLOOR cases pass
 # (or the run crashes). The floor is the committed pass count: raise it when
 # more cases pass, never lower it silently.
 foreach(var TESSERA SUITE FLOOR)
@@ -7,7 +7,7 @@ foreach(var TESSERA SUITE FLOOR)
     message(FATAL_ERROR "conformance_floor.cmake: -D${var}=... is required")
   endif()
 endforeach()
-execute_process(COMMAND ${TESSERA} conformance ${SUITE}
+execute_process(COMMAND ${TESSERA} conformance ${SUITE} ${EXTRA}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 # 0: all ran cases passed, 1: some failed; anything else is a crash or internal error.
 if(NOT rc STREQUAL "0" AND NOT rc STREQUAL "1")

@@ -122,6 +122,7 @@ struct ConformanceOptions {
     std::vector<std::string> dirs;
     std::string filter;
     bool json = false;
+    bool round_trip = false;  // save as ONNX, reload, run that
 };
 CLI::App* add_conformance_command(CLI::App& app, ConformanceOptions& o);
 int run_conformance(const ConformanceOptions& o);

@@ -19,6 +19,8 @@ CLI::App* add_conformance_command(CLI::App& app, ConformanceOptions& o) {
     cmd->add_option("--filter", o.filter,
                     "only cases whose folder name matches this regex (search)");
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
+    cmd->add_flag("--round-trip", o.round_trip,
+                  "save each imported model as ONNX, read it back and check that one");
     return cmd;
 }
 
@@ -58,7 +60,7 @@ int run_conformance(const ConformanceOptions& o) {
         std::string name = c.lexically_normal().filename().string();
         if (name.empty()) name = c.lexically_normal().parent_path().filename().string();
         if (!o.filter.empty() && !std::regex_search(name, filter)) continue;
-        driver::ConformanceResult r = driver::run_conformance_case(c.string());
+        driver::ConformanceResult r = driver::run_conformance_case(c.string(), o.round_trip);
         const char* status = "SKIP";
         switch (r.status) {
             case driver::ConformanceResult::Passed:

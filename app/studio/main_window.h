@@ -73,6 +73,10 @@ public:
     /// The graph's context menu for a node (show loop IR, schedule, rename,
     /// replace op, delete); the caller owns it. Its actions select the node first.
     QMenu* nodeContextMenu(int node);
+    /// Inserts node `name` applying `op` (with `attrs`) to the output of
+    /// `node`, through the undo stack; false (logged) when refused.
+    bool insertNodeAfter(int node, const QString& op, const QString& name,
+                         const std::map<std::string, graph::AttrValue>& attrs = {});
     /// Saves the (edited) model as ONNX; false (logged) on failure.
     bool saveOnnx(const QString& path);
     /// Highlights nodes matching `text`, selects the next; returns the match count.
@@ -158,6 +162,9 @@ public slots:
     void deleteCurrentNode();
     void renameCurrentNode();
     void replaceCurrentOp();
+    /// Asks for an op (picker with descriptions), a name and attributes, and
+    /// inserts that node after the selected one.
+    void insertNodeDialog();
     void setInputShapeDialog();
     void saveOnnxDialog();
     void exportGraphDialog();

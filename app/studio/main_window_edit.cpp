@@ -85,6 +85,7 @@ QMenu* MainWindow::nodeContextMenu(int node) {
     menu->addSeparator();
     menu->addAction("Re&name...", this, onNode([this]() { renameCurrentNode(); }));
     menu->addAction("Replace &op type...", this, onNode([this]() { replaceCurrentOp(); }));
+    menu->addAction("&Insert node after...", this, onNode([this]() { insertNodeDialog(); }));
     menu->addAction("&Delete", this, onNode([this]() { deleteCurrentNode(); }));
     return menu;
 }
@@ -190,6 +191,54 @@ void MainWindow::replaceCurrentOp() {
     if (ok)
         applyGraphEdit(makeEdit(graph::GraphEdit::Kind::ReplaceOp, m_document->graph().nodes[node].name,
                         op.toStdString()));
+}
+
+bool MainWindow::insertNodeAfter(int node, const QString& op, const QString& name,
+                                 const std::map<std::string, graph::AttrValue>& attrs) {
+    if (!m_document || node < 0 || node >= m_document->nodeCount()) return false;
+    graph::GraphEdit edit = makeEdit(graph::GraphEdit::Kind::InsertAfter,
+                                     m_document->graph().nodes[size_t(node)].name, op.toStdString());
+    edit.name = name.toStdString();
+    edit.attrs = attrs;
+    if (!applyGraphEdit(edit)) return false;
+    m_selectAfterLayout = name;  // show the new node once the graph is laid out
+    return true;
+}
+
+void MainWindow::insertNodeDialog() {
+    const int node = m_graphView->currentNode();
+    if (!m_document || node < 0 || node >= m_document->nodeCount()) return;
+    // The op picker lists every registered op with its description.
+    QStringList items;
+    for (const graph::OpDef* def : graph::all_ops())
+        items << QString::fromStdString(def->name + "  \u2014  " + def->description);
+    items.sort();
+    bool ok = false;
+    const QString item = QInputDialog::getItem(
+        this, "Insert node",
+        QString("Op to apply to the output of %1:").arg(QString::fromStdString(m_document->graph().nodes[size_t(node)].name)),
+        items, 0, false, &ok);
+    if (!ok) return;
+    const QString op = item.section("  \u2014  ", 0, 0);
+    QString base = op.section('.', -1);
+    QString name = base;
+    for (int k = 1; m_document->graph().find_node(name.toStdString()) >= 0; ++k)
+        name = base + QString::number(k);
+    const QString text = QInputDialog::getText(
+        this, "Insert " + op,
+        "Name, then attributes as key=value, separated by ';'\n"
+        "(values: 3, 1.5, \"text\", [1, 2] or [0.5, 1.5]):",
+        QLineEdit::Normal, name, &ok);
+    if (!ok) return;
+    const QStringList parts = text.split(';', Qt::SkipEmptyParts);
+    if (parts.isEmpty()) return;
+    std::map<std::string, graph::AttrValue> attrs;
+    QString error;
+    if (!parseAttrAssignments(parts.mid(1).join(';'), &attrs, &error)) {
+        reportError("Edit refused", error);
+        return;
+    }
+    insertNodeAfter(node, op, parts.first().trimmed(), attrs);
 }
 
 void MainWindow::setInputShapeDialog() {

@@ -125,6 +125,33 @@ bool attrFromString(const QString& text, const graph::AttrValue& like, graph::At
     return true;
 }
 
+bool parseAttrAssignments(const QString& text, std::map<std::string, graph::AttrValue>* out,
+                          QString* error) {
+    for (const QString& part : text.split(';', Qt::SkipEmptyParts)) {
+        const int eq = part.indexOf('=');
+        const QString key = part.left(eq).trimmed(), value = part.mid(eq + 1).trimmed();
+        if (eq <= 0 || key.isEmpty() || value.isEmpty()) {
+            *error = "'" + part.trimmed() + "' is not key=value";
+            return false;
+        }
+        // The type follows the text: a list or a scalar, integers or not, or a string.
+        const bool list = value.startsWith('[');
+        const bool quoted = value.startsWith('"');
+        const bool integral = !value.contains('.') && !value.contains('e') && !value.contains('E');
+        const graph::AttrValue like =
+            quoted ? graph::AttrValue(std::string())
+            : list ? (integral ? graph::AttrValue(std::vector<int64_t>{}) : graph::AttrValue(std::vector<double>{}))
+                   : (integral ? graph::AttrValue(int64_t(0)) : graph::AttrValue(0.0));
+        graph::AttrValue parsed;
+        if (!attrFromString(value, like, &parsed)) {
+            *error = "attribute " + key + ": '" + value + "' is not a number, a list or a quoted string";
+            return false;
+        }
+        (*out)[key.toStdString()] = parsed;
+    }
+    return true;
+}
+
 QString attrToString(const graph::AttrValue& value) {
     auto join = [](const auto& list) {
         QStringList parts;

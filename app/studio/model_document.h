@@ -73,6 +73,10 @@ QString attrToString(const graph::AttrValue& value);
 /// Parses `text` as a value of the same kind as `like` (an int, a float, a
 /// quoted or bare string, or a [list]); false when it does not parse.
 bool attrFromString(const QString& text, const graph::AttrValue& like, graph::AttrValue* out);
+/// Parses "key=value; key=value" (values: 3, 1.5, "text", [1, 2], [0.5, 1.5];
+/// the type follows the text) into `out`; false with `error` naming the part.
+bool parseAttrAssignments(const QString& text, std::map<std::string, graph::AttrValue>* out,
+                          QString* error);
 /// "1×8×32×32" for a shape ("scalar" for rank 0).
 QString shapeText(const std::vector<int64_t>& shape);
 

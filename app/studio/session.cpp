@@ -60,6 +60,12 @@ QByteArray Session::toJson() const {
                       {"target", QString::fromStdString(e.target)}};
         if (!e.key.empty()) o["key"] = QString::fromStdString(e.key);
         if (e.kind == graph::GraphEdit::Kind::SetAttribute) o["value"] = attrToJson(e.value);
+        if (e.kind == graph::GraphEdit::Kind::InsertAfter) {
+            o["name"] = QString::fromStdString(e.name);
+            QJsonObject attrs;
+            for (const auto& [key, value] : e.attrs) attrs[QString::fromStdString(key)] = attrToJson(value);
+            o["attrs"] = attrs;
+        }
         if (e.kind == graph::GraphEdit::Kind::SetInputShape) {
             QJsonArray shape;
             for (int64_t d : e.shape) shape.append(qint64(d));
@@ -118,6 +124,19 @@ bool Session::fromJson(const QByteArray& json, const QString& origin, Session* o
             return false;
         }
         for (const QJsonValue& d : o["shape"].toArray()) e.shape.push_back(d.toInteger());
+        e.name = o["name"].toString().toStdString();
+        const QJsonObject attrs = o["attrs"].toObject();
+        for (auto it = attrs.constBegin(); it != attrs.constEnd(); ++it) {
+            graph::AttrValue value;
+            if (!attrFromJson(it.value().toObject(), &value)) {
+                *error = QString("%1: edit %2: attribute \"%3\" needs int, float, string, ints or floats")
+                             .arg(origin)
+                             .arg(i + 1)
+                             .arg(it.key());
+                return false;
+            }
+            e.attrs[it.key().toStdString()] = value;
+        }
         s.edits.push_back(e);
     }
     for (const QJsonValue& p : root["pipeline"].toArray()) s.pipeline << p.toString();

@@ -156,6 +156,8 @@ struct ConformanceResult {
 };
 /// Runs one case folder with ONNX's tolerances (rtol 1e-3, atol 1e-7 as in
 /// onnx backend tests; we use atol 1e-5 for float32 accumulations).
-ConformanceResult run_conformance_case(const std::string& case_dir);
+/// `round_trip`: the imported graph is saved as ONNX (frontend::export_onnx_bytes)
+/// and read back, and that graph runs: a model the studio saves computes the same.
+ConformanceResult run_conformance_case(const std::string& case_dir, bool round_trip = false);
 
 }  // namespace tessera::driver

@@ -112,6 +112,43 @@ void delete_node(Graph& g, int node) {
     });
 }
 
+void insert_node_after(Graph& g, int node, const std::string& op, const std::string& name,
+                       const std::map<std::string, AttrValue>& attrs) {
+    check_node(g, node);
+    TS_USER_CHECK(find_op(op) != nullptr)
+        << where(g, node) << ": cannot insert '" << op << "' after it: no such op";
+    TS_USER_CHECK(!name.empty() && g.find_node(name) < 0)
+        << where(g, node) << ": cannot insert '" << name << "' after it: "
+        << (name.empty() ? "the new node needs a name" : "a node of that name exists");
+    TS_USER_CHECK(!g.nodes[size_t(node)].outputs.empty()) << where(g, node) << ": has no output";
+    edit_copy(g, [&](Graph& c) {
+        const int from = c.nodes[size_t(node)].outputs[0];
+        std::string value_name = name;
+        auto taken = [&](const std::string& v) {
+            return std::any_of(c.values.begin(), c.values.end(),
+                               [&](const Value& x) { return x.name == v; });
+        };
+        while (taken(value_name)) value_name += "_out";
+        for (Value& v : c.values)
+            if (v.producer > node) ++v.producer;
+        Value out;
+        out.name = value_name;
+        out.type = c.values[size_t(from)].type;  // re-inferred below
+        out.producer = node + 1;
+        const int to = c.add_value(std::move(out));
+        for (size_t m = size_t(node) + 1; m < c.nodes.size(); ++m)
+            std::replace(c.nodes[m].inputs.begin(), c.nodes[m].inputs.end(), from, to);
+        std::replace(c.outputs.begin(), c.outputs.end(), from, to);
+        Node n;
+        n.op = op;
+        n.name = name;
+        n.attrs = attrs;
+        n.inputs = {from};
+        n.outputs = {to};
+        c.nodes.insert(c.nodes.begin() + node + 1, std::move(n));
+    });
+}
+
 void replace_op(Graph& g, int node, const std::string& new_op) {
     check_node(g, node);
     TS_USER_CHECK(find_op(new_op) != nullptr)
@@ -177,6 +214,8 @@ const char* edit_kind_name(GraphEdit::Kind kind) {
             return "rename";
         case GraphEdit::Kind::SetInputShape:
             return "set_input_shape";
+        case GraphEdit::Kind::InsertAfter:
+            return "insert_after";
     }
     return "unknown";
 }
@@ -184,7 +223,8 @@ const char* edit_kind_name(GraphEdit::Kind kind) {
 GraphEdit::Kind edit_kind_from_name(const std::string& name) {
     for (auto k : {GraphEdit::Kind::SetAttribute, GraphEdit::Kind::RemoveAttribute,
                    GraphEdit::Kind::DeleteNode, GraphEdit::Kind::ReplaceOp,
-                   GraphEdit::Kind::Rename, GraphEdit::Kind::SetInputShape})
+                   GraphEdit::Kind::Rename, GraphEdit::Kind::SetInputShape,
+                   GraphEdit::Kind::InsertAfter})
         if (name == edit_kind_name(k)) return k;
     TS_USER_FAIL() << "unknown graph edit '" << name << "'";
 }
@@ -212,6 +252,9 @@ void apply_edit(Graph& g, const GraphEdit& e) {
         case GraphEdit::Kind::Rename:
             rename_node(g, node, e.key);
             break;
+        case GraphEdit::Kind::InsertAfter:
+            insert_node_after(g, node, e.key, e.name, e.attrs);
+            break;
         case GraphEdit::Kind::SetInputShape:
             break;
     }
@@ -231,6 +274,8 @@ std::string describe(const GraphEdit& e) {
             return "rename " + e.target + " to " + e.key;
         case GraphEdit::Kind::SetInputShape:
             return "set shape of " + e.target + " to " + shape_text(e.shape);
+        case GraphEdit::Kind::InsertAfter:
+            return "insert " + e.key + " " + e.name + " after " + e.target;
     }
     return "edit";
 }

@@ -5,6 +5,7 @@
 // them replays on a freshly imported model (the studio's session file).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,13 @@ void delete_node(Graph& g, int node);
 /// op accepts the node's inputs and attributes and gives the same output types.
 void replace_op(Graph& g, int node, const std::string& new_op);
 
+/// Inserts node `name` applying `op` (with `attrs`) to the first output of
+/// `node`: everything that read that output (and the graph outputs) reads the
+/// new node's output instead. Refused when the op does not take that input,
+/// or the name is empty or taken.
+void insert_node_after(Graph& g, int node, const std::string& op, const std::string& name,
+                       const std::map<std::string, AttrValue>& attrs = {});
+
 /// Renames a node; the name must be non-empty and unique among nodes.
 void rename_node(Graph& g, int node, const std::string& new_name);
 
@@ -41,12 +49,16 @@ void infer_all_types(Graph& g);
 
 /// One edit as data, so that edits can be stored and replayed.
 struct GraphEdit {
-    enum class Kind { SetAttribute, RemoveAttribute, DeleteNode, ReplaceOp, Rename, SetInputShape };
+    enum class Kind {
+        SetAttribute, RemoveAttribute, DeleteNode, ReplaceOp, Rename, SetInputShape, InsertAfter
+    };
     Kind kind = Kind::SetAttribute;
     std::string target;          // node name, or the graph input name for SetInputShape
-    std::string key;             // attribute key; new op (ReplaceOp); new name (Rename)
+    std::string key;             // attribute key; new op (ReplaceOp, InsertAfter); new name (Rename)
     AttrValue value;             // attribute value (SetAttribute)
     std::vector<int64_t> shape;  // SetInputShape
+    std::string name;                         // the inserted node's name (InsertAfter)
+    std::map<std::string, AttrValue> attrs;   // its attributes (InsertAfter)
 };
 
 /// Applies `edit` (looking the node up by name); UserError if it is refused.
@@ -55,7 +67,8 @@ void apply_edit(Graph& g, const GraphEdit& edit);
 /// "set attribute strides of conv1", "delete relu2", ... for undo menus and logs.
 std::string describe(const GraphEdit& edit);
 
-/// "set_attribute", "remove_attribute", "delete_node", "replace_op", "rename", "set_input_shape".
+/// "set_attribute", "remove_attribute", "delete_node", "replace_op", "rename",
+/// "set_input_shape", "insert_after".
 const char* edit_kind_name(GraphEdit::Kind kind);
 /// The inverse of edit_kind_name; UserError for an unknown name.
 GraphEdit::Kind edit_kind_from_name(const std::string& name);

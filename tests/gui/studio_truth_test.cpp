@@ -10,10 +10,12 @@
 #include <QListWidget>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QUndoStack>
 
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/pass_pipeline_panel.h"
 #include "engine/autotune/database.h"
+#include "engine/driver/driver.h"
 #include "tests/gui/studio_fixture.h"
 #include "widgets/code_panes.h"
 #include "widgets/graph_view.h"
@@ -227,4 +229,44 @@ TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
         EXPECT_LE(peaks->gflopsOneCore, peaks->gflops * 1.05);  // one core never beats them all
         EXPECT_LE(peaks->gflops, peaks->gflopsOneCore * peaks->cores * 1.15);
     }
+}
+
+// Graph editing that finishes the job: insert a node (one with a standard
+// ONNX form and one without), save as ONNX, reopen: the same graph.
+TEST(StudioTruth, InsertedNodesSaveAsOnnxAndReopenAsTheSameGraph) {
+    QTemporaryDir dir;
+    OpenStudio s;
+    ASSERT_TRUE(s.ok);
+    QSignalSpy changed(&s.window, &studio::MainWindow::graphChanged);
+    const int relu = s.window.document()->graph().find_node("relu1");
+    ASSERT_TRUE(s.window.insertNodeAfter(relu, "sigmoid", "gate"));
+    ASSERT_TRUE(changed.wait(30000));
+    const int gate = s.window.document()->graph().find_node("gate");
+    ASSERT_GE(gate, 0);
+    EXPECT_EQ(s.window.graphView()->currentNode(), gate);  // the new node is selected
+    ASSERT_TRUE(s.window.insertNodeAfter(gate, "nn.hard_sigmoid", "hard", {{"alpha", 0.3}, {"beta", 0.4}}));
+    ASSERT_TRUE(changed.wait(30000));
+    // Refused: the op does not take the input; nothing changes.
+    const int nodes = s.window.document()->nodeCount();
+    EXPECT_FALSE(s.window.insertNodeAfter(gate, "nn.conv2d", "bad"));
+    EXPECT_EQ(s.window.document()->nodeCount(), nodes);
+
+    const QString path = dir.filePath("edited.onnx");
+    ASSERT_TRUE(s.window.saveOnnx(path));
+    const graph::Graph reopened = driver::load_model(path.toStdString());
+    EXPECT_EQ(graph::print(reopened), graph::print(s.window.document()->graph()));
+    // The session file keeps the insertions (op, name, attributes) for replay.
+    studio::Session session;
+    QString error;
+    ASSERT_TRUE(studio::Session::fromJson(s.window.currentSession().toJson(), "s", &session, &error))
+        << error.toStdString();
+    ASSERT_EQ(session.edits.size(), 2u);
+    EXPECT_EQ(session.edits[1].kind, graph::GraphEdit::Kind::InsertAfter);
+    EXPECT_EQ(session.edits[1].key, "nn.hard_sigmoid");
+    EXPECT_EQ(session.edits[1].name, "hard");
+    EXPECT_EQ(std::get<double>(session.edits[1].attrs.at("beta")), 0.4);
+    // Undo takes both insertions back.
+    s.window.undoStack()->undo();
+    s.window.undoStack()->undo();
+    EXPECT_LT(s.window.document()->graph().find_node("gate"), 0);
 }

@@ -180,7 +180,7 @@ TEST(StudioGraph, NodeContextMenuActsOnTheNodeUnderTheMouse) {
         if (a->text().remove('&') == "Delete") remove = a;
     }
     EXPECT_EQ(texts, (QStringList{"Show loop IR", "Schedule...", "Rename...", "Replace op type...",
-                                  "Delete"}));
+                                  "Insert node after...", "Delete"}));
     ASSERT_NE(remove, nullptr);
     const int nodes = s.window.document()->nodeCount();
     QSignalSpy changed(&s.window, &MainWindow::graphChanged);

@@ -301,6 +301,7 @@ const ConverterTable& converters() {
         add_index_converters(t);
         add_dtype_converters(t);
         add_seq_converters(t);
+        add_tessera_domain_converters(t);
         return t;
     }();
     return table;

@@ -151,6 +151,12 @@ void add_dtype_converters(ConverterTable& t);  // onnx_dtype.cpp: narrow and hal
 void add_seq_converters(ConverterTable& t);  // onnx_seq.cpp: sequence, optional, string and control-flow ops
 void add_control_flow_converters(ConverterTable& t);  // onnx_control_flow.cpp: If Loop Scan SequenceMap (called by add_seq_converters)
 void add_string_converters(ConverterTable& t);  // onnx_strings.cpp: StringNormalizer TfIdfVectorizer (called by add_seq_converters)
+void add_tessera_domain_converters(ConverterTable& t);  // onnx_tessera_domain.cpp: graph ops saved as they are
+
+/// The domain of graph ops saved without a standard ONNX form (onnx_export.cpp).
+inline constexpr const char* kTesseraDomain = "ai.tessera";
+/// Suffix of the attribute holding a double attribute's exact value ("%a" text).
+inline constexpr const char* kExactSuffix = "__exact";
 
 /// True when `name` is defined in any import table (value, constant, sequence,
 /// optional or string tensor).

@@ -1,5 +1,10 @@
-// Graph IR -> ONNX (opset 13): the inverse of the importer for the graph ops
-// it produces, so that a model edited in the studio can be saved as .onnx.
+// Graph IR -> ONNX (opset 13), so that a model edited in the studio can be
+// saved as .onnx: ops with a standard ONNX form are written in it; every
+// other graph op (the importer's decompositions: strided_slice, take, the
+// internal steps of LSTM...) is written as a node of the `ai.tessera` domain
+// holding the op and its attributes as they are, which Tessera reads back
+// (onnx_tessera_domain.cpp) and other ONNX tools do not.
+#include <cstdio>
 #include <fstream>
 
 #include "engine/core/atomic_file.h"
@@ -12,10 +17,19 @@ namespace tessera::frontend {
 namespace {
 
 using graph::AttrValue;
+using onnx_import::kExactSuffix;
+using onnx_import::kTesseraDomain;
 using graph::Graph;
 using graph::Node;
 
 constexpr int64_t kExportOpset = 13;
+
+// The exact value of a double attribute, as the hex float text strtod reads.
+std::string exact_double(double v) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%a", v);
+    return text;
+}
 
 struct Exporter {
     const Graph& g;
@@ -79,7 +93,20 @@ struct Exporter {
         static const std::map<std::string, std::string> kSimple = {
             {"add", "Add"},           {"subtract", "Sub"}, {"multiply", "Mul"},
             {"divide", "Div"},        {"nn.relu", "Relu"}, {"nn.matmul", "MatMul"},
-            {"nn.global_avg_pool2d", "GlobalAveragePool"}};
+            {"nn.global_avg_pool2d", "GlobalAveragePool"},
+            {"negative", "Neg"},      {"abs", "Abs"},      {"sign", "Sign"},
+            {"floor", "Floor"},       {"ceil", "Ceil"},    {"round", "Round"},
+            {"exp", "Exp"},           {"log", "Log"},      {"sqrt", "Sqrt"},
+            {"reciprocal", "Reciprocal"}, {"sin", "Sin"},  {"cos", "Cos"},
+            {"tan", "Tan"},           {"asin", "Asin"},    {"acos", "Acos"},
+            {"atan", "Atan"},         {"sinh", "Sinh"},    {"cosh", "Cosh"},
+            {"asinh", "Asinh"},       {"acosh", "Acosh"},  {"atanh", "Atanh"},
+            {"sigmoid", "Sigmoid"},   {"tanh", "Tanh"},    {"erf", "Erf"},
+            {"nn.softplus", "Softplus"}, {"nn.softsign", "Softsign"},
+            {"logical_not", "Not"},   {"isnan", "IsNaN"},  {"power", "Pow"},
+            {"equal", "Equal"},       {"less", "Less"},    {"greater", "Greater"},
+            {"less_equal", "LessOrEqual"}, {"greater_equal", "GreaterOrEqual"},
+            {"logical_and", "And"}};
         if (auto it = kSimple.find(n.op); it != kSimple.end()) {
             node(it->second, n.name, ins, outs);
             return;
@@ -131,9 +158,46 @@ struct Exporter {
             node("Reshape", n.name + "_unflatten", {soft, shape_constant(n.name, shape)}, outs);
             return;
         }
-        TS_USER_FAIL() << "node '" << n.name << "' (" << n.op
-                       << "): cannot export this op to ONNX yet";
+        tessera_node(n, ins, outs);
     }
+
+    // The graph op as it is, in the ai.tessera domain.
+    void tessera_node(const Node& n, const std::vector<std::string>& ins,
+                      const std::vector<std::string>& outs) {
+        onnx::NodeProto* p = node(n.op, n.name, ins, outs);
+        p->set_domain(kTesseraDomain);
+        uses_tessera_domain = true;
+        for (const auto& [key, value] : n.attrs) {
+            onnx::AttributeProto* a = p->add_attribute();
+            a->set_name(key);
+            if (const auto* i = std::get_if<int64_t>(&value)) {
+                a->set_type(onnx::AttributeProto::INT);
+                a->set_i(*i);
+            } else if (const auto* f = std::get_if<double>(&value)) {
+                a->set_type(onnx::AttributeProto::FLOAT);
+                a->set_f(float(*f));
+                // A double does not survive float: keep its exact bits too.
+                onnx::AttributeProto* exact = p->add_attribute();
+                exact->set_name(key + kExactSuffix);
+                exact->set_type(onnx::AttributeProto::STRING);
+                exact->set_s(exact_double(*f));
+            } else if (const auto* str = std::get_if<std::string>(&value)) {
+                a->set_type(onnx::AttributeProto::STRING);
+                a->set_s(*str);
+            } else if (const auto* ints = std::get_if<std::vector<int64_t>>(&value)) {
+                a->set_type(onnx::AttributeProto::INTS);
+                for (int64_t x : *ints) a->add_ints(x);
+            } else if (const auto* floats = std::get_if<std::vector<double>>(&value)) {
+                a->set_type(onnx::AttributeProto::FLOATS);
+                for (double x : *floats) a->add_floats(float(x));
+                onnx::AttributeProto* exact = p->add_attribute();
+                exact->set_name(key + kExactSuffix);
+                exact->set_type(onnx::AttributeProto::STRINGS);
+                for (double x : *floats) exact->add_strings(exact_double(x));
+            }
+        }
+    }
+    bool uses_tessera_domain = false;
 };
 
 }  // namespace
@@ -158,6 +222,11 @@ std::string export_onnx_bytes(const graph::Graph& g) {
                                        gp->add_initializer());
     for (const Node& n : g.nodes) ex.emit(n);
     for (int v : g.outputs) ex.value_info(gp->add_output(), v);
+    if (ex.uses_tessera_domain) {
+        onnx::OperatorSetIdProto* tessera = model.add_opset_import();
+        tessera->set_domain(kTesseraDomain);
+        tessera->set_version(1);
+    }
 
     try {
         onnx::checker::check_model(model);

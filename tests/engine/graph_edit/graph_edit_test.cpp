@@ -155,6 +155,59 @@ TEST(GraphEdit, EditsReplayByNameAndDescribeThemselves) {
     EXPECT_THROW(graph::apply_edit(a, edits[1]), UserError);  // relu2 is gone now
 }
 
+TEST(GraphEdit, InsertAfterRewiresConsumersAndIsRefusedWhereTheOpDoesNotFit) {
+    Graph g = smallCnn();
+    const size_t nodes = g.nodes.size();
+    graph::insert_node_after(g, g.find_node("relu1"), "sigmoid", "gate");
+    ASSERT_EQ(g.nodes.size(), nodes + 1);
+    const int gate = g.find_node("gate");
+    ASSERT_EQ(gate, g.find_node("relu1") + 1);
+    EXPECT_EQ(g.nodes[size_t(gate)].inputs[0], g.nodes[size_t(g.find_node("relu1"))].outputs[0]);
+    // pool1 now reads the new node's output; nothing else reads relu1's.
+    EXPECT_EQ(g.nodes[size_t(g.find_node("pool1"))].inputs[0], g.nodes[size_t(gate)].outputs[0]);
+    EXPECT_EQ(outType(g, "gate"), outType(g, "relu1"));
+    // At the end of the graph the new node's output becomes the graph output.
+    graph::insert_node_after(g, g.find_node("softmax"), "nn.leaky_relu", "leak", {{"alpha", 0.25}});
+    EXPECT_EQ(g.outputs[0], g.nodes[size_t(g.find_node("leak"))].outputs[0]);
+    graph::verify(g);
+    // Refused: an op that does not take the input, a taken or empty name, no such op.
+    expectRefused(g, [](Graph& x) { graph::insert_node_after(x, x.find_node("relu1"), "nn.conv2d", "c"); },
+                  "nn.conv2d");
+    expectRefused(g, [](Graph& x) { graph::insert_node_after(x, x.find_node("relu1"), "tanh", "conv2"); },
+                  "a node of that name exists");
+    expectRefused(g, [](Graph& x) { graph::insert_node_after(x, x.find_node("relu1"), "tanh", ""); },
+                  "needs a name");
+    expectRefused(g, [](Graph& x) { graph::insert_node_after(x, x.find_node("relu1"), "no_op", "n"); },
+                  "no such op");
+    // As data: replays by name and describes itself.
+    Graph h = smallCnn();
+    graph::GraphEdit e;
+    e.kind = graph::GraphEdit::Kind::InsertAfter;
+    e.target = "relu1";
+    e.key = "sigmoid";
+    e.name = "gate";
+    graph::apply_edit(h, e);
+    EXPECT_EQ(graph::describe(e), "insert sigmoid gate after relu1");
+    EXPECT_EQ(graph::edit_kind_from_name("insert_after"), graph::GraphEdit::Kind::InsertAfter);
+}
+
+// Ops without a standard ONNX form are saved in the ai.tessera domain with
+// their attributes (doubles exactly) and read back as the same graph.
+TEST(OnnxExport, OpsWithoutAStandardFormRoundTripThroughTheTesseraDomain) {
+    Graph g = smallCnn();
+    graph::insert_node_after(g, g.find_node("relu1"), "nn.leaky_relu", "leak", {{"alpha", 0.1}});
+    graph::insert_node_after(g, g.find_node("leak"), "sigmoid", "gate");
+    const std::string bytes = frontend::export_onnx_bytes(g);
+    EXPECT_NE(bytes.find("ai.tessera"), std::string::npos);
+    const Graph back = frontend::import_onnx_bytes(bytes, "saved");
+    EXPECT_EQ(graph::print(back), graph::print(g));
+    EXPECT_EQ(std::get<double>(back.nodes[size_t(back.find_node("leak"))].attrs.at("alpha")), 0.1);
+    const auto inputs = driver::random_inputs(g, 5);
+    const auto want = driver::interpret_graph(g, inputs);
+    const auto got = driver::interpret_graph(back, inputs);
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(maxAbsDiff(want[i], got[i]), 0.0);
+}
+
 TEST(OnnxExport, RoundTripGivesTheSameGraphAndResults) {
     Graph g = smallCnn();
     graph::set_attribute(g, g.find_node("conv1"), "strides", std::vector<int64_t>{2, 2});
