@@ -4,6 +4,7 @@
 #include "widgets/theme.h"
 
 #include <QFontMetricsF>
+#include <cmath>
 #include <QGraphicsSceneEvent>
 #include <QImage>
 #include <QScrollBar>
@@ -46,6 +47,8 @@ QFont shapeFont() {
 // Below this zoom, nodes are drawn as plain boxes (no text, no antialiasing):
 // what keeps 1,000+ node graphs smooth when zoomed out.
 constexpr double kTextLod = 0.45;
+// The smallest op label drawn (screen pixels): smaller text is noise.
+constexpr double kMinLabelPixels = 7;
 
 QString shownName(const QString& name) {
     return name.size() > kMaxNameChars ? name.left(kMaxNameChars - 1) + QChar(0x2026) : name;
@@ -111,6 +114,13 @@ void GraphNodeItem::setFillColor(const QColor& color) {
     update();
 }
 
+double GraphNodeItem::opLabelPixels(double lod, double boxHeight) {
+    if (lod >= kTextLod) return QFontMetricsF(opFont()).ascent() * lod;  // the full box
+    // Readable on screen (10 px), as long as that fits 70 % of the box's height.
+    const double wanted = 10, room = 0.7 * boxHeight * lod;
+    return room >= kMinLabelPixels ? std::min(wanted, room) : 0;
+}
+
 QRectF GraphNodeItem::boundingRect() const {
     return QRectF(-m_size.width() / 2 - 2, -m_size.height() / 2 - 2, m_size.width() + 4,
                   m_size.height() + 4);
@@ -130,12 +140,24 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* opt
     QPen pen(selected ? QColor(0x10, 0x5c, 0xd8) : QColor(0x50, 0x5a, 0x68), selected ? 3.0 : 1.0);
     if (m_highlight.isValid() && !selected) pen = QPen(m_highlight, 3.0);
     if (lod < kTextLod) {
-        // Level of detail: a flat box is all one can see at this scale.
+        // Level of detail: a flat box, and the op name (details fade) in a
+        // font sized for the screen while it still fits the box.
         painter->setRenderHint(QPainter::Antialiasing, false);
         pen.setCosmetic(true);
         painter->setPen(selected || m_highlight.isValid() ? pen : Qt::NoPen);
         painter->setBrush(fillColor().darker(110));
         painter->drawRect(box);
+        const double pixels = opLabelPixels(lod, box.height());
+        if (pixels <= 0) return;
+        QFont font = opFont();
+        font.setPixelSize(std::max(1, int(std::lround(pixels / lod))));
+        painter->setFont(font);
+        painter->setPen(Qt::black);
+        painter->setRenderHint(QPainter::TextAntialiasing);
+        QString op = m_node.op;
+        if (op.startsWith("nn.")) op = op.mid(3);
+        painter->drawText(box, Qt::AlignCenter,
+                          QFontMetricsF(font).elidedText(op, Qt::ElideRight, box.width()));
         return;
     }
     painter->setRenderHint(QPainter::Antialiasing);

@@ -58,6 +58,11 @@ public:
 
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+    /// Screen pixel height of the op label drawn at level of detail `lod`
+    /// (scene to screen scale) in a box `boxHeight` scene units tall; 0 when
+    /// the box is too small on screen for a readable label.
+    static double opLabelPixels(double lod, double boxHeight);
+    double boxHeight() const { return m_size.height(); }
 
 private:
     int m_index;

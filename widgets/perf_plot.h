@@ -1,4 +1,6 @@
-// PerfPlot: a QCustomPlot bar chart of time per kernel (ms).
+// PerfPlot: a QCustomPlot bar chart of time per kernel (ms): the slowest
+// first, at most kMaxBars bars (the rest together as one "others" bar), each
+// with a tooltip naming the kernel, its time and its share.
 #pragma once
 
 #include <QStringList>
@@ -15,8 +17,13 @@ class PerfPlot : public QWidget {
 public:
     explicit PerfPlot(QWidget* parent = nullptr);
 
-    /// Shows one bar per entry: `labels[i]` under a bar of height `ms[i]`.
+    static constexpr int kMaxBars = 24;
+
+    /// Shows the entries as bars, slowest first: `labels[i]` under a bar of
+    /// height `ms[i]`; past kMaxBars, the fastest share one "N others" bar.
     void setBars(const QStringList& labels, const QVector<double>& ms);
+    /// The tooltip of the bar under widget point `pos` of the plot (empty: none).
+    QString toolTipAt(const QPoint& pos) const;
     void clearBars();
     /// Number of bars shown.
     int barCount() const;
@@ -26,6 +33,7 @@ public:
 private:
     QCustomPlot* m_plot;
     QCPBars* m_bars;
+    QStringList m_tips;  // per bar shown
 };
 
 }  // namespace tessera::widgets

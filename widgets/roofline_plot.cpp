@@ -113,6 +113,10 @@ void RooflinePlot::redraw() {
         px << m_intensity[i];
         py << m_gflops[i];
         top = std::max(top, m_gflops[i]);
+        if (m_count >= kMaxLabels) {  // the first points (the caller's most important) only
+            ++m_count;
+            continue;
+        }
         auto* text = new QCPItemText(m_plot);
         text->position->setCoords(m_intensity[i], m_gflops[i]);
         text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);

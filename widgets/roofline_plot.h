@@ -17,6 +17,10 @@ namespace tessera::widgets {
 class RooflinePlot : public QWidget {
     Q_OBJECT
 public:
+    /// Points past this many are drawn without a label (pass the most
+    /// important kernels first: labels of 100 kernels are noise).
+    static constexpr int kMaxLabels = 10;
+
     explicit RooflinePlot(QWidget* parent = nullptr);
     /// Sets the roof: compute peak (GFLOP/s) and bandwidth (GB/s).
     void setPeaks(double gflops, double gbps);

@@ -17,6 +17,7 @@
 #include <QSettings>
 #include <QTimer>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QUndoStack>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -264,6 +265,19 @@ void MainWindow::createDocks() {
     m_plotTabs = new QTabWidget(perfPanel);
     m_plotTabs->addTab(m_perfPlot, "Time per kernel");
     m_plotTabs->addTab(m_roofline, "Roofline");
+    m_kernelTable = new QTableWidget(0, 7, this);
+    m_kernelTable->setHorizontalHeaderLabels({"Kernel", "Nodes", "ms", "%", "GFLOP/s", "GB/s", ""});
+    m_kernelTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_kernelTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_kernelTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_kernelTable->verticalHeader()->setVisible(false);
+    connect(m_kernelTable, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        const QTableWidgetItem* kernel = m_kernelTable->item(row, 0);
+        if (!m_document || !kernel) return;  // select the kernel's first node
+        const int node = m_document->graph().find_node(kernel->data(Qt::UserRole).toString().toStdString());
+        if (node >= 0) m_graphView->setCurrentNode(node);
+    });
+    m_plotTabs->addTab(m_kernelTable, "Kernels");
     perfLayout->addWidget(m_plotTabs, 1);
     m_perfDock = new QDockWidget("Performance", this);
     m_perfDock->setObjectName("PerformanceDock");

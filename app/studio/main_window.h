@@ -28,6 +28,7 @@ class QPlainTextEdit;
 class QProgressBar;
 class QToolBar;
 class QToolButton;
+class QTableWidget;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -127,6 +128,8 @@ public:
     bool isCompilingCode() const { return m_codeJobs->isRunning(); }
     widgets::PerfPlot* perfPlot() const { return m_perfPlot; }
     widgets::RooflinePlot* rooflinePlot() const { return m_roofline; }
+    /// The kernel table (Performance dock): kernel, nodes, ms, %, GFLOP/s, GB/s, notes.
+    QTableWidget* kernelTable() const { return m_kernelTable; }
     /// Measures this machine's peak FLOP/s and bandwidths once, in a job (roofline).
     void measurePeaks();
     /// The machine's ceilings, once measured (null before).
@@ -228,6 +231,8 @@ private:
     void updateRunStatus();
     /// The roofline's ceilings for the shown Run's thread count (measures first).
     void showCeilings();
+    /// The Performance dock's kernel table: one sortable row per kernel.
+    void fillKernelTable(const RunResult& result);
 
     std::shared_ptr<ModelDocument> m_document;
     std::unique_ptr<RunResult> m_lastRun;
@@ -272,6 +277,7 @@ private:
     QAction* m_runAction = nullptr;
     BuildSettingsBar* m_settingsBar;
     std::unique_ptr<MachinePeaks> m_peaks;
+    QTableWidget* m_kernelTable = nullptr;
     std::shared_ptr<const driver::CompiledModel> m_kernelBuild;  // the code views' build
     QString m_kernelBuildKey;                                     // ... and what it was built from
     QLabel* m_lastRunLabel;

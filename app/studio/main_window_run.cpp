@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <algorithm>
 #include <cmath>
 
@@ -66,6 +67,41 @@ void MainWindow::updateRunStatus() {
                                          : "Stale (" + stale + " changed since this run)\n" + perf);
 }
 
+void MainWindow::fillKernelTable(const RunResult& result) {
+    m_kernelTable->setSortingEnabled(false);
+    m_kernelTable->clearContents();
+    m_kernelTable->setRowCount(int(result.kernels.size()));
+    double total = 0;
+    for (const KernelTime& k : result.kernels) total += k.ms;
+    auto number = [](double v, int decimals) {
+        auto* item = new QTableWidgetItem;
+        item->setData(Qt::DisplayRole, QString::number(v, 'f', decimals).toDouble());
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        return item;
+    };
+    for (int row = 0; row < result.kernels.size(); ++row) {
+        const KernelTime& k = result.kernels[row];
+        const bool effective = k.workFlops > 0 && std::abs(k.workFlops - k.flops) > 0.01 * k.flops;
+        auto* name = new QTableWidgetItem(k.kernel);
+        name->setData(Qt::UserRole, k.nodeNames.isEmpty() ? QString() : k.nodeNames.first());
+        name->setToolTip(k.loopIr.left(4000));
+        m_kernelTable->setItem(row, 0, name);
+        m_kernelTable->setItem(row, 1, new QTableWidgetItem(k.nodeNames.join(", ")));
+        m_kernelTable->setItem(row, 2, number(k.ms, 4));
+        m_kernelTable->setItem(row, 3, number(total > 0 ? 100 * k.ms / total : 0, 1));
+        QTableWidgetItem* gf = number(k.ms > 0 ? k.flops / (k.ms * 1e6) : 0, 2);
+        if (effective)
+            gf->setToolTip("Effective: the op's FLOPs (the direct conv's); the Winograd kernel "
+                           "executes other work (the roofline plots that)");
+        m_kernelTable->setItem(row, 4, gf);
+        m_kernelTable->setItem(row, 5, number(k.ms > 0 ? k.bytes / (k.ms * 1e6) : 0, 2));
+        m_kernelTable->setItem(row, 6, new QTableWidgetItem(QString(effective ? "effective " : "") +
+                                                            (k.tuned ? "tuned" : "")));
+    }
+    m_kernelTable->setSortingEnabled(true);
+    m_kernelTable->sortByColumn(2, Qt::DescendingOrder);
+}
+
 void MainWindow::runModel() {
     if (!m_document) {
         log("Nothing to run: open a model first.");
@@ -116,7 +152,10 @@ void MainWindow::showRunResult(const RunResult& result) {
     // "effective" FLOPs (the direct conv's) could top the machine's peak.
     QVector<double> intensity, gflops;
     QStringList points;
-    for (const KernelTime& k : result.kernels) {
+    QVector<KernelTime> byTime = result.kernels;  // the slowest first get the labels
+    std::stable_sort(byTime.begin(), byTime.end(),
+                     [](const KernelTime& a, const KernelTime& b) { return a.ms > b.ms; });
+    for (const KernelTime& k : byTime) {
         const bool transformed = k.workFlops > 0 && std::abs(k.workFlops - k.flops) > 0.01 * k.flops;
         const double work = transformed ? k.workFlops : k.flops;
         intensity << (k.bytes > 0 ? work / k.bytes : 0);
@@ -125,6 +164,7 @@ void MainWindow::showRunResult(const RunResult& result) {
     }
     m_roofline->setKernels(points, intensity, gflops);
     showCeilings();
+    fillKernelTable(result);
     if (m_document && slowest > 0) {  // the compiled graph keeps the model's node names
         QVector<double> heat(m_document->nodeCount(), -1.0);
         for (const KernelTime& k : result.kernels)

@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QProcess>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
 
@@ -225,6 +226,12 @@ TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
         double flops = 0;
         for (const auto& k : run->kernels) flops += k.flops;
         EXPECT_NEAR(flops, s.window.document()->totalFlops(), 1e-6 * flops);
+        // Legible results: a sortable kernel table and a heat map on the model's nodes.
+        EXPECT_EQ(s.window.kernelTable()->rowCount(), run->kernels.size());
+        int heated = 0;
+        for (const widgets::GraphNodeItem* item : s.window.graphView()->nodeItems())
+            heated += item->fillColor() != widgets::colorForOp(item->op()) ? 1 : 0;
+        EXPECT_EQ(heated, s.window.document()->nodeCount());  // every node ran in some kernel
         const studio::MachinePeaks* peaks = s.window.machinePeaks();
         EXPECT_LE(peaks->gflopsOneCore, peaks->gflops * 1.05);  // one core never beats them all
         EXPECT_LE(peaks->gflops, peaks->gflopsOneCore * peaks->cores * 1.15);

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <QElapsedTimer>
+#include <cstdio>
+#include <algorithm>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTextBlock>
 #include <QTextLayout>
@@ -12,6 +15,7 @@
 #include "widgets/graph_layout.h"
 #include "widgets/graph_view.h"
 #include "widgets/perf_plot.h"
+#include <qcustomplot.h>
 
 using namespace tessera::widgets;
 
@@ -145,6 +149,67 @@ TEST(GraphView, WheelZoomsAndFitKeepsAReadableScale) {
     EXPECT_NEAR(view.transform().m11(), fitted, 1e-6);
 }
 
+namespace {
+
+// A model-like graph of `n` nodes: a chain with residual skips every third
+// node and a side branch every tenth, ops cycling through common families.
+GraphViewData bigModel(int n) {
+    const char* ops[] = {"nn.conv2d", "nn.batch_norm", "nn.relu", "add", "nn.max_pool2d", "nn.matmul"};
+    GraphViewData data;
+    for (int i = 0; i < n; ++i)
+        data.nodes.push_back({ops[i % 6], QString("node_%1").arg(i), {}, QString("1×64×56×56")});
+    for (int i = 0; i + 1 < n; ++i) data.edges.append({i, i + 1});
+    for (int i = 0; i + 3 < n; i += 3) data.edges.append({i, i + 3});
+    for (int i = 0; i + 2 < n; i += 10) data.edges.append({i, i + 2});
+    return data;
+}
+
+}  // namespace
+
+// Legible at model size: at the fit zoom of a 300-node model every op label
+// is drawn at least 7 screen pixels tall (details fade, op names stay).
+TEST(GraphViewScale, OpLabelsStayReadableAtTheFitZoomOfA300NodeModel) {
+    GraphView view;
+    view.resize(1200, 800);
+    view.show();
+    QSignalSpy finished(&view, &GraphView::layoutFinished);
+    view.setGraph(bigModel(300));
+    ASSERT_TRUE(finished.wait(60000));
+    view.fitAll();
+    const double lod = view.transform().m11();
+    ASSERT_EQ(view.nodeItems().size(), 300);
+    for (GraphNodeItem* item : view.nodeItems())
+        EXPECT_GE(GraphNodeItem::opLabelPixels(lod, item->boxHeight()), 7.0) << "lod " << lod;
+    // Zoomed far out the labels go (noise), the boxes stay.
+    EXPECT_EQ(GraphNodeItem::opLabelPixels(0.02, view.nodeItems()[0]->boxHeight()), 0.0);
+}
+
+// Pan and zoom of a 1,000-node graph redraw in under 30 ms (median frame).
+TEST(GraphViewScale, PanAndZoomOfAThousandNodesRedrawUnder30Milliseconds) {
+    GraphView view;
+    view.resize(1400, 900);
+    view.show();
+    QSignalSpy finished(&view, &GraphView::layoutFinished);
+    view.setGraph(bigModel(1000));
+    ASSERT_TRUE(finished.wait(120000));
+    view.fitAll();
+    QApplication::processEvents();
+    std::vector<double> frames;
+    QElapsedTimer timer;
+    for (int i = 0; i < 24; ++i) {
+        if (i % 3 == 0) view.zoomIn();
+        else if (i % 3 == 1) view.zoomOut();
+        else view.verticalScrollBar()->setValue(view.verticalScrollBar()->value() + 120);
+        timer.start();
+        view.viewport()->repaint();
+        frames.push_back(double(timer.nsecsElapsed()) / 1e6);
+    }
+    std::nth_element(frames.begin(), frames.begin() + frames.size() / 2, frames.end());
+    const double median = frames[frames.size() / 2];
+    std::printf("1000-node graph: median frame %.2f ms over %zu pan/zoom steps\n", median, frames.size());
+    EXPECT_LT(median, 30.0);
+}
+
 TEST(CodeView, HighlightsLoopIrKeywordsAndNumbersLines) {
     CodeView view;
     view.resize(500, 300);
@@ -174,4 +239,26 @@ TEST(PerfPlot, ShowsOneBarPerValue) {
     EXPECT_EQ(plot.barCount(), 3);
     plot.clearBars();
     EXPECT_EQ(plot.barCount(), 0);
+}
+
+// 166 kernels are noise as bars: the slowest first, the rest as one bar, and
+// a tooltip per bar.
+TEST(PerfPlot, ShowsTheSlowestKernelsAndGroupsTheRest) {
+    PerfPlot plot;
+    plot.resize(800, 300);
+    plot.show();
+    QStringList labels;
+    QVector<double> ms;
+    for (int i = 0; i < 166; ++i) {
+        labels << QString("kernel_%1").arg(i);
+        ms << 0.01 * ((i * 37) % 166 + 1);  // a permutation of 0.01 .. 1.66 ms
+    }
+    const QString slowest = labels[int(std::max_element(ms.begin(), ms.end()) - ms.begin())];
+    plot.setBars(labels, ms);
+    EXPECT_EQ(plot.barCount(), PerfPlot::kMaxBars);
+    plot.plot()->replot();
+    const QCPAxis* x = plot.plot()->xAxis;
+    const QPoint first(int(x->coordToPixel(1)), 100), last(int(x->coordToPixel(PerfPlot::kMaxBars)), 100);
+    EXPECT_TRUE(plot.toolTipAt(first).startsWith(slowest + "\n1.6600 ms")) << plot.toolTipAt(first).toStdString();
+    EXPECT_TRUE(plot.toolTipAt(last).startsWith("143 faster kernels together")) << plot.toolTipAt(last).toStdString();
 }
