@@ -79,11 +79,11 @@ void RooflinePlot::redraw() {
             ry << attainable(x);
         }
         auto* label = new QCPItemText(m_plot);
-        label->position->setCoords(xhi / 8, m_peak * 1.35);
-        label->setText(QString("peak %1 GFLOP/s, %2 %3 GB/s")
-                           .arg(m_peak, 0, 'f', 1)
-                           .arg(m_roofs.first().first)
-                           .arg(fastest, 0, 'f', 1));
+        label->position->setCoords(xhi * 0.8, m_peak * 1.35);
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        QStringList roofs;  // the solid roof first, then the dashed ones from the top
+        for (const auto& roof : m_roofs) roofs << QString("%1 %2").arg(roof.first).arg(roof.second, 0, 'f', 0);
+        label->setText(QString("peak %1 GFLOP/s \u00b7 %2 GB/s").arg(m_peak, 0, 'f', 1).arg(roofs.join(", ")));
         label->setColor(QColor(0xa0, 0x40, 0x10));
     }
     m_plot->graph(0)->setData(rx, ry);
@@ -98,12 +98,6 @@ void RooflinePlot::redraw() {
         QCPGraph* roof = m_plot->addGraph();
         roof->setPen(QPen(QColor(0xd0, 0x5a, 0x1a, 150), 1, Qt::DashLine));
         roof->setData(x, y);
-        auto* label = new QCPItemText(m_plot);
-        const double at = std::min(m_peak / m_roofs[r].second / 3, xhi);
-        label->position->setCoords(at, m_roofs[r].second * at);
-        label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-        label->setText(QString("%1 %2 GB/s ").arg(m_roofs[r].first).arg(m_roofs[r].second, 0, 'f', 0));
-        label->setColor(QColor(0xa0, 0x40, 0x10));
     }
     QVector<double> px, py;
     m_count = 0;
