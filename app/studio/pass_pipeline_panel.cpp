@@ -9,6 +9,7 @@
 #include <QSplitter>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -86,6 +87,11 @@ PassPipelinePanel::PassPipelinePanel(QWidget* parent)
         item->setToolTip(QString::fromStdString(p.description));
         item->setData(Qt::UserRole, QString::fromStdString(p.description));
     }
+    // Pass names in full (they were cut to "f..." in a narrow dock).
+    int widest = 0;
+    for (int i = 0; i < m_list->count(); ++i)
+        widest = std::max(widest, m_list->fontMetrics().horizontalAdvance(m_list->item(i)->text()));
+    m_list->setMinimumWidth(widest + 48);  // the check box and a scroll bar
     auto* applyButton = new QPushButton("Apply", left);
     applyButton->setToolTip("Run the checked passes and compare the graph before and after");
     m_summary = new QLabel(left);

@@ -278,8 +278,22 @@ void ScheduleEditor::replay() {
         m_loopIr = QString::fromStdString(tir::print(m_scheduled));
         previous = QString::fromStdString(tir::print(before));
     }
+    // Keep the loop being worked on selected and in view: the last step's
+    // first result (a split's outer loop...), else what was selected before.
+    QStringList keep;
+    if (!m_steps.empty() && !m_steps.back().outputs.empty())
+        keep << QString::fromStdString(m_steps.back().outputs.front());
+    keep << selectedLoops();
     m_loopModel->setFunction(m_scheduled);
     m_loopView->expandAll();
+    for (const QString& name : keep) {
+        const QModelIndex index = m_loopModel->indexOf(name);
+        if (!index.isValid()) continue;
+        m_loopView->selectionModel()->setCurrentIndex(
+            index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_loopView->scrollTo(index, QAbstractItemView::PositionAtCenter);
+        break;
+    }
     m_errorLabel->setStyleSheet("color: #b00020;");
     m_errorLabel->setText(m_error);
     refreshTrace();
