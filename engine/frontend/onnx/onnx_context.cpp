@@ -35,8 +35,9 @@ int Importer::value(const std::string& name, const std::string& where) {
     return idx;
 }
 
-NodeCtx::NodeCtx(Importer& imp_, const onnx::NodeProto& node_, std::string name_)
-    : imp(imp_), node(node_), name(std::move(name_)) {}
+NodeCtx::NodeCtx(Importer& imp_, const onnx::NodeProto& node_, std::string name_,
+                 const onnx::NodeProto* graphs_)
+    : imp(imp_), node(node_), graphs(graphs_ ? *graphs_ : node_), name(std::move(name_)) {}
 
 std::string NodeCtx::where() const {
     return imp.origin + ": node '" + name + "' (op " + node.op_type() + ")";

@@ -59,6 +59,10 @@ struct Importer {
     std::map<std::string, std::string> optionals;
     std::map<std::string, StringTensor> strings;
     int subgraphs = 0;  // counter for the name prefixes of imported subgraphs
+    /// The renamings of the subgraphs being imported, outermost first: a
+    /// nested graph's reference to an enclosing graph's value resolves
+    /// through them when the nested graph is imported (onnx_subgraph.cpp).
+    std::vector<const std::map<std::string, std::string>*> scope_renames;
     // What unrolling control flow has imported so far (bounded: onnx_subgraph.cpp).
     int64_t subgraph_nodes = 0;
     int64_t subgraph_init_bytes = 0;
@@ -75,10 +79,14 @@ struct Importer {
 /// One ONNX node being converted.
 class NodeCtx {
 public:
-    NodeCtx(Importer& imp, const onnx::NodeProto& node, std::string name);
+    /// `graphs`: the node whose graph attributes (If branches, Loop and Scan
+    /// bodies) apply, when `node` is a renamed copy made without them.
+    NodeCtx(Importer& imp, const onnx::NodeProto& node, std::string name,
+            const onnx::NodeProto* graphs = nullptr);
 
     Importer& imp;
     const onnx::NodeProto& node;
+    const onnx::NodeProto& graphs;  // holds the graph attributes (often `node` itself)
     const std::string name;  // ONNX node name or "<OpType>_<index>"
 
     /// "PATH: node 'NAME' (op TYPE)" — the prefix of every diagnostic.

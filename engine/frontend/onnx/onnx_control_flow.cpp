@@ -12,7 +12,7 @@ namespace tessera::frontend::onnx_import {
 namespace {
 
 const onnx::GraphProto& graph_attr(const NodeCtx& ctx, const std::string& key) {
-    for (const auto& a : ctx.node.attribute())
+    for (const auto& a : ctx.graphs.attribute())
         if (a.name() == key && a.has_g()) return a.g();
     TS_USER_FAIL() << ctx.where() << ": missing graph attribute '" << key << "'";
 }

@@ -1,5 +1,6 @@
 // Import-time name tables shared by the sequence, optional, string and
 // control-flow converters: aliases, string tensors and subgraph (body) import.
+#include <functional>
 #include <set>
 
 #include "engine/core/error.h"
@@ -67,26 +68,31 @@ StringTensor decode_strings(const onnx::TensorProto& t) {
 
 namespace {
 
-// Renames references to `names` in `g` and every graph nested in it. ONNX
-// names are unique across scopes (SSA), so a nested graph never redefines one.
-void rename_refs(onnx::GraphProto& g, const std::map<std::string, std::string>& names);
+// A copy of `n` with its value names resolved by `rename`, without its graph
+// attributes (If branches, Loop and Scan bodies): those are read from `n`
+// itself and renamed when, and only if, they are imported. Copying them for
+// every unrolled iteration copied an If's untaken branch every time.
+onnx::NodeProto renamed_without_graphs(const onnx::NodeProto& n,
+                                       const std::function<std::string(const std::string&)>& rename) {
+    onnx::NodeProto copy;
+    copy.set_op_type(n.op_type());
+    copy.set_name(n.name());
+    copy.set_domain(n.domain());
+    for (const auto& in : n.input()) copy.add_input(rename(in));
+    for (const auto& out : n.output()) copy.add_output(rename(out));
+    for (const auto& a : n.attribute())
+        if (!a.has_g() && a.graphs_size() == 0) *copy.add_attribute() = a;
+    return copy;
+}
 
-void rename_node(onnx::NodeProto& n, const std::map<std::string, std::string>& names) {
-    for (auto& in : *n.mutable_input())
-        if (auto it = names.find(in); it != names.end()) in = it->second;
-    for (auto& out : *n.mutable_output())
-        if (auto it = names.find(out); it != names.end()) out = it->second;
-    for (auto& a : *n.mutable_attribute()) {
-        if (a.has_g()) rename_refs(*a.mutable_g(), names);
-        for (auto& g : *a.mutable_graphs()) rename_refs(g, names);
+// Pushes a renaming onto the importer's scope stack for the life of a scope.
+struct ScopeRenames {
+    Importer& imp;
+    ScopeRenames(Importer& i, const std::map<std::string, std::string>& names) : imp(i) {
+        imp.scope_renames.push_back(&names);
     }
-}
-
-void rename_refs(onnx::GraphProto& g, const std::map<std::string, std::string>& names) {
-    for (auto& n : *g.mutable_node()) rename_node(n, names);
-    for (auto& o : *g.mutable_output())
-        if (auto it = names.find(o.name()); it != names.end()) o.set_name(it->second);
-}
+    ~ScopeRenames() { imp.scope_renames.pop_back(); }
+};
 
 }  // namespace
 
@@ -130,13 +136,21 @@ std::vector<std::string> import_subgraph(Importer& imp, const onnx::GraphProto& 
         }
     }
 
+    // A name is this graph's (renamed with its prefix) or an enclosing
+    // graph's (renamed with that graph's), innermost first; else the main graph's.
+    const ScopeRenames scope(imp, names);
+    auto rename = [&imp](const std::string& n) {
+        for (auto s = imp.scope_renames.rbegin(); s != imp.scope_renames.rend(); ++s)
+            if (auto it = (*s)->find(n); it != (*s)->end()) return it->second;
+        return n;
+    };
     const ConverterTable& table = converters();
     for (int i = 0; i < body.node_size(); ++i) {
-        onnx::NodeProto node = body.node(i);
-        rename_node(node, names);
+        const onnx::NodeProto& original = body.node(i);
+        const onnx::NodeProto node = renamed_without_graphs(original, rename);
         std::string name = prefix + (node.name().empty() ? node.op_type() + "_" + std::to_string(i)
                                                          : node.name());
-        NodeCtx ctx(imp, node, name);
+        NodeCtx ctx(imp, node, name, &original);
         // As in the main graph: ops of other domains are keyed "DOMAIN.OpType".
         bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
         std::string op = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
@@ -147,8 +161,7 @@ std::vector<std::string> import_subgraph(Importer& imp, const onnx::GraphProto& 
 
     std::vector<std::string> outs;
     for (const auto& o : body.output()) {
-        auto it = names.find(o.name());
-        outs.push_back(it != names.end() ? it->second : o.name());
+        outs.push_back(rename(o.name()));
         TS_USER_CHECK(is_defined(imp, outs.back()))
             << where << ": subgraph '" << graph_name << "' output '" << o.name()
             << "' is not defined";

@@ -125,6 +125,36 @@ TEST(OnnxSeq, LoopWithConstantTripCountIsUnrolled) {
     expect_near(out[1], ys, "scan output");
 }
 
+// Nested control flow refers to values of every enclosing scope: the inner
+// Loop's If reads the inner body's input, the outer body's value and a graph
+// input. Subgraphs are renamed when imported (the untaken branch never is).
+TEST(OnnxSeq, NestedLoopsAndIfResolveNamesOfEveryEnclosingScope) {
+    ImportedModel m = import_text(R"(
+        <ir_version: 8, opset_import: ["" : 16]>
+        g (float[3] y0, float[3] w) => (float[3] y) {
+            trips3 = Constant<value = int64 {3}>()
+            trips2 = Constant<value = int64 {2}>()
+            cond = Constant<value = bool {1}>()
+            pick = Constant<value = bool {1}>()
+            y = Loop <body = outer (int64 i, bool c, float[3] yin) => (bool cout, float[3] yout) {
+                cout = Identity(c)
+                scaled = Mul(yin, w)
+                yout = Loop <body = inner (int64 j, bool c2, float[3] zin) => (bool c2out, float[3] zout) {
+                    c2out = Identity(c2)
+                    zout = If <then_branch = t () => (float[3] r) { r = Add(zin, scaled) },
+                               else_branch = e () => (float[3] r2) { big = Mul(zin, w)
+                                                                     r2 = Sub(big, scaled) }> (pick)
+                }> (trips2, cond, yin)
+            }> (trips3, cond, y0)
+        })");
+    for (const auto& n : m.graph.nodes) EXPECT_NE(n.op, "subtract") << "the else branch was imported";
+    NDArray y0 = random({3}, 8), w = random({3}, 9);
+    std::vector<float> y = values(y0);
+    for (int i = 0; i < 3; ++i)  // each outer trip: y + 2 * y * w (two inner trips add y * w)
+        for (int k = 0; k < 3; ++k) y[size_t(k)] = y[size_t(k)] * (1.0f + 2.0f * w.data<float>()[k]);
+    expect_near(run(m, {y0, w})[0], y, "nested loops");
+}
+
 TEST(OnnxSeq, LoopWithRuntimeTripCountIsAClearError) {
     try {
         import_text(R"(
