@@ -3,6 +3,7 @@
 
 #include <QFileInfo>
 #include <QThread>
+#include <algorithm>
 
 #include "engine/passes/pass_manager.h"
 

@@ -186,6 +186,16 @@ QString MachinePeaks::method() const {
     return text;
 }
 
+MachinePeaks bestOf(const MachinePeaks& a, const MachinePeaks& b) {
+    MachinePeaks best = a;
+    best.gflopsOneCore = std::max(a.gflopsOneCore, b.gflopsOneCore);
+    best.gflops = std::max(a.gflops, b.gflops);
+    for (MemoryRoof& roof : best.roofs)
+        for (const MemoryRoof& other : b.roofs)
+            if (other.name == roof.name) roof.gbps = std::max(roof.gbps, other.gbps);
+    return best;
+}
+
 MachinePeaks measureMachinePeaks() {
     MachinePeaks peaks;
     const Isa isa = hostIsa();

@@ -34,4 +34,7 @@ struct MachinePeaks {
 /// Times FMA chains and triads (best of a few repetitions).
 MachinePeaks measureMachinePeaks();
 
+/// The higher of each figure of two measurements of the same machine.
+MachinePeaks bestOf(const MachinePeaks& a, const MachinePeaks& b);
+
 }  // namespace tessera::studio

@@ -441,6 +441,8 @@ void MainWindow::setDocument(std::shared_ptr<ModelDocument> document) {
     m_runJobs->cancel();  // a result for the old model would be stale
     m_document = std::move(document);
     m_lastRun.reset();
+    m_kernelBuild.reset();  // the code views' build was of the old model
+    m_kernelBuildKey.clear();
     m_staleReasons.clear();
     updateRunStatus();
     m_perfPlot->clearBars();

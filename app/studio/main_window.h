@@ -277,6 +277,7 @@ private:
     QAction* m_runAction = nullptr;
     BuildSettingsBar* m_settingsBar;
     std::unique_ptr<MachinePeaks> m_peaks;
+    bool m_peaksRemeasured = false;  // once per session, when a kernel tops the ceilings
     QTableWidget* m_kernelTable = nullptr;
     std::shared_ptr<const driver::CompiledModel> m_kernelBuild;  // the code views' build
     QString m_kernelBuildKey;                                     // ... and what it was built from

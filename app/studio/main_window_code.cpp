@@ -3,10 +3,9 @@
 #include <QDockWidget>
 #include <QUndoStack>
 
-#include "engine/core/error.h"
-
 #include "app/studio/kernel_code_job.h"
 #include "app/studio/main_window.h"
+#include "engine/core/error.h"
 #include "widgets/code_panes.h"
 #include "widgets/graph_view.h"
 

@@ -215,7 +215,10 @@ TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
         QString error;
         const RunResult* run = s.run(&error);
         ASSERT_NE(run, nullptr) << error.toStdString();
-        ASSERT_TRUE(QTest::qWaitFor([&]() { return s.window.machinePeaks() != nullptr; }, 60000));
+        // (A kernel above the ceilings makes the studio measure them once more:
+        // a first measurement may run on a busy machine, as in a parallel ctest.)
+        ASSERT_TRUE(QTest::qWaitFor(
+            [&]() { return s.window.machinePeaks() != nullptr && !s.window.isMeasuringPeaks(); }, 60000));
         const widgets::RooflinePlot* roofline = s.window.rooflinePlot();
         EXPECT_GT(roofline->kernelCount(), 0);
         EXPECT_GT(roofline->peakGflops(), 0);
