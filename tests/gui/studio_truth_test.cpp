@@ -236,8 +236,10 @@ TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
             heated += item->fillColor() != widgets::colorForOp(item->op()) ? 1 : 0;
         EXPECT_EQ(heated, s.window.document()->nodeCount());  // every node ran in some kernel
         const studio::MachinePeaks* peaks = s.window.machinePeaks();
-        EXPECT_LE(peaks->gflopsOneCore, peaks->gflops * 1.05);  // one core never beats them all
-        EXPECT_LE(peaks->gflops, peaks->gflopsOneCore * peaks->cores * 1.15);
+        EXPECT_LE(peaks->gflopsOneCore, peaks->gflops);  // one core never beats them all
+        // The threads ran together: not a sum of separate runs (which gave 1.75x here);
+        // the slack covers a test beside this one slowing one of the measurements.
+        EXPECT_LE(peaks->gflops, peaks->gflopsOneCore * peaks->cores * 1.5);
     }
 }
 
