@@ -51,7 +51,7 @@ nlohmann::json print_profile(std::vector<ProfileRow> rows, std::ostream& os) {
         double gb = r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0;
         // A Winograd kernel executes other work than its op's FLOPs: its
         // GFLOP/s are "effective" (marked *).
-        const bool effective = r.work_flops > 0 && std::abs(r.work_flops - r.flops) > 0.01 * r.flops;
+        const bool effective = runtime::executes_other_work(r.flops, r.work_flops);
         any_effective |= effective;
         std::snprintf(line, sizeof line, "%-32s %-24s %5d %10.4f %6.1f %9.2f%s %7.2f",
                       clip(r.kernel, 32).c_str(), clip(nodes, 24).c_str(), r.calls,

@@ -81,7 +81,7 @@ void MainWindow::fillKernelTable(const RunResult& result) {
     };
     for (int row = 0; row < result.kernels.size(); ++row) {
         const KernelTime& k = result.kernels[row];
-        const bool effective = k.workFlops > 0 && std::abs(k.workFlops - k.flops) > 0.01 * k.flops;
+        const bool effective = runtime::executes_other_work(k.flops, k.workFlops);
         auto* name = new QTableWidgetItem(k.kernel);
         name->setData(Qt::UserRole, k.nodeNames.isEmpty() ? QString() : k.nodeNames.first());
         name->setToolTip(k.loopIr.left(4000));
@@ -156,7 +156,7 @@ void MainWindow::showRunResult(const RunResult& result) {
     std::stable_sort(byTime.begin(), byTime.end(),
                      [](const KernelTime& a, const KernelTime& b) { return a.ms > b.ms; });
     for (const KernelTime& k : byTime) {
-        const bool transformed = k.workFlops > 0 && std::abs(k.workFlops - k.flops) > 0.01 * k.flops;
+        const bool transformed = runtime::executes_other_work(k.flops, k.workFlops);
         const double work = transformed ? k.workFlops : k.flops;
         intensity << (k.bytes > 0 ? work / k.bytes : 0);
         gflops << (k.ms > 0 ? work / (k.ms * 1e-3) / 1e9 : 0);

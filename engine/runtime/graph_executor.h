@@ -39,6 +39,12 @@ struct KernelProfile {
     double work_flops = 0;   // per run: what the kernels execute (Winograd: more or less)
 };
 
+/// Whether a kernel executes other work than its ops' FLOPs (a Winograd conv):
+/// its GFLOP/s from `flops` are "effective", and the roofline plots `work_flops`.
+inline bool executes_other_work(double flops, double work_flops) {
+    return work_flops > 0 && (work_flops - flops > 0.01 * flops || flops - work_flops > 0.01 * flops);
+}
+
 /// Where a graph value lives: the arena (planned), a bound constant, or
 /// nowhere (a value inside a fused kernel that no call passes).
 struct BufferInfo {

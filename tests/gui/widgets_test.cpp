@@ -164,17 +164,22 @@ GraphViewData bigModel(int n) {
     return data;
 }
 
+// Shows bigModel(n) in `view` (w x h) and waits for its layout.
+bool showLaidOut(GraphView& view, int n, int w, int h) {
+    view.resize(w, h);
+    view.show();
+    QSignalSpy finished(&view, &GraphView::layoutFinished);
+    view.setGraph(bigModel(n));
+    return finished.wait(120000);
+}
+
 }  // namespace
 
 // Legible at model size: at the fit zoom of a 300-node model every op label
 // is drawn at least 7 screen pixels tall (details fade, op names stay).
 TEST(GraphViewScale, OpLabelsStayReadableAtTheFitZoomOfA300NodeModel) {
     GraphView view;
-    view.resize(1200, 800);
-    view.show();
-    QSignalSpy finished(&view, &GraphView::layoutFinished);
-    view.setGraph(bigModel(300));
-    ASSERT_TRUE(finished.wait(60000));
+    ASSERT_TRUE(showLaidOut(view, 300, 1200, 800));
     view.fitAll();
     const double lod = view.transform().m11();
     ASSERT_EQ(view.nodeItems().size(), 300);
@@ -187,11 +192,7 @@ TEST(GraphViewScale, OpLabelsStayReadableAtTheFitZoomOfA300NodeModel) {
 // Pan and zoom of a 1,000-node graph redraw in under 30 ms (median frame).
 TEST(GraphViewScale, PanAndZoomOfAThousandNodesRedrawUnder30Milliseconds) {
     GraphView view;
-    view.resize(1400, 900);
-    view.show();
-    QSignalSpy finished(&view, &GraphView::layoutFinished);
-    view.setGraph(bigModel(1000));
-    ASSERT_TRUE(finished.wait(120000));
+    ASSERT_TRUE(showLaidOut(view, 1000, 1400, 900));
     view.fitAll();
     QApplication::processEvents();
     std::vector<double> frames;
