@@ -167,6 +167,15 @@ bool independent(const std::vector<const BufferStore*>& stores) {
 Stmt try_vectorize(const For* op) {
     const int64_t* ext = as_const_int(op->extent);
     if (!ext || *ext < 2 || *ext > kMaxLanes) return Stmt();
+    // A guard that no lane changes (a block predicate on an outer loop: the
+    // rows past a tiled extent) is tested once for the whole vector.
+    if (const IfThenElse* g = op->body.as<IfThenElse>()) {
+        if (g->else_case.defined() || uses_var(g->condition, op->loop_var.get())) return Stmt();
+        Stmt inner = For::make(op->loop_var, op->min, op->extent, op->kind, g->then_case, "",
+                               op->annotations);
+        Stmt v = try_vectorize(inner.as<For>());
+        return v.defined() ? IfThenElse::make(g->condition, v, Stmt()) : Stmt();
+    }
     std::vector<const BufferStore*> stores = stores_of(op->body);
     if (stores.empty() || !independent(stores)) return Stmt();
     int lanes = int(*ext);

@@ -197,5 +197,60 @@ TEST(GemmPrepack, DriverPacksConstantWeightsAtCompileTime) {
     }
 }
 
+TEST(GemmPrepack, BatchedActivationsShareOnePackedWeight) {
+    // A dense layer on [batch, rows, K] activations (a transformer's linear
+    // layers): y = gelu(x W + b) with W[K, N] constant, row tails (37 rows,
+    // 6-row register tiles) and a batch of 1 and of 3. The product is blocked
+    // and reads W packed once at compile time; the result equals the interpreter's.
+    for (int64_t batch : {1, 3}) {
+        graph::Graph g;
+        g.name = "dense3d";
+        auto constant = [&](const std::string& name, std::vector<int64_t> shape, uint64_t seed) {
+            graph::Value v = make_value(name, std::move(shape));
+            runtime::NDArray r = runtime::random_ndarray(v.type, seed);
+            auto data = std::make_shared<graph::ConstantData>();
+            const auto* p = static_cast<const uint8_t*>(r.raw());
+            data->bytes.assign(p, p + r.num_bytes());
+            v.constant = std::move(data);
+            return g.add_value(std::move(v));
+        };
+        int x = g.add_value(make_value("x", {batch, 37, 200}));
+        int w = constant("W", {200, 100}, 5), b = constant("b", {100}, 6);
+        int h = g.add_value(make_value("h", {batch, 37, 100}));
+        int hb = g.add_value(make_value("hb", {batch, 37, 100}));
+        int y = g.add_value(make_value("y", {batch, 37, 100}));
+        g.inputs = {x};
+        g.outputs = {y};
+        auto node = [&](const std::string& op, std::vector<int> ins, int out) {
+            graph::Node n;
+            n.op = op;
+            n.name = "n" + std::to_string(out);
+            n.inputs = std::move(ins);
+            n.outputs = {out};
+            g.values[size_t(out)].producer = g.add_node(n);
+        };
+        node("nn.matmul", {x, w}, h);
+        node("add", {h, b}, hb);
+        node("nn.gelu", {hb}, y);
+        runtime::NDArray in = runtime::random_ndarray(g.values[size_t(x)].type, 8);
+        std::vector<runtime::NDArray> want = driver::interpret_graph(g, {in});
+        for (int threads : {1, 0}) {
+            driver::BuildOptions bo;
+            bo.threads = threads;
+            std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+            int packed = 0;
+            for (const graph::Value& v : model->graph.values)
+                if (v.name == "W_packed" && v.is_constant()) ++packed;
+            EXPECT_EQ(packed, 1) << "batch " << batch << ", threads " << threads;
+            ASSERT_EQ(model->kernels.size(), 1u);
+            EXPECT_EQ(count_pack_blocks(model->kernels[0]), 0) << tir::print(model->kernels[0]);
+            std::vector<runtime::NDArray> got = model->run({in});
+            ASSERT_EQ(got.size(), 1u);
+            const float* r = want[0].data<float>();
+            expect_close(got[0].data<float>(), std::vector<float>(r, r + want[0].num_elements()));
+        }
+    }
+}
+
 }  // namespace
 }  // namespace tessera::test

@@ -38,6 +38,31 @@ TEST(VectorizeLoops, RampsContiguousAccessesAndBroadcastsInvariants) {
     expect_same_results(f, g);
 }
 
+TEST(VectorizeLoops, AGuardNoLaneChangesIsTestedOncePerVector) {
+    // Rows past a tiled extent: if (i0 < 3) B[i0 * 8 + i1] = ... over 4 rows.
+    Buffer A("A", f32, {Expr(32)}), B("B", f32, {Expr(32)});
+    Var i0("i0"), i1("i1");
+    Expr idx = i0 * 8 + i1;
+    Stmt store = BufferStore::make(B, BufferLoad::make(A, {idx}) * Expr(2.0), {idx});
+    Stmt s = For::make(i0, Expr(0), Expr(4), ForKind::Serial,
+                       For::make(i1, Expr(0), Expr(8), ForKind::Vectorized,
+                                 IfThenElse::make(i0 < 3, store)));
+    PrimFunc f("f", {A, B}, s);
+    PrimFunc g = vectorize_loops(f);
+    EXPECT_EQ(print(g->body),
+              "for i0 in T.serial(4):\n"
+              "    if i0 < 3:\n"
+              "        B[T.Ramp(i0 * 8, 1, 8)] = A[T.Ramp(i0 * 8, 1, 8)] * T.Broadcast(T.float32(2), 8)\n");
+    expect_same_results(f, g);
+    // A guard that depends on the lane keeps the loop serial.
+    Stmt t = For::make(i0, Expr(0), Expr(4), ForKind::Serial,
+                       For::make(i1, Expr(0), Expr(8), ForKind::Vectorized,
+                                 IfThenElse::make(i1 < 5, store)));
+    PrimFunc h = vectorize_loops(PrimFunc("h", {A, B}, t));
+    EXPECT_EQ(print(h->body).find("Ramp"), std::string::npos) << print(h->body);
+    EXPECT_NE(print(h->body).find("T.grid(4, 8)"), std::string::npos) << print(h->body);
+}
+
 TEST(VectorizeLoops, NonUnitStrideFallsBackToSerial) {
     Buffer A("A", f32, {Expr(16)}), B("B", f32, {Expr(16)});
     Var i("i");
