@@ -18,6 +18,13 @@ convolutions, as inference exports from PyTorch do):
   transformer_encoder  one encoder block, seq 128, hidden 256, 4 heads, FFN 1024
                        (MatMul, Add, Reshape, Transpose, Softmax, Mul,
                        LayerNormalization, Erf-form GELU)
+  transformer_encoder_decomposed_ln
+                       the same block with LayerNorm written out as
+                       ReduceMean/Sub/Pow/Sqrt/Div/Mul/Add (older exporters)
+  bert_base_s128, bert_base_s512
+                       one BERT-base-shaped encoder layer (hidden 768, 12
+                       heads, FFN 3072) at sequence 128 and 512, batch 1
+  bert_base_s128_b8    the same at batch 8
 """
 import argparse
 import os
@@ -137,7 +144,8 @@ def mobilenetv2():
     return b.model("mobilenetv2", [tensor("x", [1, 3, 224, 224])], [tensor(h, [1, 1000])])
 
 
-def transformer_encoder(seq=128, hidden=256, heads=4, ffn=1024):
+def transformer_encoder(seq=128, hidden=256, heads=4, ffn=1024, decomposed_ln=False, batch=1,
+                        name="transformer_encoder"):
     b = Builder(4)
     dh = hidden // heads
 
@@ -147,11 +155,19 @@ def transformer_encoder(seq=128, hidden=256, heads=4, ffn=1024):
 
     def layer_norm(x):
         g = b.const("gamma", (1 + 0.1 * b.rng.randn(hidden)).astype(np.float32))
-        return b.op("LayerNormalization", [x, g, b.bias("beta", hidden)], "ln", axis=-1,
-                    epsilon=1e-5)
+        if not decomposed_ln:
+            return b.op("LayerNormalization", [x, g, b.bias("beta", hidden)], "ln", axis=-1,
+                        epsilon=1e-5)
+        # As exporters below opset 17 write it (torch.onnx, tf2onnx):
+        # (x - mean) / sqrt(mean((x - mean)^2) + eps) * gamma + beta.
+        d = b.op("Sub", [x, b.op("ReduceMean", [x], axes=[-1], keepdims=1)])
+        v = b.op("ReduceMean", [b.op("Pow", [d, b.const("two", np.float32(2))])], axes=[-1],
+                 keepdims=1)
+        s = b.op("Sqrt", [b.op("Add", [v, b.const("eps", np.float32(1e-5))])])
+        return b.op("Add", [b.op("Mul", [b.op("Div", [d, s]), g]), b.bias("beta", hidden)])
 
-    def split_heads(x):  # [1, seq, hidden] -> [1, heads, seq, dh]
-        x = b.op("Reshape", [x, b.const("shape", np.array([1, seq, heads, dh], np.int64))])
+    def split_heads(x):  # [batch, seq, hidden] -> [batch, heads, seq, dh]
+        x = b.op("Reshape", [x, b.const("shape", np.array([batch, seq, heads, dh], np.int64))])
         return b.op("Transpose", [x], perm=[0, 2, 1, 3])
 
     x = "x"
@@ -162,7 +178,7 @@ def transformer_encoder(seq=128, hidden=256, heads=4, ffn=1024):
     s = b.op("Mul", [b.op("MatMul", [q, kt]), b.const("scale", np.float32(1 / np.sqrt(dh)))])
     p = b.op("Softmax", [s], axis=-1)
     a = b.op("Transpose", [b.op("MatMul", [p, v])], perm=[0, 2, 1, 3])
-    a = b.op("Reshape", [a, b.const("shape", np.array([1, seq, hidden], np.int64))])
+    a = b.op("Reshape", [a, b.const("shape", np.array([batch, seq, hidden], np.int64))])
     h = layer_norm(b.op("Add", [x, linear(a, hidden, hidden)]))
     f = linear(h, hidden, ffn)
     # GELU as PyTorch exports it below opset 20: 0.5 x (1 + erf(x / sqrt 2)).
@@ -170,8 +186,7 @@ def transformer_encoder(seq=128, hidden=256, heads=4, ffn=1024):
     f = b.op("Mul", [b.op("Mul", [f, b.op("Add", [e, b.const("one", np.float32(1))])]),
                      b.const("half", np.float32(0.5))])
     y = layer_norm(b.op("Add", [h, linear(f, ffn, hidden)]))
-    return b.model("transformer_encoder", [tensor("x", [1, seq, hidden])],
-                   [tensor(y, [1, seq, hidden])])
+    return b.model(name, [tensor("x", [batch, seq, hidden])], [tensor(y, [batch, seq, hidden])])
 
 
 MODELS = {
@@ -181,6 +196,12 @@ MODELS = {
     "resnet18_b16": lambda: resnet18(16),
     "mobilenetv2": mobilenetv2,
     "transformer_encoder": transformer_encoder,
+    "transformer_encoder_decomposed_ln": lambda: transformer_encoder(
+        decomposed_ln=True, name="transformer_encoder_decomposed_ln"),
+    "bert_base_s128": lambda: transformer_encoder(128, 768, 12, 3072, name="bert_base_s128"),
+    "bert_base_s512": lambda: transformer_encoder(512, 768, 12, 3072, name="bert_base_s512"),
+    "bert_base_s128_b8": lambda: transformer_encoder(128, 768, 12, 3072, batch=8,
+                                                      name="bert_base_s128_b8"),
 }
 
 

@@ -107,7 +107,13 @@ Tensors layer_norm(const graph::Node& n, const Tensors& in, const Types& out) {
         << where(n) << ": expects 2 or 3 inputs and 1 or 3 outputs";
     const te::Tensor& x = in[0];
     const auto& xs = x.shape();
-    size_t axis = size_t(n.attr_int("axis", 0));
+    // A negative axis counts from the end (the graph's shape inference
+    // accepts it: a node inserted in the studio crashed here with -1).
+    int64_t a = n.attr_int("axis", 0);
+    if (a < 0) a += int64_t(xs.size());
+    TS_USER_CHECK(a >= 0 && a < int64_t(xs.size()))
+        << where(n) << ": axis " << n.attr_int("axis", 0) << " is out of range for rank " << xs.size();
+    const size_t axis = size_t(a);
     Expr eps = tir::make_const(x.dtype(), n.attr_float("epsilon", 1e-5));
     auto [mean, var] = moments(x, axis, {}, "T_layer_norm");
     std::vector<int64_t> norm(xs.begin() + long(axis), xs.end());

@@ -7,6 +7,7 @@
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/runtime/ndarray.h"
 #include "engine/topi/schedule_cpu.h"
+#include "engine/tir/printer.h"
 #include "engine/topi/topi.h"
 
 namespace tessera::test {
@@ -85,6 +86,40 @@ TEST(ScheduleCpu, ElementwiseAndReductions) {
         check(one_node("nn.relu", {{70000}}, {70000}), threads);
         check(one_node("nn.softmax", {{300, 129}}, {300, 129}, {{"axis", int64_t(1)}}), threads, 1e-5);
         check(one_node("nn.global_avg_pool2d", {{2, 33, 17, 19}}, {2, 33, 1, 1}), threads, 1e-5);
+    }
+}
+
+/// Whether the default schedule of node 0 accumulates a reduction in
+/// vectors: an rfactor buffer (X_rf) and a vectorized loop.
+bool reduces_in_vectors(const graph::Graph& g) {
+    tir::PrimFunc f = topi::lower_node(g, 0);
+    topi::CpuScheduleOptions o;
+    o.threads = 1;
+    o.vector_lanes = codegen::host_vector_lanes();
+    const std::string text = tir::print(topi::schedule_cpu_default(f, g.nodes[0], o));
+    return text.find("_rf") != std::string::npos && text.find("T.vectorized") != std::string::npos;
+}
+
+TEST(ScheduleCpu, RowReductionsAccumulateInVectors) {
+    // Softmax and LayerNorm rows (a transformer's), a sum over the last axis:
+    // W partial sums per row in one vector, then combined.
+    graph::Graph softmax = one_node("nn.softmax", {{2, 4, 16, 128}}, {2, 4, 16, 128},
+                                    {{"axis", int64_t(-1)}});
+    graph::Graph ln = one_node("nn.layer_norm", {{1, 37, 256}, {256}, {256}}, {1, 37, 256},
+                               {{"axis", int64_t(-1)}, {"epsilon", 1e-5}});
+    graph::Graph sum = one_node("reduce_sum", {{6, 5, 96}}, {6, 5, 1},
+                                {{"axes", std::vector<int64_t>{2}}, {"keepdims", int64_t(1)}});
+    for (const graph::Graph* g : {&softmax, &ln, &sum}) {
+        EXPECT_TRUE(reduces_in_vectors(*g)) << g->nodes[0].op;
+        for (int threads : {1, 0}) check(*g, threads, 1e-5);
+    }
+    // Over a strided axis, or a row too short to split: the rows stay serial.
+    graph::Graph strided = one_node("reduce_sum", {{64, 96, 8}}, {64, 1, 8},
+                                    {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t(1)}});
+    graph::Graph short_rows = one_node("nn.softmax", {{4096, 12}}, {4096, 12}, {{"axis", int64_t(1)}});
+    for (const graph::Graph* g : {&strided, &short_rows}) {
+        EXPECT_FALSE(reduces_in_vectors(*g)) << g->nodes[0].op;
+        check(*g, 0, 1e-5);
     }
 }
 
