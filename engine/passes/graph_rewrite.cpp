@@ -2,6 +2,7 @@
 #include "engine/passes/graph_rewrite.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "engine/core/error.h"
@@ -102,6 +103,24 @@ std::vector<float> constant_floats(const graph::Value& v) {
 bool is_float_constant(const graph::Graph& g, int v) {
     const graph::Value& val = g.values[size_t(v)];
     return val.is_constant() && val.type.dtype == graph::DType::Float32;
+}
+
+int sole_consumer(const graph::Graph& g, const std::vector<std::vector<int>>& uses, int v) {
+    if (v < 0 || uses[size_t(v)].size() != 1 || is_graph_output(g, v)) return -1;
+    return uses[size_t(v)][0];
+}
+
+bool is_scalar_constant(const graph::Graph& g, int v, double want, double tol) {
+    if (v < 0 || !is_float_constant(g, v) || g.values[size_t(v)].type.num_elements() != 1) return false;
+    const double x = constant_floats(g.values[size_t(v)]).at(0);
+    return std::fabs(x - want) <= tol * std::max(1.0, std::fabs(want));
+}
+
+int other_operand(const graph::Node& n, int v) {
+    if (n.inputs.size() != 2) return -1;
+    if (n.inputs[0] == v) return n.inputs[1];
+    if (n.inputs[1] == v) return n.inputs[0];
+    return -1;
 }
 
 }  // namespace tessera::passes

@@ -14,6 +14,8 @@
 #include "engine/passes/eliminate_common_subexpr.h"
 #include "engine/passes/fold_constants.h"
 #include "engine/passes/fold_scale_axis.h"
+#include "engine/passes/fuse_gelu.h"
+#include "engine/passes/fuse_layer_norm.h"
 #include "engine/passes/fuse_ops.h"
 #include "engine/passes/simplify_inference.h"
 #include "engine/passes/winograd.h"

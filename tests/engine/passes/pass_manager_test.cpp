@@ -12,7 +12,7 @@ using namespace testing;
 
 TEST(PassRegistry, EveryPassHasANameADescriptionAndALevel) {
     const auto& list = all_passes();
-    ASSERT_EQ(list.size(), 8u);
+    ASSERT_EQ(list.size(), 10u);
     for (const PassInfo& p : list) {
         EXPECT_FALSE(p.description.empty()) << p.name;
         EXPECT_NE(p.fn, nullptr) << p.name;
@@ -27,9 +27,10 @@ TEST(PassRegistry, DefaultPipelinesGrowWithOptLevel) {
               (std::vector<std::string>{"simplify_inference", "dead_code_elimination", "fuse_ops"}));
     EXPECT_EQ(default_pipeline(2),
               (std::vector<std::string>{"fold_constants", "simplify_inference",
-                                        "eliminate_common_subexpr", "convert_layout",
-                                        "winograd", "dead_code_elimination", "fuse_ops"}));
-    EXPECT_EQ(default_pipeline(3).size(), 8u);
+                                        "eliminate_common_subexpr", "fuse_layer_norm", "fuse_gelu",
+                                        "convert_layout", "winograd", "dead_code_elimination",
+                                        "fuse_ops"}));
+    EXPECT_EQ(default_pipeline(3).size(), 10u);
     EXPECT_THROW(default_pipeline(4), UserError);
 }
 
@@ -38,8 +39,9 @@ TEST(PassRegistry, ResolvesExactAndRelativeLists) {
               (std::vector<std::string>{"fuse_ops", "fold_constants"}));
     EXPECT_EQ(resolve_pipeline({"-fuse_ops", "+fold_scale_axis"}, 2),
               (std::vector<std::string>{"fold_constants", "simplify_inference",
-                                        "eliminate_common_subexpr", "fold_scale_axis",
-                                        "convert_layout", "winograd", "dead_code_elimination"}));
+                                        "eliminate_common_subexpr", "fuse_layer_norm", "fuse_gelu",
+                                        "fold_scale_axis", "convert_layout", "winograd",
+                                        "dead_code_elimination"}));
     EXPECT_TRUE(resolve_pipeline({"none"}, 2).empty());
     EXPECT_EQ(resolve_pipeline({}, 2), default_pipeline(2));
     try {
