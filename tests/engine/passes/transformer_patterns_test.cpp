@@ -112,6 +112,35 @@ TEST(FuseGelu, ErfFormsBecomeOneNodeWithTheSameOutputs) {
         }
 }
 
+/// GELU's tanh form over x[4, 37]: (x * 0.5) * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))).
+graph::Graph tanh_gelu(bool cube_as_power, float cubic = 0.044715f) {
+    graph::Graph g;
+    int x = input(g, "x", {4, 37});
+    int c3 = cube_as_power ? node(g, "power", "c3", {x, constant(g, "three", {}, 0, 3.f)})
+                           : node(g, "multiply", "c3", {node(g, "multiply", "x2", {x, x}), x});
+    int m = node(g, "multiply", "m", {constant(g, "cubic", {}, 0, cubic), c3});
+    int a = node(g, "add", "a", {x, m});
+    int t = node(g, "multiply", "t", {a, constant(g, "k", {}, 0, float(std::sqrt(2.0 / M_PI)))});
+    int th = node(g, "tanh", "th", {t});
+    int p = node(g, "add", "p", {th, constant(g, "one", {}, 0, 1.f)});
+    int y = node(g, "multiply", "y", {node(g, "multiply", "xh", {x, constant(g, "half", {}, 0, 0.5f)}), p});
+    g.outputs = {y};
+    return g;
+}
+
+TEST(FuseGelu, TanhFormsBecomeOneNodeWithTheSameOutputs) {
+    for (bool power : {true, false}) {
+        graph::Graph g = tanh_gelu(power);
+        graph::Graph after = fuse_gelu(g, {});
+        ASSERT_EQ(after.nodes.size(), 1u) << graph::print(after);
+        EXPECT_EQ(after.nodes[0].op, "nn.gelu");
+        EXPECT_EQ(after.nodes[0].attr_str("approximate"), "tanh");
+        expect_same_outputs(g, after);
+    }
+    graph::Graph other = tanh_gelu(true, 0.05f);
+    EXPECT_EQ(graph::print(fuse_gelu(other, {})), graph::print(other));
+}
+
 TEST(FuseGelu, LeavesOtherConstants) {
     graph::Graph g = erf_gelu(Grouping::kXTimesPThenHalf, 0.6f);
     EXPECT_EQ(graph::print(fuse_gelu(g, {})), graph::print(g));
