@@ -426,3 +426,14 @@ add_test(NAME cli_bench_without_tessera_bench_exit2
                  -P ${CLI_EXPECT} -- ${CLI_SCRATCH}/lonely/tessera bench gemm --m 8 --n 8 --k 8)
 set_tests_properties(cli_bench_without_tessera_bench_exit2 PROPERTIES
   FIXTURES_REQUIRED lonely_tessera ENVIRONMENT "PATH=/usr/bin:/bin")
+
+# ---- `tessera quantize`: a QDQ model of the example, calibrated on its test
+# data, runs and stays close to fp32; a folder without inputs is a user error.
+tessera_cli_exit(cli_quantize_small_cnn EXPECT 0
+                 STDERR "quantized 3 nodes \\(3 activations uint8, 3 weights int8 per channel, opset 13\\).*top-1 agrees on 1 of 1 rows"
+                 ARGS quantize ${PROJECT_SOURCE_DIR}/resources/models/small_cnn -o ${CLI_SCRATCH}/small_cnn_int8.onnx
+                      --calib ${PROJECT_SOURCE_DIR}/resources/models/small_cnn --method percentile)
+tessera_cli_exit(cli_quantize_no_calibration_inputs_exit2 EXPECT 2
+                 STDERR "calibration folder .* holds no input_0.pb"
+                 ARGS quantize ${PROJECT_SOURCE_DIR}/resources/models/small_cnn -o ${CLI_SCRATCH}/never.onnx
+                      --calib ${CLI_SCRATCH})

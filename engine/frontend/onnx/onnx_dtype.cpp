@@ -403,13 +403,7 @@ void add_dtype_converters(ConverterTable& t) {
 }  // namespace onnx_import
 
 BoundaryTypes read_boundary_types(const std::string& model_path) {
-    std::ifstream in(model_path, std::ios::binary);
-    TS_USER_CHECK(in.good()) << "cannot open model '" << model_path << "'";
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    onnx::ModelProto model;
-    TS_USER_CHECK(model.ParseFromString(ss.str()))
-        << "'" << model_path << "' is not a valid ONNX model (protobuf parse failed)";
+    const onnx::ModelProto model = onnx_import::read_model_proto(model_path);
     BoundaryTypes b;
     const onnx::GraphProto& gp = model.graph();
     std::set<std::string> initializers;

@@ -16,6 +16,17 @@ namespace onnx_import {
 
 using graph::DType;
 
+onnx::ModelProto read_model_proto(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    TS_USER_CHECK(in.good()) << "cannot open model '" << path << "'";
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    onnx::ModelProto model;
+    TS_USER_CHECK(model.ParseFromString(ss.str()))
+        << "'" << path << "' is not a valid ONNX model (protobuf parse failed)";
+    return model;
+}
+
 graph::DType dtype_from_onnx(int elem_type, const std::string& what) {
     switch (elem_type) {
         case onnx::TensorProto_DataType_FLOAT:

@@ -1,0 +1,279 @@
+// QDQ rewriting of an ONNX model (see onnx_qdq.h).
+#include "engine/frontend/onnx/onnx_qdq.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "engine/core/atomic_file.h"
+#include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_context.h"
+#include "onnx/checker.h"
+
+namespace tessera::frontend {
+
+namespace {
+
+int default_opset(const onnx::ModelProto& m) {
+    for (const auto& o : m.opset_import())
+        if (o.domain().empty() || o.domain() == "ai.onnx") return int(o.version());
+    return 0;
+}
+
+bool quantizable(const onnx::NodeProto& n) {
+    return (n.domain().empty() || n.domain() == "ai.onnx") &&
+           (n.op_type() == "Conv" || n.op_type() == "MatMul" || n.op_type() == "Gemm");
+}
+
+/// Input positions of a quantized node that are quantized: Conv's X and W,
+/// MatMul's and Gemm's A and B (Conv's and Gemm's bias stays float).
+const std::vector<int> kOperandPositions = {0, 1};
+
+/// The output-channel axis of weight input `pos` of node `n` (rank `rank`),
+/// or -1 when it has none that DequantizeLinear can scale per channel.
+int channel_axis(const onnx::NodeProto& n, int pos, int rank) {
+    if (pos != 1) return -1;
+    if (n.op_type() == "Conv") return 0;
+    if (rank != 2) return -1;
+    if (n.op_type() == "MatMul") return 1;
+    for (const auto& a : n.attribute())
+        if (a.name() == "transB" && a.i() != 0) return 0;
+    return 1;
+}
+
+std::vector<float> float_data(const onnx::TensorProto& t, const std::string& path) {
+    TS_USER_CHECK(t.data_location() != onnx::TensorProto::EXTERNAL)
+        << "model '" << path << "': weight '" << t.name()
+        << "' is stored outside the file (external data), which quantize does not read";
+    int64_t n = 1;
+    for (int64_t d : t.dims()) n *= d;
+    std::vector<float> out(size_t(std::max<int64_t>(n, 0)));
+    if (t.has_raw_data()) {
+        TS_USER_CHECK(t.raw_data().size() == out.size() * sizeof(float))
+            << "model '" << path << "': weight '" << t.name() << "' holds " << t.raw_data().size()
+            << " bytes for " << n << " floats";
+        std::memcpy(out.data(), t.raw_data().data(), t.raw_data().size());
+    } else {
+        TS_USER_CHECK(int64_t(t.float_data_size()) == n)
+            << "model '" << path << "': weight '" << t.name() << "' holds " << t.float_data_size()
+            << " floats for " << n << " elements";
+        std::copy(t.float_data().begin(), t.float_data().end(), out.begin());
+    }
+    return out;
+}
+
+/// Names not used anywhere in the graph yet.
+class Names {
+public:
+    explicit Names(const onnx::GraphProto& g) {
+        for (const auto& t : g.initializer()) m_used.insert(t.name());
+        for (const auto& v : g.input()) m_used.insert(v.name());
+        for (const auto& v : g.output()) m_used.insert(v.name());
+        for (const auto& n : g.node()) {
+            for (const auto& s : n.output()) m_used.insert(s);
+            m_used.insert(n.name());
+        }
+    }
+    std::string fresh(const std::string& base) {
+        std::string name = base;
+        for (int i = 1; m_used.count(name); ++i) name = base + "_" + std::to_string(i);
+        m_used.insert(name);
+        return name;
+    }
+
+private:
+    std::set<std::string> m_used;
+};
+
+onnx::TensorProto scalar_or_vector(const std::string& name, int type, const std::vector<float>& f,
+                                   const std::vector<int>& ints, bool vector) {
+    onnx::TensorProto t;
+    t.set_name(name);
+    t.set_data_type(type);
+    const size_t n = type == onnx::TensorProto::FLOAT ? f.size() : ints.size();
+    if (vector) t.add_dims(int64_t(n));
+    if (type == onnx::TensorProto::FLOAT) {
+        for (float v : f) t.add_float_data(v);
+    } else {
+        for (int v : ints) t.add_int32_data(v);  // uint8 / int8 are stored in int32_data
+    }
+    return t;
+}
+
+onnx::NodeProto make_node(const std::string& op, const std::vector<std::string>& in,
+                          const std::string& out, const std::string& name) {
+    onnx::NodeProto n;
+    n.set_op_type(op);
+    n.set_name(name);
+    for (const auto& s : in) n.add_input(s);
+    n.add_output(out);
+    return n;
+}
+
+}  // namespace
+
+std::vector<std::string> qdq_activations(const std::string& model_path) {
+    onnx::ModelProto model = onnx_import::read_model_proto(model_path);
+    std::set<std::string> init;
+    for (const auto& t : model.graph().initializer()) init.insert(t.name());
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (const auto& n : model.graph().node()) {
+        if (!quantizable(n)) continue;
+        for (int pos : kOperandPositions) {
+            if (pos >= n.input_size() || n.input(pos).empty() || init.count(n.input(pos))) continue;
+            if (seen.insert(n.input(pos)).second) out.push_back(n.input(pos));
+        }
+    }
+    return out;
+}
+
+QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_path,
+                           const std::map<std::string, TensorRange>& ranges,
+                           const QdqOptions& options) {
+    onnx::ModelProto model = onnx_import::read_model_proto(in_path);
+    QdqSummary summary;
+    summary.opset = default_opset(model);
+    TS_USER_CHECK(summary.opset >= 10)
+        << "model '" << in_path << "' uses opset " << summary.opset
+        << "; QuantizeLinear / DequantizeLinear need opset 10 or newer";
+    const bool per_channel = options.per_channel && summary.opset >= 13;
+    summary.per_channel = per_channel;
+    onnx::GraphProto* g = model.mutable_graph();
+    Names names(*g);
+    std::map<std::string, const onnx::TensorProto*> init;
+    for (const auto& t : g->initializer()) init[t.name()] = &t;
+
+    // How often each initializer is read, and by a quantized weight operand.
+    std::map<std::string, int> reads, weight_reads;
+    for (const auto& n : g->node()) {
+        for (int i = 0; i < n.input_size(); ++i) ++reads[n.input(i)];
+        if (!quantizable(n)) continue;
+        for (int pos : kOperandPositions)
+            if (pos < n.input_size() && init.count(n.input(pos)) &&
+                init.at(n.input(pos))->data_type() == onnx::TensorProto::FLOAT)
+                ++weight_reads[n.input(pos)];
+    }
+
+    std::vector<onnx::NodeProto> weight_nodes, nodes;
+    std::vector<onnx::TensorProto> new_init;
+    std::map<std::string, std::string> dequantized;  // tensor -> its DequantizeLinear output
+    auto add_activation = [&](const std::string& x) {
+        auto r = ranges.find(x);
+        TS_USER_CHECK(r != ranges.end())
+            << "model '" << in_path << "': activation '" << x << "' has no calibrated range";
+        const float lo = std::min(r->second.lo, 0.f), hi = std::max(r->second.hi, 0.f);
+        TS_USER_CHECK(std::isfinite(lo) && std::isfinite(hi))
+            << "model '" << in_path << "': activation '" << x << "' has a range that is not finite ["
+            << lo << ", " << hi << "]";
+        float scale = (hi - lo) / 255.f;
+        if (!(scale > 0)) scale = 1.f;
+        const int zp = int(std::clamp(std::nearbyint(-lo / scale), 0.f, 255.f));
+        const std::string s = names.fresh(x + "_scale"), z = names.fresh(x + "_zero_point");
+        new_init.push_back(scalar_or_vector(s, onnx::TensorProto::FLOAT, {scale}, {}, false));
+        new_init.push_back(scalar_or_vector(z, onnx::TensorProto::UINT8, {}, {zp}, false));
+        const std::string q = names.fresh(x + "_quantized"), dq = names.fresh(x + "_dequantized");
+        nodes.push_back(make_node("QuantizeLinear", {x, s, z}, q, names.fresh(q)));
+        nodes.push_back(make_node("DequantizeLinear", {q, s, z}, dq, names.fresh(dq)));
+        dequantized[x] = dq;
+        ++summary.activations;
+    };
+    auto add_weight = [&](const onnx::NodeProto& n, int pos) {
+        const onnx::TensorProto& w = *init.at(n.input(pos));
+        const std::vector<float> data = float_data(w, in_path);
+        const int rank = w.dims_size();
+        const int axis = per_channel ? channel_axis(n, pos, rank) : -1;
+        const int64_t channels = axis >= 0 ? w.dims(axis) : 1;
+        int64_t inner = 1;  // elements after the channel axis
+        for (int d = axis + 1; axis >= 0 && d < rank; ++d) inner *= w.dims(d);
+        std::vector<float> amax(size_t(std::max<int64_t>(channels, 1)), 0.f);
+        auto channel_of = [&](size_t i) { return axis < 0 ? 0 : size_t((int64_t(i) / inner) % channels); };
+        for (size_t i = 0; i < data.size(); ++i)
+            amax[channel_of(i)] = std::max(amax[channel_of(i)], std::fabs(data[i]));
+        std::vector<float> scale(amax.size());
+        for (size_t c = 0; c < amax.size(); ++c) scale[c] = amax[c] > 0 ? amax[c] / 127.f : 1.f;
+        std::string bytes(data.size(), '\0');
+        for (size_t i = 0; i < data.size(); ++i)
+            bytes[i] = char(int8_t(std::clamp(std::nearbyint(data[i] / scale[channel_of(i)]), -127.f, 127.f)));
+        const std::string base = w.name();
+        onnx::TensorProto q;
+        q.set_name(names.fresh(base + "_quantized"));
+        q.set_data_type(onnx::TensorProto::INT8);
+        for (int64_t d : w.dims()) q.add_dims(d);
+        q.set_raw_data(bytes);
+        new_init.push_back(q);
+        const std::string s = names.fresh(base + "_scale"), z = names.fresh(base + "_zero_point");
+        new_init.push_back(scalar_or_vector(s, onnx::TensorProto::FLOAT, scale, {}, axis >= 0));
+        new_init.push_back(scalar_or_vector(z, onnx::TensorProto::INT8, {},
+                                            std::vector<int>(scale.size(), 0), axis >= 0));
+        const std::string dq = names.fresh(base + "_dequantized");
+        onnx::NodeProto d = make_node("DequantizeLinear", {q.name(), s, z}, dq, names.fresh(dq));
+        if (axis >= 0) {
+            onnx::AttributeProto* a = d.add_attribute();
+            a->set_name("axis");
+            a->set_type(onnx::AttributeProto::INT);
+            a->set_i(axis);
+        }
+        weight_nodes.push_back(d);
+        dequantized[w.name()] = dq;
+        ++summary.weights;
+    };
+
+    for (const onnx::NodeProto& original : g->node()) {
+        if (!quantizable(original)) {
+            nodes.push_back(original);
+            continue;
+        }
+        onnx::NodeProto n = original;
+        for (int pos : kOperandPositions) {
+            if (pos >= n.input_size() || n.input(pos).empty()) continue;
+            const std::string x = n.input(pos);
+            if (!dequantized.count(x)) {
+                if (!init.count(x))
+                    add_activation(x);
+                else if (init.at(x)->data_type() == onnx::TensorProto::FLOAT)
+                    add_weight(n, pos);
+                else
+                    continue;
+            }
+            n.set_input(pos, dequantized.at(x));
+        }
+        nodes.push_back(n);
+        ++summary.nodes;
+    }
+
+    // Float weights no other node reads are dropped (with their input entry).
+    std::set<std::string> dropped;
+    for (const auto& [name, k] : weight_reads)
+        if (reads[name] == k) dropped.insert(name);
+    std::vector<onnx::TensorProto> kept;
+    for (const auto& t : g->initializer())
+        if (!dropped.count(t.name())) kept.push_back(t);
+    kept.insert(kept.end(), new_init.begin(), new_init.end());
+    g->clear_initializer();
+    for (auto& t : kept) *g->add_initializer() = std::move(t);
+    std::vector<onnx::ValueInfoProto> inputs;
+    for (const auto& v : g->input())
+        if (!dropped.count(v.name())) inputs.push_back(v);
+    g->clear_input();
+    for (auto& v : inputs) *g->add_input() = std::move(v);
+    g->clear_node();
+    for (auto& n : weight_nodes) *g->add_node() = std::move(n);
+    for (auto& n : nodes) *g->add_node() = std::move(n);
+
+    // Debian's checker knows the opsets up to 17.
+    if (summary.opset <= 17) {
+        try {
+            onnx::checker::check_model(model);
+        } catch (const std::exception& e) {
+            TS_FAIL() << "the quantized model of '" << in_path << "' fails the ONNX checker: " << e.what();
+        }
+    }
+    std::string bytes;
+    TS_CHECK(model.SerializeToString(&bytes)) << "cannot serialize the quantized model";
+    write_file_atomically(out_path, bytes);
+    return summary;
+}
+
+}  // namespace tessera::frontend

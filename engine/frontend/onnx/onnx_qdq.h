@@ -1,0 +1,50 @@
+// Post-training static quantization of an ONNX model into the standard QDQ
+// form: QuantizeLinear / DequantizeLinear pairs on the inputs of Conv,
+// MatMul and Gemm, as ONNX Runtime's quantize_static writes it (activations
+// uint8 asymmetric, weights int8 symmetric, biases float). The ranges come
+// from calibration runs (driver/calibrate.h).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tessera::frontend {
+
+/// A calibrated range of a float tensor.
+struct TensorRange {
+    float lo = 0.f;
+    float hi = 0.f;
+};
+
+/// The float activations a QDQ rewrite quantizes: the inputs of the model's
+/// Conv, MatMul and Gemm nodes that are not initializers (Conv's data,
+/// MatMul's two operands, Gemm's A and B), each once, in node order.
+std::vector<std::string> qdq_activations(const std::string& model_path);
+
+struct QdqOptions {
+    bool per_channel = true;  // weights per output channel (needs opset >= 13)
+};
+
+struct QdqSummary {
+    int nodes = 0;        // Conv / MatMul / Gemm nodes whose inputs were quantized
+    int activations = 0;  // activation tensors given a QuantizeLinear / DequantizeLinear pair
+    int weights = 0;      // constant weights stored as int8
+    bool per_channel = false;
+    int opset = 0;  // the model's default-domain opset
+};
+
+/// Writes `in_path` as a QDQ model to `out_path` (a temporary name, then
+/// renamed; the original is never changed): every activation of
+/// qdq_activations() goes through QuantizeLinear (uint8, zero point from the
+/// range widened to include 0) and DequantizeLinear before those nodes read
+/// it, and their constant float weights (Conv's W, MatMul's and Gemm's B)
+/// become int8 initializers with scale max|w| / 127 (per output channel when
+/// options.per_channel and the opset is at least 13) and a DequantizeLinear.
+/// Throws UserError naming the file for an unreadable model, an opset below
+/// 10, weights stored outside the file, or an activation without a range.
+QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_path,
+                           const std::map<std::string, TensorRange>& ranges,
+                           const QdqOptions& options);
+
+}  // namespace tessera::frontend

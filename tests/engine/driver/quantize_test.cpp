@@ -1,0 +1,142 @@
+// Post-training quantization (driver/calibrate.h, frontend/onnx/onnx_qdq.h)
+// on the bundled example: calibration ranges from runs on random inputs, a
+// QDQ model with the expected nodes and int8 weights that Tessera runs close
+// to the float model, and clear errors for what it cannot do.
+#define ONNX_ML 1
+#define ONNX_NAMESPACE onnx
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/driver/calibrate.h"
+#include "engine/driver/driver.h"
+#include "engine/frontend/onnx/onnx_importer.h"
+#include "engine/frontend/onnx/onnx_qdq.h"
+#include "onnx/onnx_pb.h"
+
+namespace tessera::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kModel = std::string(TESSERA_SOURCE_DIR) + "/resources/models/small_cnn/model.onnx";
+
+/// A fresh folder with `sets` calibration sets of random inputs (set_K/input_0.pb).
+fs::path calibration_folder(const std::string& name, int sets) {
+    fs::path dir = fs::temp_directory_path() / ("tessera_quantize_" + name);
+    fs::remove_all(dir);
+    graph::Graph g = driver::load_model(kModel);
+    for (int k = 0; k < sets; ++k) {
+        fs::create_directories(dir / ("set_" + std::to_string(k)));
+        runtime::NDArray x = driver::random_inputs(g, uint64_t(100 + k)).at(0);
+        frontend::write_tensor_pb(x, g.values[size_t(g.inputs[0])].name,
+                                  (dir / ("set_" + std::to_string(k)) / "input_0.pb").string());
+    }
+    return dir;
+}
+
+onnx::ModelProto read_model(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    onnx::ModelProto m;
+    EXPECT_TRUE(m.ParseFromString(ss.str())) << path;
+    return m;
+}
+
+int count_ops(const onnx::ModelProto& m, const std::string& op) {
+    int n = 0;
+    for (const auto& node : m.graph().node()) n += node.op_type() == op;
+    return n;
+}
+
+TEST(Quantize, QdqModelOfTheExampleRunsCloseToFloat) {
+    const fs::path calib = calibration_folder("example", 4);
+    const auto sets = driver::calibration_sets(calib.string());
+    ASSERT_EQ(sets.size(), 4u);
+    const std::vector<std::string> acts = frontend::qdq_activations(kModel);
+    ASSERT_EQ(acts.size(), 3u);  // the two convs' inputs and the gemm's
+    for (auto method : {driver::CalibrationOptions::Method::kMinMax,
+                        driver::CalibrationOptions::Method::kPercentile}) {
+        driver::CalibrationOptions co;
+        co.method = method;
+        co.percentile = 99.9;
+        const auto ranges = driver::calibrate(kModel, acts, sets, co);
+        ASSERT_EQ(ranges.size(), 3u);
+        for (const auto& [name, r] : ranges) EXPECT_LT(r.lo, r.hi) << name;
+        // The network input is uniform in [-1, 1] (random_inputs): min/max
+        // nearly reach it; a percentile range lies inside the min/max one.
+        EXPECT_LT(ranges.at(acts[0]).lo, -0.9f);
+        EXPECT_GT(ranges.at(acts[0]).hi, 0.9f);
+
+        for (bool per_channel : {true, false}) {
+            const std::string out = (calib / "model_int8.onnx").string();
+            frontend::QdqOptions qo;
+            qo.per_channel = per_channel;
+            const frontend::QdqSummary s = frontend::write_qdq_model(kModel, out, ranges, qo);
+            EXPECT_EQ(s.nodes, 3);
+            EXPECT_EQ(s.activations, 3);
+            EXPECT_EQ(s.weights, 3);
+            EXPECT_EQ(s.per_channel, per_channel);
+            const onnx::ModelProto m = read_model(out);
+            EXPECT_EQ(count_ops(m, "QuantizeLinear"), 3);
+            EXPECT_EQ(count_ops(m, "DequantizeLinear"), 6);
+            int int8_weights = 0, float_weights = 0;
+            for (const auto& t : m.graph().initializer()) {
+                if (t.data_type() == onnx::TensorProto::INT8 && t.dims_size() >= 2) ++int8_weights;
+                if (t.data_type() == onnx::TensorProto::FLOAT && t.dims_size() >= 2) ++float_weights;
+                if (t.name().find("_scale") != std::string::npos && t.name().find("conv") != std::string::npos)
+                    EXPECT_EQ(t.dims_size(), per_channel ? 1 : 0) << t.name();
+            }
+            EXPECT_EQ(int8_weights, 3);
+            EXPECT_EQ(float_weights, 0) << "the float weights stay in the file";
+
+            // Tessera runs the QDQ model; it stays close to the float one.
+            graph::Graph gf = driver::load_model(kModel), gq = driver::load_model(out);
+            auto f = driver::build(gf), q = driver::build(gq);
+            for (int k = 0; k < 4; ++k) {
+                const auto in = driver::random_inputs(gf, uint64_t(100 + k));
+                const runtime::NDArray a = f->run(in).at(0), b = q->run(in).at(0);
+                double err = 0, scale = 0;
+                for (int64_t i = 0; i < a.num_elements(); ++i) {
+                    err = std::max(err, double(std::fabs(a.data<float>()[i] - b.data<float>()[i])));
+                    scale = std::max(scale, double(std::fabs(a.data<float>()[i])));
+                }
+                EXPECT_GT(err, 0.0) << "the int8 model computes exactly the float result";
+                EXPECT_LT(err, 0.05 * scale) << "input " << k;
+            }
+        }
+    }
+    fs::remove_all(calib);
+}
+
+TEST(Quantize, WhatItCannotDoIsAUserErrorAndWritesNothing) {
+    const fs::path calib = calibration_folder("errors", 1);
+    const std::string out = (calib / "never.onnx").string();
+    // A folder without inputs.
+    fs::create_directories(calib / "empty");
+    EXPECT_THROW(driver::calibration_sets((calib / "empty").string()), UserError);
+    // An activation without a range: named, and no file is written.
+    try {
+        frontend::write_qdq_model(kModel, out, {}, {});
+        FAIL() << "no error without ranges";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("has no calibrated range"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists(out));
+    // A tensor the model does not have.
+    try {
+        driver::calibrate(kModel, {"no_such_tensor"}, driver::calibration_sets(calib.string()), {});
+        FAIL() << "no error for an unknown tensor";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("'no_such_tensor'"), std::string::npos) << e.what();
+    }
+    fs::remove_all(calib);
+}
+
+}  // namespace
+}  // namespace tessera::test
