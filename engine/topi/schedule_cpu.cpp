@@ -6,11 +6,11 @@
 
 #include "engine/schedule/query.h"
 #include "engine/schedule/schedule.h"
-#include "engine/schedule/schedule_util.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 #include "engine/topi/schedule_cpu_conv.h"
 #include "engine/topi/schedule_cpu_matmul.h"
+#include "engine/topi/schedule_cpu_rows.h"
 #include "engine/topi/schedule_cpu_winograd.h"
 #include "engine/topi/schedule_cpu_util.h"
 
@@ -97,7 +97,7 @@ struct Rules {
     // Parallel over the outermost spatial loop (softmax rows, pooled planes);
     // a row reduction over contiguous elements accumulates in vectors.
     void reduction(const std::string& block) {
-        if (vector_rows(block)) return;
+        if (vectorize_row_reduction(s, block, o, true)) return;
         Names loops = s.get_loops(block);
         const tir::Block* b = find_block(s.func(), block);
         if (loops.empty() || !b) return;
@@ -106,53 +106,14 @@ struct Rules {
             s.parallel(loops[0]);
     }
 
-    // A reduction whose innermost loop walks the last, contiguous dimension
-    // of everything it reads (softmax's max and sum, LayerNorm's mean and
-    // variance, ReduceSum over the last axis): the loop is split by a vector
-    // width W and rfactor'ed, so W partial results accumulate in one vector
-    // per row (X_rf[.., W]) and a W-wide write-back combines them. A serial
-    // sum waits for each add before the next (four cycles a float); the
-    // vectors do W at once. The rows (the spatial loops) are fused and run in
-    // parallel when there is work for it. Transformer encoder (seq 128,
-    // hidden 256), 1 thread: softmax over [1, 4, 128, 128] 0.140 -> see
-    // README, each LayerNorm 0.07 -> see README.
-    bool vector_rows(const std::string& block) {
-        Names loops = s.get_loops(block);
-        const tir::Block* b = find_block(s.func(), block);
-        if (loops.size() < 2 || !b || b->iter_vars.size() != loops.size()) return false;
-        const size_t n = loops.size();
-        for (size_t i = 0; i + 1 < n; ++i)
-            if (b->iter_vars[i].kind != tir::IterKind::Spatial) return false;
-        if (b->iter_vars[n - 1].kind != tir::IterKind::Reduce) return false;
-        const tir::Var& k = b->iter_vars[n - 1].var;
-        // k only as the last index of each buffer it reads.
-        for (const tir::BufferRegion& r : b->reads)
-            for (const auto& idx : schedule::detail::load_indices(b, r.buffer))
-                for (size_t d = 0; d < idx.size(); ++d)
-                    if (tir::uses_var(idx[d], k.get()) &&
-                        (d + 1 != idx.size() || idx[d].as<tir::Variable>() != k.get()))
-                        return false;
-        const int64_t lanes = std::max(o.vector_lanes, 4);
-        const int64_t ek = loop_extent(s.func(), loops.back());
-        const int64_t w = ek % (2 * lanes) == 0 ? 2 * lanes : ek % lanes == 0 ? lanes : 0;
-        if (w == 0 || ek < 2 * w) return false;
-        const int out_rank = int(b->writes.front().buffer->shape.size());
-        Names ks = s.split(loops.back(), {-1, w});
-        const std::string rf = s.rfactor(ks[1], out_rank);
-        const std::string init = s.decompose_reduction(rf, ks[0]);
-        s.vectorize(s.get_loops(init).back());
-        s.vectorize(ks[1]);
-        Names rows(loops.begin(), loops.end() - 1);
-        const std::string fused = rows.size() > 1 ? s.fuse(rows) : rows[0];
-        if (parallel_ok(work(s, s.get_loops(rf))) && loop_extent(s.func(), fused) > 1)
-            s.parallel(fused);
-        return true;
-    }
 };
 
 Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOptions& o,
                std::vector<PackSpec>* packs = nullptr) {
     Schedule s(f);
+    if ((n.op == "nn.softmax" || n.op == "nn.log_softmax" || n.op == "nn.layer_norm") &&
+        schedule_row_chain(s, o))
+        return s;
     const CpuOpClass cls = cpu_op_class(n);
     std::vector<std::string> done;  // epilogues already placed by the matmul rule
     for (const std::string& block : s.blocks()) {
@@ -177,7 +138,7 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
                 schedule_matmul_block(s, block, o, packs, &done);
             else
                 r.reduction(block);
-        } catch (const schedule::ScheduleError& e) { fprintf(stderr, "DBG %s: %s\n", block.c_str(), e.what());
+        } catch (const schedule::ScheduleError&) {
             s = before;  // this block keeps its default loops
             if (packs) packs->resize(npacks);
         }

@@ -113,6 +113,25 @@ TEST(ScheduleCpu, RowReductionsAccumulateInVectors) {
         EXPECT_TRUE(reduces_in_vectors(*g)) << g->nodes[0].op;
         for (int threads : {1, 0}) check(*g, threads, 1e-5);
     }
+    // Softmax and LayerNorm kernels: every stage inside one row loop, which
+    // runs in parallel; softmax's exponentials in a local row buffer.
+    graph::Graph big_softmax = one_node("nn.softmax", {{4, 4, 32, 128}}, {4, 4, 32, 128},
+                                        {{"axis", int64_t(-1)}});
+    graph::Graph big_ln = one_node("nn.layer_norm", {{1, 256, 256}, {256}, {256}}, {1, 256, 256},
+                                   {{"axis", int64_t(-1)}, {"epsilon", 1e-5}});
+    for (const graph::Graph* g : {&big_softmax, &big_ln}) {
+        check(*g, 0, 1e-5);
+        tir::PrimFunc f = topi::lower_node(*g, 0);
+        topi::CpuScheduleOptions o;
+        o.threads = 0;
+        o.vector_lanes = codegen::host_vector_lanes();
+        const std::string text = tir::print(topi::schedule_cpu_default(f, g->nodes[0], o));
+        size_t parallel = 0;
+        for (size_t p = text.find("T.parallel"); p != std::string::npos; p = text.find("T.parallel", p + 1))
+            ++parallel;
+        EXPECT_EQ(parallel, 1u) << text;
+        if (g == &big_softmax) EXPECT_NE(text.find("scope=\"local\""), std::string::npos) << text;
+    }
     // Over a strided axis, or a row too short to split: the rows stay serial.
     graph::Graph strided = one_node("reduce_sum", {{64, 96, 8}}, {64, 1, 8},
                                     {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t(1)}});
