@@ -2,6 +2,8 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
 
+#include <optional>
+
 #include "engine/codegen/llvm/codegen_llvm.h"
 #include "engine/tir/passes/inject_prefetch.h"
 #include "engine/core/error.h"
@@ -332,11 +334,19 @@ void CodeGenLLVM::emit_allocate(const Allocate* op) {
         ptr = m_b.CreateCall(alloc, {llvm::ConstantInt::get(i64, kAllocAlign), n}, buf->name);
         on_heap = true;
     }
-    TS_CHECK(!m_buffers.count(buf.get())) << "buffer '" << buf->name << "' allocated twice";
+    // The same buffer allocated again inside its own allocation (a loop
+    // partitioned into a parallel and a serial copy whose allocations were
+    // hoisted to different scopes): the inner one shadows the outer.
+    auto outer = m_buffers.find(buf.get());
+    std::optional<BufferInfo> shadowed;
+    if (outer != m_buffers.end()) shadowed = outer->second;
     note_bound(buf.get());
     m_buffers[buf.get()] = {ptr, buf->dtype};
     emit(op->body);
-    m_buffers.erase(buf.get());
+    if (shadowed)
+        m_buffers[buf.get()] = *shadowed;
+    else
+        m_buffers.erase(buf.get());
     if (on_heap) {
         llvm::FunctionCallee free_fn = m_mod.getOrInsertFunction(
             "free", llvm::FunctionType::get(m_b.getVoidTy(), {m_b.getPtrTy()}, false));

@@ -200,8 +200,9 @@ TEST(GemmPrepack, DriverPacksConstantWeightsAtCompileTime) {
 TEST(GemmPrepack, BatchedActivationsShareOnePackedWeight) {
     // A dense layer on [batch, rows, K] activations (a transformer's linear
     // layers): y = gelu(x W + b) with W[K, N] constant, row tails (37 rows,
-    // 6-row register tiles) and a batch of 1 and of 3. The product is blocked
-    // and reads W packed once at compile time; the result equals the interpreter's.
+    // 6-row register tiles) and a batch of 1 and of 3. The product is blocked,
+    // reads W packed once at compile time and hands its tiles to the epilogue
+    // in a local buffer; the result equals the interpreter's.
     for (int64_t batch : {1, 3}) {
         graph::Graph g;
         g.name = "dense3d";
@@ -244,6 +245,9 @@ TEST(GemmPrepack, BatchedActivationsShareOnePackedWeight) {
             EXPECT_EQ(packed, 1) << "batch " << batch << ", threads " << threads;
             ASSERT_EQ(model->kernels.size(), 1u);
             EXPECT_EQ(count_pack_blocks(model->kernels[0]), 0) << tir::print(model->kernels[0]);
+            // The product feeds the epilogue through a local (tile-sized) buffer.
+            EXPECT_NE(tir::print(model->kernels[0]).find("T_matmul_local"), std::string::npos)
+                << tir::print(model->kernels[0]);
             std::vector<runtime::NDArray> got = model->run({in});
             ASSERT_EQ(got.size(), 1u);
             const float* r = want[0].data<float>();
