@@ -18,6 +18,7 @@ struct QuantizeOptions {
     std::string model;
     std::string output;
     std::string calib;
+    std::string eval;  // inputs the two models are compared on (default: calib)
     std::string method = "minmax";
     double percentile = 99.999;
     bool per_tensor = false;
@@ -34,6 +35,9 @@ CLI::App* add_quantize_command(CLI::App& app, QuantizeOptions& o) {
                     "folder of calibration inputs: input_N.pb files, or subfolders of them "
                     "(test_data_set_0, ...)")
         ->required();
+    cmd->add_option("--eval", o.eval,
+                    "folder of inputs (as --calib) to compare the int8 and float models on "
+                    "(default: the calibration inputs)");
     cmd->add_option("--method", o.method, "range of each activation over the calibration runs")
         ->check(CLI::IsMember({"minmax", "percentile"}));
     cmd->add_option("--percentile", o.percentile,
@@ -83,7 +87,9 @@ int run_quantize(const QuantizeOptions& o) {
               << ", opset " << s.opset << ") with " << o.method << " ranges from " << sets.size()
               << " calibration input set(s) -> " << o.output << "\n";
 
-    // Both models on the calibration inputs: how far the int8 model is from fp32.
+    // Both models on the evaluation inputs: how far the int8 model is from fp32.
+    const std::vector<std::vector<std::string>> eval =
+        o.eval.empty() ? sets : driver::calibration_sets(o.eval);
     driver::BuildOptions bo;
     bo.threads = o.threads;
     graph::Graph gf = driver::load_model_for_inputs(mp.file, sets[0], {});
@@ -92,7 +98,7 @@ int run_quantize(const QuantizeOptions& o) {
     auto int8 = driver::build(gq, bo);
     double worst = 0, scale = 0;
     int64_t rows = 0, agree = 0;
-    for (const auto& files : sets) {
+    for (const auto& files : eval) {
         std::vector<runtime::NDArray> given;
         for (const std::string& f : files) given.push_back(frontend::read_tensor_pb(f));
         std::vector<runtime::NDArray> a = fp32->run(driver::match_test_inputs(gf, given));
@@ -107,7 +113,9 @@ int run_quantize(const QuantizeOptions& o) {
                     agree += argmax_row(a[i], r) == argmax_row(b[i], r);
         }
     }
-    std::cerr << "int8 vs fp32 on the calibration inputs: max abs error " << sci(worst)
+    std::cerr << "int8 vs fp32 on " << eval.size()
+              << (o.eval.empty() ? " calibration input set(s)" : " evaluation input set(s)")
+              << ": max abs error " << sci(worst)
               << " (outputs up to " << sci(scale) << ")";
     if (rows > 0) std::cerr << ", top-1 agrees on " << agree << " of " << rows << " rows";
     std::cerr << "\n";
@@ -118,6 +126,7 @@ int run_quantize(const QuantizeOptions& o) {
                          {"weights", s.weights},
                          {"per_channel", s.per_channel},
                          {"calibration_sets", sets.size()},
+                         {"evaluation_sets", eval.size()},
                          {"max_abs_error", worst},
                          {"output_scale", scale},
                          {"top1_rows", rows},

@@ -205,8 +205,8 @@ Plan default_plan(const Geometry& g, const CpuScheduleOptions& o) {
     // at most kOneBlockRows rows, one block of all of them (order 2, the
     // epilogue per NR panel) streams it once; threads split the panels.
     // Per kernel, ms, before -> after (1 thread | 2 threads): BERT-base FFN
-    // at seq 128, [128, 768] x [768, 3072] + GELU: 12.9 -> 10.5 | 8.2 -> see
-    // README; [128, 3072] x [3072, 768] 12.5 -> 9.5 | 6.3 -> 4.9; at seq 512
+    // at seq 128, [128, 768] x [768, 3072] + GELU: 12.9 -> 10.5 | 8.2 -> 5.1;
+    // [128, 3072] x [3072, 768] 12.5 -> 9.5 | 6.3 -> 4.9; at seq 512
     // 46.9 -> 35.2 (1 thread); the small encoder's 1 MiB B within the noise.
     if (g.ei <= kOneBlockRows && g.ek * g.ej * 4 > l2_bytes()) {
         p.mc = (g.ei + p.mr - 1) / p.mr * p.mr;

@@ -26,6 +26,19 @@ bool quantizable(const onnx::NodeProto& n) {
            (n.op_type() == "Conv" || n.op_type() == "MatMul" || n.op_type() == "Gemm");
 }
 
+/// The constant tensors of a graph by value name: its initializers and the
+/// `value` tensors of its Constant nodes (exporters write weights as either).
+std::map<std::string, const onnx::TensorProto*> constant_tensors(const onnx::GraphProto& g) {
+    std::map<std::string, const onnx::TensorProto*> out;
+    for (const auto& t : g.initializer()) out[t.name()] = &t;
+    for (const auto& n : g.node())
+        if (n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx") &&
+            n.output_size() == 1)
+            for (const auto& a : n.attribute())
+                if (a.name() == "value" && a.has_t()) out[n.output(0)] = &a.t();
+    return out;
+}
+
 /// Input positions of a quantized node that are quantized: Conv's X and W,
 /// MatMul's and Gemm's A and B (Conv's and Gemm's bias stays float).
 const std::vector<int> kOperandPositions = {0, 1};
@@ -40,6 +53,12 @@ int channel_axis(const onnx::NodeProto& n, int pos, int rank) {
     for (const auto& a : n.attribute())
         if (a.name() == "transB" && a.i() != 0) return 0;
     return 1;
+}
+
+bool is_graph_output(const onnx::GraphProto& g, const std::string& name) {
+    for (const auto& v : g.output())
+        if (v.name() == name) return true;
+    return false;
 }
 
 std::vector<float> float_data(const onnx::TensorProto& t, const std::string& path) {
@@ -115,8 +134,7 @@ onnx::NodeProto make_node(const std::string& op, const std::vector<std::string>&
 
 std::vector<std::string> qdq_activations(const std::string& model_path) {
     onnx::ModelProto model = onnx_import::read_model_proto(model_path);
-    std::set<std::string> init;
-    for (const auto& t : model.graph().initializer()) init.insert(t.name());
+    const auto init = constant_tensors(model.graph());
     std::vector<std::string> out;
     std::set<std::string> seen;
     for (const auto& n : model.graph().node()) {
@@ -142,8 +160,7 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
     summary.per_channel = per_channel;
     onnx::GraphProto* g = model.mutable_graph();
     Names names(*g);
-    std::map<std::string, const onnx::TensorProto*> init;
-    for (const auto& t : g->initializer()) init[t.name()] = &t;
+    const std::map<std::string, const onnx::TensorProto*> init = constant_tensors(*g);
 
     // How often each initializer is read, and by a quantized weight operand.
     std::map<std::string, int> reads, weight_reads;
@@ -196,7 +213,7 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
         std::string bytes(data.size(), '\0');
         for (size_t i = 0; i < data.size(); ++i)
             bytes[i] = char(int8_t(std::clamp(std::nearbyint(data[i] / scale[channel_of(i)]), -127.f, 127.f)));
-        const std::string base = w.name();
+        const std::string base = n.input(pos);
         onnx::TensorProto q;
         q.set_name(names.fresh(base + "_quantized"));
         q.set_data_type(onnx::TensorProto::INT8);
@@ -216,11 +233,20 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
             a->set_i(axis);
         }
         weight_nodes.push_back(d);
-        dequantized[w.name()] = dq;
+        dequantized[base] = dq;
         ++summary.weights;
     };
 
+    // Float weights no other node reads are dropped (initializers with their
+    // input entry, Constant nodes).
+    std::set<std::string> dropped;
+    for (const auto& [name, k] : weight_reads)
+        if (reads[name] == k && !is_graph_output(*g, name)) dropped.insert(name);
+
     for (const onnx::NodeProto& original : g->node()) {
+        if (original.op_type() == "Constant" && original.output_size() == 1 &&
+            dropped.count(original.output(0)))
+            continue;
         if (!quantizable(original)) {
             nodes.push_back(original);
             continue;
@@ -243,10 +269,6 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
         ++summary.nodes;
     }
 
-    // Float weights no other node reads are dropped (with their input entry).
-    std::set<std::string> dropped;
-    for (const auto& [name, k] : weight_reads)
-        if (reads[name] == k) dropped.insert(name);
     std::vector<onnx::TensorProto> kept;
     for (const auto& t : g->initializer())
         if (!dropped.count(t.name())) kept.push_back(t);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "engine/core/error.h"
@@ -111,6 +112,60 @@ TEST(Quantize, QdqModelOfTheExampleRunsCloseToFloat) {
             }
         }
     }
+    fs::remove_all(calib);
+}
+
+TEST(Quantize, WeightsFromConstantNodesBecomeInt8Too) {
+    // The example with every initializer written as a Constant node instead
+    // (as some exporters do): the same three weights are quantized, the float
+    // Constant nodes they came from are gone.
+    const fs::path calib = calibration_folder("constants", 1);
+    onnx::ModelProto m = read_model(kModel);
+    onnx::GraphProto* g = m.mutable_graph();
+    std::vector<onnx::NodeProto> nodes;
+    for (const auto& t : g->initializer()) {
+        onnx::NodeProto c;
+        c.set_op_type("Constant");
+        c.set_name(t.name() + "_constant");
+        c.add_output(t.name());
+        onnx::AttributeProto* a = c.add_attribute();
+        a->set_name("value");
+        a->set_type(onnx::AttributeProto::TENSOR);
+        *a->mutable_t() = t;
+        nodes.push_back(c);
+    }
+    std::set<std::string> init;
+    for (const auto& t : g->initializer()) init.insert(t.name());
+    std::vector<onnx::ValueInfoProto> inputs;
+    for (const auto& v : g->input())
+        if (!init.count(v.name())) inputs.push_back(v);
+    g->clear_input();
+    for (auto& v : inputs) *g->add_input() = v;
+    g->clear_initializer();
+    for (const auto& n : g->node()) nodes.push_back(n);
+    g->clear_node();
+    for (auto& n : nodes) *g->add_node() = n;
+    const std::string in = (calib / "constants.onnx").string(), out = (calib / "int8.onnx").string();
+    {
+        std::string bytes;
+        ASSERT_TRUE(m.SerializeToString(&bytes));
+        std::ofstream(in, std::ios::binary) << bytes;
+    }
+    const auto acts = frontend::qdq_activations(in);
+    EXPECT_EQ(acts.size(), 3u);
+    const auto ranges = driver::calibrate(in, acts, driver::calibration_sets(calib.string()), {});
+    const frontend::QdqSummary s = frontend::write_qdq_model(in, out, ranges, {});
+    EXPECT_EQ(s.weights, 3);
+    EXPECT_EQ(s.activations, 3);
+    const onnx::ModelProto q = read_model(out);
+    int float_constants = 0;
+    for (const auto& n : q.graph().node())
+        if (n.op_type() == "Constant" && n.attribute(0).t().data_type() == onnx::TensorProto::FLOAT &&
+            n.attribute(0).t().dims_size() >= 2)
+            ++float_constants;
+    EXPECT_EQ(float_constants, 0);
+    EXPECT_NO_THROW(driver::build(driver::load_model(out))->run(
+        driver::random_inputs(driver::load_model(in), 5)));
     fs::remove_all(calib);
 }
 
