@@ -1,6 +1,8 @@
 // `tessera quantize`: post-training static quantization of an ONNX model to
 // a standard QDQ model, calibrated on the user's inputs, then checked by
 // running both models on them.
+#include <algorithm>
+#include <cmath>
 #include <iostream>
 
 #include "app/cli/cli_common.h"

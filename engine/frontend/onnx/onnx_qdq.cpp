@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 #include "engine/core/atomic_file.h"
@@ -150,6 +151,9 @@ std::vector<std::string> qdq_activations(const std::string& model_path) {
 QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_path,
                            const std::map<std::string, TensorRange>& ranges,
                            const QdqOptions& options) {
+    std::error_code ec;
+    TS_USER_CHECK(!std::filesystem::equivalent(in_path, out_path, ec))
+        << "the quantized model would replace '" << in_path << "': give another output file";
     onnx::ModelProto model = onnx_import::read_model_proto(in_path);
     QdqSummary summary;
     summary.opset = default_opset(model);

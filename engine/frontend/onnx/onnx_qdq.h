@@ -41,8 +41,9 @@ struct QdqSummary {
 /// it, and their constant float weights (Conv's W, MatMul's and Gemm's B)
 /// become int8 initializers with scale max|w| / 127 (per output channel when
 /// options.per_channel and the opset is at least 13) and a DequantizeLinear.
-/// Throws UserError naming the file for an unreadable model, an opset below
-/// 10, weights stored outside the file, or an activation without a range.
+/// Throws UserError naming the file for an output that is the input, an
+/// unreadable model, an opset below 10, weights stored outside the file, or
+/// an activation without a range.
 QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_path,
                            const std::map<std::string, TensorRange>& ranges,
                            const QdqOptions& options);

@@ -183,6 +183,16 @@ TEST(Quantize, WhatItCannotDoIsAUserErrorAndWritesNothing) {
         EXPECT_NE(std::string(e.what()).find("has no calibrated range"), std::string::npos) << e.what();
     }
     EXPECT_FALSE(fs::exists(out));
+    // The output would replace the model.
+    const std::string copy = (calib / "model.onnx").string();
+    fs::copy_file(kModel, copy);
+    try {
+        frontend::write_qdq_model(copy, copy, {}, {});
+        FAIL() << "no error when the output is the input";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("would replace"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(fs::file_size(copy), fs::file_size(kModel));
     // A tensor the model does not have.
     try {
         driver::calibrate(kModel, {"no_such_tensor"}, driver::calibration_sets(calib.string()), {});
