@@ -25,10 +25,19 @@ Expr power(Expr x, Expr y) {
 
 Expr mod(const graph::Node& n, Expr a, Expr b) {
     if (a.dtype().is_float()) {
-        // C fmod: the remainder has the sign of a (ONNX requires fmod=1 for floats).
-        Expr q = a / b;
-        Expr t = tir::select(q < tir::make_zero(q.dtype()), tir::ceil(q), tir::floor(q));
-        return a - t * b;
+        if (n.attr_int("fmod", 0) != 0) {
+            // C fmod: the remainder has the sign of a.
+            Expr q = a / b;
+            Expr t = tir::select(q < tir::make_zero(q.dtype()), tir::ceil(q), tir::floor(q));
+            return a - t * b;
+        }
+        // fmod = 0 on floats (the newest ONNX allows it): numpy's mod, the
+        // remainder has the sign of b. C fmod's remainder (exact, also for
+        // an infinite b) moved by b when the signs differ: mod(-3, inf) = inf,
+        // mod(1, -inf) = -inf; an infinite a or a zero b give NaN.
+        Expr zero = tir::make_zero(a.dtype());
+        Expr r = a % b;
+        return tir::select(r != zero && (r < zero) != (b < zero), r + b, r);
     }
     if (n.attr_int("fmod", 0) != 0) return a % b;
     return tir::floormod(a, b);

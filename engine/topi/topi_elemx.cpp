@@ -46,7 +46,8 @@ Tensors shrink(const graph::Node& n, const Tensors& in, const Types& out) {
 }
 
 // a << b and a >> b as a multiply / divide by 2^b (tir has no shift nodes);
-// shifts by the bit width or more give 0. Signed types (unsigned ONNX tensors
+// shifts by the bit width or more give 0 (a signed right shift: its sign,
+// 0 or -1). Signed types (unsigned ONNX tensors
 // widened at the graph boundary) shift arithmetically: 2^b is built from
 // 2^min(b, bits - 2) and one more factor 2 so that it never overflows.
 Tensors shift(const graph::Node& n, const Tensors& in, const Types& out) {
@@ -78,7 +79,10 @@ Tensors shift(const graph::Node& n, const Tensors& in, const Types& out) {
             }
             Expr past = s >= k(t.bits);
             if (is_signed) past = past || s < k(0);
-            return tir::select(past, tir::make_zero(t), r);
+            // A signed right shift by the width or more (or a negative
+            // amount) fills with the sign bit: -1 for negative x (onnx 1.23's cases).
+            Expr filled = is_signed && !left ? tir::select(x < k(0), k(-1), k(0)) : tir::make_zero(t);
+            return tir::select(past, filled, r);
         },
         "T_" + n.op, "broadcast");
     return {y};
