@@ -21,11 +21,11 @@ struct ConstTensor {
     std::shared_ptr<const graph::ConstantData> data;
 };
 
-/// Maps an ONNX element type to ours; throws UserError naming `what` when unsupported.
 /// The ModelProto in file `path`; UserError naming the file when it cannot
 /// be read or parsed.
 onnx::ModelProto read_model_proto(const std::string& path);
 
+/// Maps an ONNX element type to ours; throws UserError naming `what` when unsupported.
 graph::DType dtype_from_onnx(int elem_type, const std::string& what);
 /// The ONNX element type of one of our dtypes.
 int dtype_to_onnx(graph::DType t);

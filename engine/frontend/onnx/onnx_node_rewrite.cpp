@@ -6,8 +6,6 @@
 
 namespace tessera::frontend::onnx_import {
 
-namespace {
-
 void collect_names(const onnx::GraphProto& g, std::set<std::string>& names) {
     for (const auto& v : g.input()) names.insert(v.name());
     for (const auto& v : g.output()) names.insert(v.name());
@@ -21,6 +19,8 @@ void collect_names(const onnx::GraphProto& g, std::set<std::string>& names) {
         }
     }
 }
+
+namespace {
 
 void rewrite_graph(NodeRewriter& r, onnx::GraphProto& g, Graphs& graphs,
                    const NodeRewrite& rewrite) {

@@ -48,6 +48,9 @@ struct NodeRewriter {
               std::vector<onnx::NodeProto>& out);
 };
 
+/// Adds every value, initializer and node name of `g` and its subgraphs to `names`.
+void collect_names(const onnx::GraphProto& g, std::set<std::string>& names);
+
 std::string node_name(const onnx::NodeProto& n);
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name);
 void erase_attr(onnx::NodeProto& n, const std::string& name);

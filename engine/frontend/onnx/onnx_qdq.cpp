@@ -3,13 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <set>
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
+#include "engine/frontend/onnx/onnx_node_rewrite.h"
 #include "onnx/checker.h"
 
 namespace tessera::frontend {
@@ -62,39 +62,19 @@ bool is_graph_output(const onnx::GraphProto& g, const std::string& name) {
     return false;
 }
 
-std::vector<float> float_data(const onnx::TensorProto& t, const std::string& path) {
-    TS_USER_CHECK(t.data_location() != onnx::TensorProto::EXTERNAL)
-        << "model '" << path << "': weight '" << t.name()
-        << "' is stored outside the file (external data), which quantize does not read";
-    int64_t n = 1;
-    for (int64_t d : t.dims()) n *= d;
-    std::vector<float> out(size_t(std::max<int64_t>(n, 0)));
-    if (t.has_raw_data()) {
-        TS_USER_CHECK(t.raw_data().size() == out.size() * sizeof(float))
-            << "model '" << path << "': weight '" << t.name() << "' holds " << t.raw_data().size()
-            << " bytes for " << n << " floats";
-        std::memcpy(out.data(), t.raw_data().data(), t.raw_data().size());
-    } else {
-        TS_USER_CHECK(int64_t(t.float_data_size()) == n)
-            << "model '" << path << "': weight '" << t.name() << "' holds " << t.float_data_size()
-            << " floats for " << n << " elements";
-        std::copy(t.float_data().begin(), t.float_data().end(), out.begin());
-    }
-    return out;
+/// The float elements of weight `t` (UserError naming it and the file).
+std::vector<float> float_data(const onnx::TensorProto& t, const std::string& name,
+                              const std::string& path) {
+    const onnx_import::ConstTensor c =
+        onnx_import::decode_tensor(t, "model '" + path + "': weight '" + name + "'");
+    const float* p = c.data->as<float>();
+    return std::vector<float>(p, p + c.type.num_elements());
 }
 
-/// Names not used anywhere in the graph yet.
+/// Names not used anywhere in the model yet (readable ones: base, base_1, ...).
 class Names {
 public:
-    explicit Names(const onnx::GraphProto& g) {
-        for (const auto& t : g.initializer()) m_used.insert(t.name());
-        for (const auto& v : g.input()) m_used.insert(v.name());
-        for (const auto& v : g.output()) m_used.insert(v.name());
-        for (const auto& n : g.node()) {
-            for (const auto& s : n.output()) m_used.insert(s);
-            m_used.insert(n.name());
-        }
-    }
+    explicit Names(const onnx::GraphProto& g) { onnx_import::collect_names(g, m_used); }
     std::string fresh(const std::string& base) {
         std::string name = base;
         for (int i = 1; m_used.count(name); ++i) name = base + "_" + std::to_string(i);
@@ -106,18 +86,14 @@ private:
     std::set<std::string> m_used;
 };
 
-onnx::TensorProto scalar_or_vector(const std::string& name, int type, const std::vector<float>& f,
-                                   const std::vector<int>& ints, bool vector) {
+/// An initializer: `values` of `dtype` as a scalar, or a vector when `vector`.
+template <typename T>
+onnx::TensorProto initializer(const std::string& name, graph::DType dtype,
+                              const std::vector<T>& values, bool vector) {
+    graph::TensorType type{dtype, vector ? std::vector<int64_t>{int64_t(values.size())}
+                                         : std::vector<int64_t>{}};
     onnx::TensorProto t;
-    t.set_name(name);
-    t.set_data_type(type);
-    const size_t n = type == onnx::TensorProto::FLOAT ? f.size() : ints.size();
-    if (vector) t.add_dims(int64_t(n));
-    if (type == onnx::TensorProto::FLOAT) {
-        for (float v : f) t.add_float_data(v);
-    } else {
-        for (int v : ints) t.add_int32_data(v);  // uint8 / int8 are stored in int32_data
-    }
+    onnx_import::encode_tensor(type, values.data(), name, &t);
     return t;
 }
 
@@ -192,8 +168,8 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
         if (!(scale > 0)) scale = 1.f;
         const int zp = int(std::clamp(std::nearbyint(-lo / scale), 0.f, 255.f));
         const std::string s = names.fresh(x + "_scale"), z = names.fresh(x + "_zero_point");
-        new_init.push_back(scalar_or_vector(s, onnx::TensorProto::FLOAT, {scale}, {}, false));
-        new_init.push_back(scalar_or_vector(z, onnx::TensorProto::UINT8, {}, {zp}, false));
+        new_init.push_back(initializer(s, graph::DType::Float32, std::vector<float>{scale}, false));
+        new_init.push_back(initializer(z, graph::DType::UInt8, std::vector<uint8_t>{uint8_t(zp)}, false));
         const std::string q = names.fresh(x + "_quantized"), dq = names.fresh(x + "_dequantized");
         nodes.push_back(make_node("QuantizeLinear", {x, s, z}, q, names.fresh(q)));
         nodes.push_back(make_node("DequantizeLinear", {q, s, z}, dq, names.fresh(dq)));
@@ -202,7 +178,7 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
     };
     auto add_weight = [&](const onnx::NodeProto& n, int pos) {
         const onnx::TensorProto& w = *init.at(n.input(pos));
-        const std::vector<float> data = float_data(w, in_path);
+        const std::vector<float> data = float_data(w, n.input(pos), in_path);
         const int rank = w.dims_size();
         const int axis = per_channel ? channel_axis(n, pos, rank) : -1;
         const int64_t channels = axis >= 0 ? w.dims(axis) : 1;
@@ -214,20 +190,17 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
             amax[channel_of(i)] = std::max(amax[channel_of(i)], std::fabs(data[i]));
         std::vector<float> scale(amax.size());
         for (size_t c = 0; c < amax.size(); ++c) scale[c] = amax[c] > 0 ? amax[c] / 127.f : 1.f;
-        std::string bytes(data.size(), '\0');
+        std::vector<int8_t> q8(data.size());
         for (size_t i = 0; i < data.size(); ++i)
-            bytes[i] = char(int8_t(std::clamp(std::nearbyint(data[i] / scale[channel_of(i)]), -127.f, 127.f)));
+            q8[i] = int8_t(std::clamp(std::nearbyint(data[i] / scale[channel_of(i)]), -127.f, 127.f));
         const std::string base = n.input(pos);
         onnx::TensorProto q;
-        q.set_name(names.fresh(base + "_quantized"));
-        q.set_data_type(onnx::TensorProto::INT8);
-        for (int64_t d : w.dims()) q.add_dims(d);
-        q.set_raw_data(bytes);
+        onnx_import::encode_tensor(graph::TensorType{graph::DType::Int8, {w.dims().begin(), w.dims().end()}},
+                                   q8.data(), names.fresh(base + "_quantized"), &q);
         new_init.push_back(q);
         const std::string s = names.fresh(base + "_scale"), z = names.fresh(base + "_zero_point");
-        new_init.push_back(scalar_or_vector(s, onnx::TensorProto::FLOAT, scale, {}, axis >= 0));
-        new_init.push_back(scalar_or_vector(z, onnx::TensorProto::INT8, {},
-                                            std::vector<int>(scale.size(), 0), axis >= 0));
+        new_init.push_back(initializer(s, graph::DType::Float32, scale, axis >= 0));
+        new_init.push_back(initializer(z, graph::DType::Int8, std::vector<int8_t>(scale.size(), 0), axis >= 0));
         const std::string dq = names.fresh(base + "_dequantized");
         onnx::NodeProto d = make_node("DequantizeLinear", {q.name(), s, z}, dq, names.fresh(dq));
         if (axis >= 0) {

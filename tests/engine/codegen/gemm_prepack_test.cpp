@@ -26,6 +26,29 @@ graph::Value make_value(const std::string& name, std::vector<int64_t> shape) {
     return v;
 }
 
+/// Appends a float32 constant of seeded random values; returns its index.
+int add_random_constant(graph::Graph& g, const std::string& name, std::vector<int64_t> shape,
+                        uint64_t seed) {
+    graph::Value v = make_value(name, std::move(shape));
+    runtime::NDArray r = runtime::random_ndarray(v.type, seed);
+    auto data = std::make_shared<graph::ConstantData>();
+    const auto* p = static_cast<const uint8_t*>(r.raw());
+    data->bytes.assign(p, p + r.num_bytes());
+    v.constant = std::move(data);
+    return g.add_value(std::move(v));
+}
+
+/// Appends node `op` reading `ins` and writing value `out`.
+void add_node(graph::Graph& g, const std::string& op, const std::string& name, std::vector<int> ins,
+              int out) {
+    graph::Node n;
+    n.op = op;
+    n.name = name;
+    n.inputs = std::move(ins);
+    n.outputs = {out};
+    g.values[size_t(out)].producer = g.add_node(n);
+}
+
 int count_pack_blocks(const tir::PrimFunc& f) {
     int n = 0;
     tir::post_order_visit(f->body, [&](const tir::Object* o) {
@@ -143,13 +166,7 @@ TEST(GemmPrepack, DriverPacksConstantWeightsAtCompileTime) {
     graph::Graph g;
     g.name = "mlp";
     auto constant = [&](const std::string& name, std::vector<int64_t> shape, uint64_t seed) {
-        graph::Value v = make_value(name, std::move(shape));
-        runtime::NDArray r = runtime::random_ndarray(v.type, seed);
-        auto data = std::make_shared<graph::ConstantData>();
-        const auto* p = static_cast<const uint8_t*>(r.raw());
-        data->bytes.assign(p, p + r.num_bytes());
-        v.constant = std::move(data);
-        return g.add_value(std::move(v));
+        return add_random_constant(g, name, std::move(shape), seed);
     };
     int x = g.add_value(make_value("x", {64, 300}));
     int w1 = constant("W1", {300, 200}, 1), b1 = constant("b1", {200}, 2);
@@ -160,12 +177,7 @@ TEST(GemmPrepack, DriverPacksConstantWeightsAtCompileTime) {
     g.inputs = {x};
     g.outputs = {yb};
     auto node = [&](const std::string& op, std::vector<int> ins, int out) {
-        graph::Node n;
-        n.op = op;
-        n.name = op + std::to_string(out);
-        n.inputs = std::move(ins);
-        n.outputs = {out};
-        g.values[size_t(out)].producer = g.add_node(n);
+        add_node(g, op, op + std::to_string(out), std::move(ins), out);
     };
     node("nn.matmul", {x, w1}, h);
     node("add", {h, b1}, hb);
@@ -207,13 +219,7 @@ TEST(GemmPrepack, BatchedActivationsShareOnePackedWeight) {
         graph::Graph g;
         g.name = "dense3d";
         auto constant = [&](const std::string& name, std::vector<int64_t> shape, uint64_t seed) {
-            graph::Value v = make_value(name, std::move(shape));
-            runtime::NDArray r = runtime::random_ndarray(v.type, seed);
-            auto data = std::make_shared<graph::ConstantData>();
-            const auto* p = static_cast<const uint8_t*>(r.raw());
-            data->bytes.assign(p, p + r.num_bytes());
-            v.constant = std::move(data);
-            return g.add_value(std::move(v));
+            return add_random_constant(g, name, std::move(shape), seed);
         };
         int x = g.add_value(make_value("x", {batch, 37, 200}));
         int w = constant("W", {200, 100}, 5), b = constant("b", {100}, 6);
@@ -223,12 +229,7 @@ TEST(GemmPrepack, BatchedActivationsShareOnePackedWeight) {
         g.inputs = {x};
         g.outputs = {y};
         auto node = [&](const std::string& op, std::vector<int> ins, int out) {
-            graph::Node n;
-            n.op = op;
-            n.name = "n" + std::to_string(out);
-            n.inputs = std::move(ins);
-            n.outputs = {out};
-            g.values[size_t(out)].producer = g.add_node(n);
+            add_node(g, op, "n" + std::to_string(out), std::move(ins), out);
         };
         node("nn.matmul", {x, w}, h);
         node("add", {h, b}, hb);
