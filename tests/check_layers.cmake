@@ -1,18 +1,45 @@
-# Fails when a layer rule of DESIGN.md is broken: Qt in engine/, LLVM headers
+# Fails when a layer rule of DESIGN.md is broken: an engine file including a
+# layer that engine/layers.cmake does not allow its layer (the table itself
+# must list every layer's dependencies before it: no cycles), Qt in engine/, LLVM headers
 # outside engine/codegen/llvm/, protobuf/ONNX headers outside engine/frontend/onnx/
 # (and engine/package/), LLVM or protobuf in widgets/; the product (engine/,
 # widgets/, app/) includes no benchmark code or comparator header (bench/,
 # cblas.h, oneDNN) and no CUDA toolkit header (NVRTC and the driver are
 # loaded with dlopen).
+cmake_policy(SET CMP0057 NEW)
 file(GLOB_RECURSE engine_files ${SRC}/engine/*.h ${SRC}/engine/*.cpp)
 file(GLOB_RECURSE product_files ${SRC}/engine/*.h ${SRC}/engine/*.cpp ${SRC}/widgets/*.h
      ${SRC}/widgets/*.cpp ${SRC}/app/*.h ${SRC}/app/*.cpp)
 file(GLOB_RECURSE widget_files ${SRC}/widgets/*.h ${SRC}/widgets/*.cpp)
 set(problems "")
+include(${SRC}/engine/layers.cmake)
+set(seen "")
+foreach(entry ${TESSERA_LAYERS})
+  string(REGEX REPLACE ":.*" "" layer "${entry}")
+  string(REGEX REPLACE "^[^:]*:" "" deps "${entry}")
+  string(REPLACE "," ";" deps "${deps}")
+  foreach(d ${deps})
+    if(NOT d IN_LIST seen)
+      string(APPEND problems "\n  engine/layers.cmake: layer ${layer} uses ${d}, which is not a lower layer")
+    endif()
+  endforeach()
+  set(allowed_${layer} ${deps})
+  list(APPEND seen ${layer})
+endforeach()
 foreach(f ${engine_files})
   file(STRINGS ${f} lines REGEX "^#include[ \t]*[<\"]")
   file(RELATIVE_PATH rel ${SRC} ${f})
+  tessera_layer_of(own ${rel})
+  if(NOT own)
+    string(APPEND problems "\n  ${rel}: in no layer of engine/layers.cmake")
+  endif()
   foreach(l ${lines})
+    if(own AND l MATCHES "#include[ \t]*\"(engine/[^\"]+)\"")
+      tessera_layer_of(used ${CMAKE_MATCH_1})
+      if(NOT used STREQUAL own AND NOT used IN_LIST allowed_${own})
+        string(APPEND problems "\n  ${rel}: layer ${own} may not include layer ${used}: ${l}")
+      endif()
+    endif()
     if(l MATCHES "#include[ \t]*[<\"]Q[A-Za-z]")
       string(APPEND problems "\n  ${rel}: Qt in the engine: ${l}")
     endif()

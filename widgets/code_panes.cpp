@@ -18,7 +18,7 @@ namespace {
 
 CodeLanguage languageOf(const QString& kind) {
     if (kind == "LLVM IR") return CodeLanguage::LlvmIr;
-    if (kind == "Assembly") return CodeLanguage::Assembly;
+    if (kind == "Assembly" || kind == "PTX") return CodeLanguage::Assembly;
     if (kind == "CUDA C") return CodeLanguage::CudaC;
     return CodeLanguage::LoopIr;
 }

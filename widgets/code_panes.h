@@ -21,7 +21,7 @@ class CodePanes : public QWidget {
     Q_OBJECT
 public:
     /// The texts the panes can show, in combo-box order.
-    static QStringList kinds() { return {"Loop IR", "LLVM IR", "Assembly", "CUDA C"}; }
+    static QStringList kinds() { return {"Loop IR", "LLVM IR", "Assembly", "CUDA C", "PTX"}; }
 
     explicit CodePanes(QWidget* parent = nullptr);
 

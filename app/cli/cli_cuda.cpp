@@ -9,59 +9,38 @@
 
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
-#include "engine/driver/tune_gpu.h"
-#if TESSERA_WITH_CUDA
-#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/driver/package_export.h"
 #include "engine/frontend/onnx/onnx_importer.h"
-#include "engine/package/package_export_cuda.h"
 #include "engine/runtime/cuda_driver.h"
-#include "engine/topi/schedule_gpu.h"
-#endif
 
 namespace tessera::cli {
 
-#if TESSERA_WITH_CUDA
 
-std::vector<tir::PrimFunc> cuda_schedule(const std::vector<tir::PrimFunc>& funcs) {
-    std::vector<tir::PrimFunc> scheduled;
-    for (const tir::PrimFunc& f : funcs) scheduled.push_back(topi::schedule_gpu_default(f));
-    return scheduled;
-}
-
-std::string cuda_source(const std::vector<tir::PrimFunc>& funcs) {
-    return codegen::emit_cuda_source(cuda_schedule(funcs));
-}
-
-std::vector<std::string> cuda_passes(const std::vector<std::string>& spec, int opt_level) {
-    std::vector<std::string> p = codegen::cuda_pass_pipeline(spec, opt_level);
-    if (p.empty()) p.push_back("none");
-    return p;
-}
-
-std::shared_ptr<codegen::CudaModel> build_cuda_model(const graph::Graph& g, int opt_level,
-                                                     const std::vector<std::string>& passes,
-                                                     const std::string& records = "",
-                                                     nlohmann::json* records_json = nullptr) {
+std::shared_ptr<driver::CompiledModel> build_cuda_model(const graph::Graph& g, int opt_level,
+                                                        const std::vector<std::string>& passes,
+                                                        const std::string& records,
+                                                        nlohmann::json* records_json) {
     driver::BuildOptions bo;
+    bo.target = "cuda";
     bo.opt_level = opt_level;
-    bo.passes = cuda_passes(passes, opt_level);
-    if (records.empty()) return codegen::build_cuda(driver::optimize(g, bo));
-    // The best "cuda" record per kernel (tessera tune --target cuda); say what applied.
-    autotune::Database db(records, /*read_only=*/true);
-    driver::GpuRecordsUse use;
-    auto model = driver::build_cuda_with_records(driver::optimize(g, bo), db, &use);
-    std::cerr << driver::gpu_records_note(db, use) << "\n";
-    if (records_json)
-        *records_json = {{"records", records}, {"tuned_kernels", use.tuned},
-                         {"kernels", use.kernels}};
+    bo.passes = passes;
+    bo.records = records;
+    std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+    if (!records.empty()) {  // say what applied
+        std::cerr << model->records_note << "\n";
+        if (records_json)
+            *records_json = {{"records", records}, {"tuned_kernels", model->records_applied()},
+                             {"kernels", model->kernels.size()}};
+    }
     return model;
 }
 
 int run_cuda_target(const RunOptions& o, const std::string& model_file, const graph::Graph& g,
                     const std::vector<runtime::NDArray>& inputs, const std::string& input_source) {
     nlohmann::json tuned;
-    std::shared_ptr<codegen::CudaModel> model =
+    std::shared_ptr<driver::CompiledModel> built =
         build_cuda_model(g, o.opt_level, o.passes, o.records, &tuned);
+    const driver::CudaModel* model = built->cuda.get();
     size_t launches = 0;
     for (const auto& c : model->calls) launches += c.launches.size();
     std::cout << "model:      " << model_file << "\n"
@@ -139,15 +118,16 @@ int compile_cuda_package(const std::string& model_file, const graph::Graph& g, i
                          const std::vector<std::string>& passes, const std::string& output,
                          bool json, const std::string& records) {
     nlohmann::json tuned;
-    std::shared_ptr<codegen::CudaModel> model =
+    std::shared_ptr<driver::CompiledModel> built =
         build_cuda_model(g, opt_level, passes, records, &tuned);
+    const driver::CudaModel* model = built->cuda.get();
     package::ExportOptions eo;
     eo.target = "cuda";
     eo.opt_level = opt_level;
-    eo.passes = codegen::cuda_pass_pipeline(passes, opt_level);
+    eo.passes = driver::find_target("cuda").graph_passes(passes, opt_level);
     eo.records = records;
     auto t0 = std::chrono::steady_clock::now();
-    std::string meta = package::export_cuda_package(*model, eo, output);
+    std::string meta = package::export_package(*built, eo, output);
     double export_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     auto bytes = std::filesystem::file_size(output);
     size_t launches = 0;
@@ -246,35 +226,5 @@ int run_cuda_package(const RunOptions& o, const package::LoadedPackage& pkg) {
     return failed ? kCheckFailed : kOk;
 }
 
-#else
-
-std::vector<tir::PrimFunc> cuda_schedule(const std::vector<tir::PrimFunc>&) {
-    TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
-}
-
-std::vector<std::string> cuda_passes(const std::vector<std::string>&, int) {
-    TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
-}
-
-std::string cuda_source(const std::vector<tir::PrimFunc>&) {
-    TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
-}
-
-int run_cuda_target(const RunOptions&, const std::string&, const graph::Graph&,
-                    const std::vector<runtime::NDArray>&, const std::string&) {
-    TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
-}
-
-int compile_cuda_package(const std::string&, const graph::Graph&, int,
-                         const std::vector<std::string>&, const std::string&, bool,
-                         const std::string&) {
-    TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
-}
-
-int run_cuda_package(const RunOptions&, const package::LoadedPackage&) {
-    TS_USER_FAIL() << "this build of tessera cannot run CUDA packages";
-}
-
-#endif
 
 }  // namespace tessera::cli

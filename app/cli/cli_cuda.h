@@ -1,5 +1,6 @@
-// The CUDA parts of the `tessera` command line: `inspect --print cuda` and
-// `run --target cuda`.
+// The CUDA parts of the `tessera` command line: `run --target cuda`,
+// `compile --target cuda` and running CUDA packages. Models are built by
+// driver::build (target "cuda").
 #pragma once
 
 #include <memory>
@@ -7,36 +8,21 @@
 #include <vector>
 
 #include "app/cli/cli_common.h"
+#include "engine/driver/driver.h"
 #include "engine/package/package_loader.h"
 #include "engine/runtime/ndarray.h"
 #include "engine/tir/stmt.h"
 
-namespace tessera::codegen {
-struct CudaModel;
-}
-
 namespace tessera::cli {
-
-/// The CUDA C of the functions with their default GPU schedules (functions
-/// already bound to threads are kept). Throws UserError when this build has
-/// no CUDA back end.
-std::string cuda_source(const std::vector<tir::PrimFunc>& funcs);
-
-/// The functions with their default GPU schedules (already bound ones kept).
-std::vector<tir::PrimFunc> cuda_schedule(const std::vector<tir::PrimFunc>& funcs);
-
-/// The graph pass list for the GPU (codegen::cuda_pass_pipeline) as an exact
-/// list for driver::BuildOptions::passes ({"none"} when empty).
-std::vector<std::string> cuda_passes(const std::vector<std::string>& spec, int opt_level);
 
 /// The model built as `run --target cuda` builds it: the GPU graph passes,
 /// fused groups with their default GPU schedules (or the best "cuda" record
 /// of `records` per kernel, with a note on stderr and, when `records_json` is
 /// given, the counts there), NVRTC. No device needed.
-std::shared_ptr<codegen::CudaModel> build_cuda_model(const graph::Graph& g, int opt_level,
-                                                     const std::vector<std::string>& passes,
-                                                     const std::string& records,
-                                                     nlohmann::json* records_json);
+std::shared_ptr<driver::CompiledModel> build_cuda_model(const graph::Graph& g, int opt_level,
+                                                        const std::vector<std::string>& passes,
+                                                        const std::string& records,
+                                                        nlohmann::json* records_json);
 
 /// `run --target cuda`: compiles every kernel with NVRTC (o.records: the
 /// best "cuda" record per kernel applied) and prints a summary; runs, checks and times on the GPU when one is present, else

@@ -10,7 +10,7 @@
 #include "engine/autotune/database.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
-#include "engine/package/package_export.h"
+#include "engine/driver/package_export.h"
 #include "engine/passes/pass_manager.h"
 
 namespace tessera::cli {

@@ -5,14 +5,12 @@
 #include <iostream>
 
 #include "app/cli/cli_common.h"
-#include "app/cli/cli_cuda.h"
 #include "app/cli/memory_table.h"
+#include "engine/codegen/cuda/cuda_codegen.h"
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
-#include "engine/passes/fuse_ops.h"
 #include "engine/schedule/schedule.h"
-#include "engine/topi/lower_group.h"
 #include "engine/tir/printer.h"
 
 namespace tessera::cli {
@@ -21,8 +19,9 @@ CLI::App* add_inspect_command(CLI::App& app, InspectOptions& o) {
     CLI::App* cmd =
         app.add_subcommand("inspect", "Print a model's graph or the code of its kernels");
     cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder")->required();
-    cmd->add_option("--print", o.print, "what to print: graph, passes, loop, llvm, asm, cuda or memory (the buffer plan)")
-        ->check(CLI::IsMember({"graph", "passes", "loop", "llvm", "asm", "cuda", "memory"}));
+    cmd->add_option("--print", o.print, "what to print: graph, passes, loop, llvm, asm, cuda, ptx or memory (the buffer plan); "
+                    "cuda and ptx build for --target cuda")
+        ->check(CLI::IsMember({"graph", "passes", "loop", "llvm", "asm", "cuda", "ptx", "memory"}));
     add_input_shape_option(cmd, o.input_shapes);
     cmd->add_option("--op", o.op,
                     "the node (by name) whose kernel to print: with an opt level or passes, the "
@@ -57,9 +56,17 @@ std::string pass_table(const std::vector<std::string>& pipeline) {
     return text;
 }
 
-// The loop IR, LLVM IR or assembly ("loop", "llvm", "asm") of kernels.
+// The loop IR, LLVM IR or assembly ("loop", "llvm", "asm") of CPU kernels,
+// the loop IR, CUDA C or PTX ("loop", "cuda", "ptx") of GPU kernels.
 std::string kernel_text(const std::vector<tir::PrimFunc>& funcs, const std::string& what,
-                        const codegen::LlvmOptions& llvm) {
+                        const codegen::LlvmOptions& llvm, bool gpu) {
+    if (gpu) {
+        TS_USER_CHECK(what != "llvm" && what != "asm")
+            << "--print " << what << " shows CPU code; with --target cuda print loop, cuda or ptx";
+        if (what == "cuda") return codegen::emit_cuda_source(funcs);
+        if (what == "ptx") return codegen::compile_cuda(funcs).ptx;
+    }
+    TS_USER_CHECK(what != "ptx") << "--print ptx needs --target cuda";
     if (what == "llvm") return codegen::emit_llvm_ir(funcs, llvm);
     if (what == "asm") return codegen::emit_assembly(funcs, llvm);
     std::string text;
@@ -75,7 +82,7 @@ std::string kernel_text(const std::vector<tir::PrimFunc>& funcs, const std::stri
 int run_inspect(const InspectOptions& o) {
     if (o.print == "passes") {
         int level = o.opt_level >= 0 ? o.opt_level : 2;
-        std::string text = pass_table(passes::resolve_pipeline(o.passes, level));
+        std::string text = pass_table(driver::find_target(o.target).graph_passes(o.passes, level));
         std::cout << text;
         if (o.json) {
             nlohmann::json arr = nlohmann::json::array();
@@ -103,11 +110,13 @@ int run_inspect(const InspectOptions& o) {
         }
         return kOk;
     }
-    const bool gpu = o.target == "cuda";
-    bool optimized = !o.passes.empty() || o.opt_level >= 0 || o.print_after_all || gpu;
+    // CUDA C and PTX are what the "cuda" target builds.
+    const bool gpu = o.target == "cuda" || o.print == "cuda" || o.print == "ptx";
+    const bool optimized = !o.passes.empty() || o.opt_level >= 0 || o.print_after_all || gpu;
     driver::BuildOptions bo;
+    bo.target = gpu ? "cuda" : "llvm";
     bo.opt_level = o.opt_level >= 0 ? o.opt_level : 2;
-    bo.passes = gpu ? cuda_passes(o.passes, bo.opt_level) : o.passes;
+    bo.passes = o.passes;
     bo.threads = o.threads;
     bo.jit = false;  // scheduled kernels are printed, none is compiled
     if (o.print_after_all)
@@ -121,10 +130,10 @@ int run_inspect(const InspectOptions& o) {
     }
 
     std::string text;
-    if (optimized && !gpu && o.print != "cuda" && o.print != "graph") {
-        // What runs: the kernels as `tessera run` builds them (fused groups,
-        // default, tuned or --trace schedules, constant operands prepacked);
-        // --op picks the kernel that runs that node.
+    if (optimized && o.print != "graph") {
+        // What runs: the kernels as `tessera run` (--target) builds them (fused
+        // groups, default, tuned or --trace schedules, constant operands
+        // prepacked); --op picks the kernel that runs that node.
         if (!o.op.empty() && !o.trace.empty()) bo.kernel_traces[o.op] = trace;
         std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
         std::vector<tir::PrimFunc> funcs = model->kernels;
@@ -136,7 +145,7 @@ int run_inspect(const InspectOptions& o) {
             TS_USER_CHECK(k >= 0) << "node '" << o.op << "' runs in no kernel";
             funcs = {model->kernels[size_t(k)]};
         }
-        text = kernel_text(funcs, o.print, driver::llvm_options(bo));
+        text = kernel_text(funcs, o.print, driver::llvm_options(bo), gpu);
     } else {
         if (optimized) g = driver::optimize(g, bo);
         int node = -1;
@@ -147,13 +156,9 @@ int run_inspect(const InspectOptions& o) {
         }
         if (o.print == "graph") {
             text = graph::print(g);
-        } else {
+        } else {  // the op alone (or every op), unscheduled
             std::vector<tir::PrimFunc> funcs;
-            if (optimized) {  // one kernel per fused group; --op: the group of that node
-                for (const std::vector<int>& group : passes::fused_groups(g))
-                    if (node < 0 || std::find(group.begin(), group.end(), node) != group.end())
-                        funcs.push_back(topi::lower_group(g, group).func);
-            } else if (node >= 0) {  // the op alone, unscheduled
+            if (node >= 0) {
                 funcs.push_back(driver::lower_op(g, node));
             } else {
                 for (int n = 0; n < int(g.nodes.size()); ++n) funcs.push_back(driver::lower_op(g, n));
@@ -167,9 +172,7 @@ int run_inspect(const InspectOptions& o) {
                     }
                 }
             }
-            if (gpu && o.print == "loop") funcs = cuda_schedule(funcs);
-            text = o.print == "cuda" ? cuda_source(funcs)
-                                     : kernel_text(funcs, o.print, driver::llvm_options(bo));
+            text = kernel_text(funcs, o.print, driver::llvm_options(bo), false);
         }
     }
     std::cout << text;

@@ -5,7 +5,6 @@
 #include <iostream>
 
 #include "app/cli/cli_common.h"
-#include "app/cli/cli_cuda.h"
 #include "engine/driver/driver.h"
 #include "engine/driver/tune_gpu.h"
 #include "engine/runtime/cuda_driver.h"
@@ -17,7 +16,8 @@ int run_tune_gpu(const graph::Graph& g, const std::string& records, int trials, 
     driver::require_gpu_for_tuning();  // before any work: exit 2 without a device
     driver::BuildOptions bo;
     bo.opt_level = opt_level;
-    bo.passes = cuda_passes(passes, opt_level);  // what compile/run --target cuda use (same keys)
+    bo.target = "cuda";  // the graph passes compile/run --target cuda use (same keys)
+    bo.passes = passes;
     graph::Graph og = driver::optimize(g, bo);
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda", 1);
     autotune::Database db(records);

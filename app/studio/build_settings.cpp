@@ -11,6 +11,7 @@ namespace tessera::studio {
 
 driver::BuildOptions BuildSettings::buildOptions(const KernelTraces& traces) const {
     driver::BuildOptions options;
+    options.target = target.toStdString();
     options.opt_level = optLevel;
     options.threads = threads;
     options.kernel_traces = traces;
@@ -26,6 +27,7 @@ QString BuildSettings::describe() const {
                        .arg(passes.size())
                        .arg(threads)
                        .arg(threads == 1 ? "" : "s");
+    if (target == "cuda") text = "CUDA \u00b7 " + text;
     if (!records.isEmpty() && QFileInfo(records).isFile())
         text += " \u00b7 records " + QFileInfo(records).fileName();
     return text;
@@ -33,6 +35,7 @@ QString BuildSettings::describe() const {
 
 QString BuildSettings::differences(const BuildSettings& other) const {
     QStringList what;
+    if (target != other.target) what << "target";
     if (optLevel != other.optLevel) what << "opt level";
     if (passes != other.passes) what << "passes";
     if (threads != other.threads) what << "threads";

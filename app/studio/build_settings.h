@@ -18,6 +18,7 @@ namespace tessera::studio {
 using KernelTraces = std::map<std::string, schedule::Trace>;
 
 struct BuildSettings {
+    QString target = "llvm";  // "llvm" (CPU) or "cuda" (driver::targets())
     int optLevel = 2;
     QStringList passes;  // exactly these graph passes, in this order (empty: none)
     int threads = 1;     // threads the kernels are scheduled for and run on
@@ -27,7 +28,8 @@ struct BuildSettings {
 
     /// The driver's options for these settings (records only when the file exists).
     driver::BuildOptions buildOptions(const KernelTraces& traces = {}) const;
-    /// "-O2 · 8 passes · 2 threads · records tuning.jsonl" for the status bar.
+    /// "-O2 · 8 passes · 2 threads · records tuning.jsonl" for the status bar
+    /// ("CUDA · -O2 · ..." for the CUDA target).
     QString describe() const;
     /// What differs from `other`, for a stale-result notice: "opt level, passes".
     QString differences(const BuildSettings& other) const;

@@ -1,4 +1,4 @@
-// BuildSettingsBar: a combo box and a spin box with tooltips.
+// BuildSettingsBar: two combo boxes and a spin box with tooltips.
 #include "app/studio/build_settings_bar.h"
 
 #include <QComboBox>
@@ -11,9 +11,20 @@
 namespace tessera::studio {
 
 BuildSettingsBar::BuildSettingsBar(QWidget* parent)
-    : QWidget(parent), m_optLevel(new QComboBox(this)), m_threads(new QSpinBox(this)) {
+    : QWidget(parent),
+      m_target(new QComboBox(this)),
+      m_optLevel(new QComboBox(this)),
+      m_threads(new QSpinBox(this)) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 0, 4, 0);
+    m_target->setObjectName("targetBox");
+    m_target->addItem("CPU (LLVM)", "llvm");
+    m_target->addItem("CUDA (NVRTC)", "cuda");
+    m_target->setToolTip(
+        "What the model is built for: the CPU (LLVM, default CPU schedules) or NVIDIA GPUs "
+        "(CUDA C compiled to PTX with NVRTC, default GPU schedules). Run, Tune, Export and the "
+        "code views all use it; running and tuning for CUDA need a GPU, the code and the "
+        "package do not.");
     for (int level = 0; level <= 3; ++level) m_optLevel->addItem(QString("-O%1").arg(level), level);
     m_optLevel->setCurrentIndex(2);
     m_optLevel->setToolTip(
@@ -24,6 +35,8 @@ BuildSettingsBar::BuildSettingsBar(QWidget* parent)
     m_threads->setToolTip(QString("Threads the kernels are scheduled for, run and tuned on "
                                   "(this machine: %1)")
                               .arg(defaultThreads()));
+    layout->addWidget(new QLabel("Target", this));
+    layout->addWidget(m_target);
     layout->addWidget(new QLabel("Opt", this));
     layout->addWidget(m_optLevel);
     layout->addWidget(new QLabel("Threads", this));
@@ -31,6 +44,15 @@ BuildSettingsBar::BuildSettingsBar(QWidget* parent)
     connect(m_optLevel, &QComboBox::currentIndexChanged, this,
             [this](int index) { emit optLevelChanged(m_optLevel->itemData(index).toInt()); });
     connect(m_threads, &QSpinBox::valueChanged, this, &BuildSettingsBar::threadsChanged);
+    connect(m_target, &QComboBox::currentIndexChanged, this,
+            [this](int index) { emit targetChanged(m_target->itemData(index).toString()); });
+}
+
+QString BuildSettingsBar::target() const { return m_target->currentData().toString(); }
+
+void BuildSettingsBar::setTarget(const QString& target) {
+    const int index = m_target->findData(target);
+    if (index >= 0) m_target->setCurrentIndex(index);
 }
 
 int BuildSettingsBar::optLevel() const { return m_optLevel->currentData().toInt(); }

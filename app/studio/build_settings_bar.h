@@ -1,5 +1,6 @@
-// BuildSettingsBar: the toolbar's opt level (-O0..-O3) and thread count, the
-// parts of BuildSettings that are not the pass list or the tuning database.
+// BuildSettingsBar: the toolbar's target (CPU / CUDA), opt level (-O0..-O3)
+// and thread count, the parts of BuildSettings that are not the pass list or
+// the tuning database.
 #pragma once
 
 #include <QWidget>
@@ -14,6 +15,10 @@ class BuildSettingsBar : public QWidget {
 public:
     explicit BuildSettingsBar(QWidget* parent = nullptr);
 
+    /// "llvm" or "cuda".
+    QString target() const;
+    void setTarget(const QString& target);
+    QComboBox* targetBox() const { return m_target; }
     int optLevel() const;
     void setOptLevel(int level);
     int threads() const;
@@ -22,11 +27,13 @@ public:
     QSpinBox* threadsBox() const { return m_threads; }
 
 signals:
+    void targetChanged(const QString& target);
     /// The user (or setOptLevel) chose another opt level.
     void optLevelChanged(int level);
     void threadsChanged(int threads);
 
 private:
+    QComboBox* m_target;
     QComboBox* m_optLevel;
     QSpinBox* m_threads;
 };

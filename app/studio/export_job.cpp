@@ -5,7 +5,7 @@
 
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
-#include "engine/package/package_export.h"
+#include "engine/driver/package_export.h"
 
 namespace tessera::studio {
 
@@ -20,7 +20,8 @@ ExportResult exportPackage(const graph::Graph& graph, const BuildSettings& setti
     package::ExportOptions exportOptions;
     exportOptions.target = options.target;
     exportOptions.opt_level = options.opt_level;
-    exportOptions.passes = options.passes;
+    exportOptions.passes = driver::find_target(options.target).graph_passes(options.passes,
+                                                                           options.opt_level);
     exportOptions.records = options.records;
     exportOptions.threads = options.threads;
     ExportResult result;

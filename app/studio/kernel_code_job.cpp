@@ -1,17 +1,11 @@
 // kernelCodeOf: driver::build (jit = false) → the node's kernel → tir::print,
-// emit_llvm_ir, emit_assembly; cudaSourceOfNode: the GPU pass list, the fused
-// group, schedule_gpu_default, emit_cuda_source.
+// emit_llvm_ir, emit_assembly (CPU) or emit_cuda_source and NVRTC's PTX
+// (CUDA); cudaSourceOfNode: the same build for the CUDA target.
 #include "app/studio/kernel_code_job.h"
 
-#include <algorithm>
-
 #include "engine/codegen/cuda/cuda_codegen.h"
-#include "engine/codegen/cuda/cuda_model.h"
 #include "engine/core/error.h"
-#include "engine/passes/fuse_ops.h"
 #include "engine/tir/printer.h"
-#include "engine/topi/lower_group.h"
-#include "engine/topi/schedule_gpu.h"
 
 namespace tessera::studio {
 
@@ -37,37 +31,50 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
     for (int n : model.kernel_nodes[size_t(k)])
         code.nodes << QString::fromStdString(model.graph.nodes[size_t(n)].name);
     code.loopIr = QString::fromStdString(tir::print(f));
+    if (model.target == "cuda") {  // the kernel as the CUDA target builds and compiles it
+        code.cudaC = QString::fromStdString(codegen::emit_cuda_source({f}));
+        code.ptx = ptxOf(f);
+        const QString none = "; the CUDA target builds no LLVM IR or host assembly: see the "
+                             "CUDA C and PTX panes\n";
+        code.llvmIr = none;
+        code.assembly = none;
+        return code;
+    }
     const codegen::LlvmOptions llvm = driver::llvm_options(options);
     code.llvmIr = QString::fromStdString(codegen::emit_llvm_ir({f}, llvm));
     if (context.isCancelled()) throw UserError("cancelled");
     code.assembly = QString::fromStdString(codegen::emit_assembly({f}, llvm));
     if (context.isCancelled()) throw UserError("cancelled");
     code.cudaC = cudaSourceOfNode(graph, settings, node);
+    code.ptx = "// PTX is compiled for the CUDA target: choose CUDA (NVRTC) in the toolbar\n";
     return code;
 }
 
 QString cudaSourceOfNode(const graph::Graph& graph, const BuildSettings& settings,
                          const QString& node) {
     try {
-        driver::BuildOptions options;
-        options.opt_level = settings.optLevel;
-        std::vector<std::string> spec;
-        for (const QString& p : settings.passes) spec.push_back(p.toStdString());
-        if (spec.empty()) spec.push_back("none");
-        options.passes = codegen::cuda_pass_pipeline(spec, settings.optLevel);
-        if (options.passes.empty()) options.passes.push_back("none");
-        const graph::Graph g = driver::optimize(graph, options);
-        const int n = g.find_node(node.toStdString());
-        TS_USER_CHECK(n >= 0) << "node '" << node.toStdString()
-                              << "' does not run on the CUDA target: its graph passes removed it";
-        for (const std::vector<int>& group : passes::fused_groups(g)) {
-            if (std::find(group.begin(), group.end(), n) == group.end()) continue;
-            const tir::PrimFunc f = topi::schedule_gpu_default(topi::lower_group(g, group).func);
-            return QString::fromStdString(codegen::emit_cuda_source({f}));
-        }
-        return "// node '" + node + "' runs in no CUDA kernel\n";
+        BuildSettings gpu = settings;
+        gpu.target = "cuda";
+        driver::BuildOptions options = gpu.buildOptions();
+        options.jit = false;
+        options.records.clear();  // CPU records; the GPU's are chosen with the CUDA target
+        const std::shared_ptr<driver::CompiledModel> model = driver::build(graph, options);
+        const std::string name = node.toStdString();
+        TS_USER_CHECK(model->graph.find_node(name) >= 0)
+            << "node '" << name << "' does not run on the CUDA target: its graph passes removed it";
+        const int k = model->kernel_of(name);
+        if (k < 0) return "// node '" + node + "' runs in no CUDA kernel\n";
+        return QString::fromStdString(codegen::emit_cuda_source({model->kernels[size_t(k)]}));
     } catch (const std::exception& e) {
         return "// no CUDA C for node '" + node + "': " + QString::fromStdString(e.what()) + "\n";
+    }
+}
+
+QString ptxOf(const tir::PrimFunc& kernel) {
+    try {
+        return QString::fromStdString(codegen::compile_cuda({kernel}).ptx);
+    } catch (const UserError& e) {  // NVRTC missing: say so, keep the other panes
+        return "// no PTX: " + QString::fromStdString(e.what()) + "\n";
     }
 }
 

@@ -2,7 +2,9 @@
 // build with the studio's settings makes it. Loop IR, LLVM IR and assembly
 // are what `tessera inspect MODEL --opt-level N --threads T --op NODE --print
 // loop|llvm|asm` prints; the CUDA C is the node's fused group as the CUDA
-// target builds it (`inspect --target cuda --op NODE --print cuda`). Plain
+// target builds it (`inspect --target cuda --op NODE --print cuda`); with the
+// CUDA target selected, loop IR, CUDA C and PTX are `inspect --target cuda
+// --op NODE --print loop|cuda|ptx`. Plain
 // C++, runs on a worker thread through JobRunner.
 #pragma once
 
@@ -21,6 +23,7 @@ struct KernelCode {
     QString kernel;      // the kernel's symbol
     QStringList nodes;   // the nodes it runs (their names)
     QString loopIr, llvmIr, assembly, cudaC;
+    QString ptx;         // NVRTC's PTX of the kernel (CUDA target), else a note
     QString error;       // why there is no kernel to show (the other fields empty)
     /// The scheduled build (no JIT) the texts come from: reused for the next
     /// node while the graph, settings and schedules stay the same.
@@ -40,5 +43,9 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
 /// `graph` with the passes of `settings` (without its CPU-only layout pass).
 QString cudaSourceOfNode(const graph::Graph& graph, const BuildSettings& settings,
                          const QString& node);
+
+/// NVRTC's PTX of one GPU-scheduled kernel (as in the module `tessera compile
+/// --target cuda` builds); a comment saying why when NVRTC is missing.
+QString ptxOf(const tir::PrimFunc& kernel);
 
 }  // namespace tessera::studio

@@ -150,6 +150,10 @@ MainWindow::MainWindow(QWidget* parent)
         if (m_document && !m_loadJobs->isRunning()) showKernelCode(m_graphView->currentNode());
     };
     connect(m_settingsBar, &BuildSettingsBar::threadsChanged, this, showCurrentKernel);
+    connect(m_settingsBar, &BuildSettingsBar::targetChanged, this, [this, showCurrentKernel]() {
+        updateRunStatus();
+        showCurrentKernel();
+    });
     connect(m_passPanel, &PassPipelinePanel::pipelineChanged, this, showCurrentKernel);
     connect(m_scheduleEditor, &ScheduleEditor::stepsChanged, this, [this]() {
         if (!m_document) return;

@@ -13,9 +13,10 @@ namespace tessera::studio {
 
 QString MainWindow::kernelBuildKey() const {
     const BuildSettings s = buildSettings();
-    QString key = QString("%1|%2|O%3|%4|t%5|%6")
+    QString key = QString("%1|%2|%3|O%4|%5|t%6|%7")
                       .arg(quintptr(m_document.get()))
                       .arg(m_undo->index())
+                      .arg(s.target)
                       .arg(s.optLevel)
                       .arg(s.passes.join(","))
                       .arg(s.threads)
@@ -67,7 +68,8 @@ void MainWindow::showKernelCode(int node) {
             for (const auto& [kind, text] : {std::pair{QString("Loop IR"), code.loopIr},
                                              {QString("LLVM IR"), code.llvmIr},
                                              {QString("Assembly"), code.assembly},
-                                             {QString("CUDA C"), code.cudaC}}) {
+                                             {QString("CUDA C"), code.cudaC},
+                                             {QString("PTX"), code.ptx}}) {
                 m_codePanes->setPrevious(kind, sameKernel ? m_codePanes->text(kind) : text);
                 m_codePanes->setText(kind, text);
             }

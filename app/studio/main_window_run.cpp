@@ -18,6 +18,7 @@ namespace tessera::studio {
 
 BuildSettings MainWindow::buildSettings() const {
     BuildSettings settings;
+    settings.target = m_settingsBar->target();
     settings.optLevel = m_settingsBar->optLevel();
     settings.passes = m_passPanel->pipeline();
     settings.threads = m_settingsBar->threads();

@@ -23,6 +23,7 @@ Session MainWindow::currentSession() const {
     }
     const BuildSettings settings = buildSettings();
     s.pipeline = settings.passes;
+    s.target = settings.target;
     s.optLevel = settings.optLevel;
     s.threads = settings.threads;
     s.traces = m_traces;
@@ -69,6 +70,7 @@ void MainWindow::restorePendingSession() {
     for (const graph::GraphEdit& e : s->edits)
         if (!applyGraphEdit(e)) ++refused;
     if (refused) log(QString("warning: %1 of the session's edits were refused").arg(refused));
+    m_settingsBar->setTarget(s->target);
     m_settingsBar->setOptLevel(s->optLevel);  // selects the level's passes; the session's follow
     if (s->threads > 0) m_settingsBar->setThreads(s->threads);
     if (!s->pipeline.isEmpty()) m_passPanel->setPipeline(s->pipeline);

@@ -49,6 +49,30 @@ double kernelBytes(const graph::Graph& g, const std::vector<int>& nodes) {
     return bytes;
 }
 
+driver::Timing timingOf(std::vector<double> ms) {
+    driver::Timing t;
+    if (ms.empty()) return t;
+    std::sort(ms.begin(), ms.end());
+    t.median_ms = ms[ms.size() / 2];
+    t.min_ms = ms.front();
+    t.repeat = int(ms.size());
+    return t;
+}
+
+// The CUDA executor of a model built for "cuda"; without a GPU a UserError
+// that says what was compiled and why it cannot run.
+std::shared_ptr<runtime::CudaGraphExecutor> gpuExecutor(const driver::CompiledModel& compiled) {
+    const driver::CudaModel& m = *compiled.cuda;
+    try {
+        return m.make_executor();
+    } catch (const UserError& e) {
+        throw UserError("compiled " + std::to_string(m.kernels.size()) + " kernels for CUDA (" +
+                        m.compiled.arch + ", PTX " + std::to_string(m.compiled.ptx.size() / 1024) +
+                        " KiB) but cannot run them: " + e.what() +
+                        "; the code panes and Export work without a GPU");
+    }
+}
+
 }  // namespace
 
 RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings,
@@ -58,22 +82,32 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
         if (total > 0) context.reportProgress(0.7 * done / total);
     });
     checkCancelled(context);
-
-    runtime::GraphExecutor& executor = *compiled->executor;
-    executor.set_num_threads(settings.threads);
     const std::vector<runtime::NDArray> inputs = driver::random_inputs(compiled->graph);
-    for (size_t i = 0; i < inputs.size(); ++i) executor.set_input(i, inputs[i]);
-    context.reportProgress(0.72);
-
-    const driver::Timing probe = driver::time_runs(executor, 1);
-    checkCancelled(context);
-    const driver::Timing timing =
-        driver::time_runs(executor, repeatFor(probe.median_ms, 1000, 3, 100));
-    context.reportProgress(0.88);
-    checkCancelled(context);
-
-    const std::vector<runtime::KernelProfile> profile =
-        executor.profile(repeatFor(probe.median_ms, 500, 3, 50));
+    driver::Timing timing;
+    std::vector<runtime::KernelProfile> profile;
+    if (compiled->cuda) {  // on the GPU: CUDA events around the launches
+        std::shared_ptr<runtime::CudaGraphExecutor> gpu = gpuExecutor(*compiled);
+        for (size_t i = 0; i < inputs.size(); ++i) gpu->set_input(i, inputs[i]);
+        gpu->run();
+        context.reportProgress(0.72);
+        const driver::Timing probe = timingOf(gpu->time_runs(1));
+        checkCancelled(context);
+        timing = timingOf(gpu->time_runs(repeatFor(probe.median_ms, 1000, 3, 100)));
+        context.reportProgress(0.88);
+        checkCancelled(context);
+        profile = gpu->profile(repeatFor(probe.median_ms, 500, 3, 50));
+    } else {
+        runtime::GraphExecutor& executor = *compiled->executor;
+        executor.set_num_threads(settings.threads);
+        for (size_t i = 0; i < inputs.size(); ++i) executor.set_input(i, inputs[i]);
+        context.reportProgress(0.72);
+        const driver::Timing probe = driver::time_runs(executor, 1);
+        checkCancelled(context);
+        timing = driver::time_runs(executor, repeatFor(probe.median_ms, 1000, 3, 100));
+        context.reportProgress(0.88);
+        checkCancelled(context);
+        profile = executor.profile(repeatFor(probe.median_ms, 500, 3, 50));
+    }
     context.reportProgress(1.0);
 
     RunResult result;

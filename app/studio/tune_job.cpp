@@ -10,8 +10,49 @@
 #include "engine/autotune/tuner.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
+#include "engine/driver/tune_gpu.h"
 
 namespace tessera::studio {
+
+namespace {
+
+// Tune ▸ Tune kernels with the CUDA target: driver::tune_gpu on the model's
+// "cuda" tasks (as `tessera tune --target cuda`); UserError without a GPU.
+TuneSummary tuneOnGpu(const graph::Graph& graph, const BuildSettings& settings, int trials,
+                      const JobContext& context,
+                      const std::function<void(const TunePoint&)>& onTrial) {
+    driver::require_gpu_for_tuning();
+    const graph::Graph optimized = driver::optimize(graph, settings.buildOptions());
+    const std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(optimized, "cuda", 1);
+    autotune::Database db(settings.records.toStdString());
+    driver::GpuTuneOptions options;
+    options.trials = trials;
+    int done = 0;
+    const int total = std::max<int>(1, int(tasks.size()) * trials);
+    driver::GpuTuneResult result =
+        driver::tune_gpu(tasks, db, options, [&](const driver::GpuTaskResult& t) {
+            if (context.isCancelled()) throw UserError("cancelled");
+            context.reportProgress(std::min(1.0, double(++done) / total));
+            if (!onTrial) return;
+            TunePoint point;
+            point.trial = done;
+            point.total = total;
+            point.task = QString::fromStdString(t.name);
+            point.gflops = t.best_ms > 0 ? t.flops / (t.best_ms * 1e6) : 0;
+            point.bestGflops = point.gflops;
+            onTrial(point);
+        });
+    TuneSummary summary;
+    summary.tasks = int(tasks.size());
+    summary.trials = done;
+    summary.measured = result.measured;
+    summary.records = settings.records;
+    summary.threads = 1;
+    context.reportProgress(1.0);
+    return summary;
+}
+
+}  // namespace
 
 TuneSummary tuneModel(const graph::Graph& graph, const BuildSettings& settings, int trials,
                       const JobContext& context,
@@ -20,6 +61,7 @@ TuneSummary tuneModel(const graph::Graph& graph, const BuildSettings& settings, 
     const QString records = settings.records;
     TS_USER_CHECK(!records.isEmpty()) << "tune: no tuning database path";
     context.reportProgress(0.0);
+    if (settings.target == "cuda") return tuneOnGpu(graph, settings, trials, context, onTrial);
     // The graph passes, opt level and thread count Run builds with: records
     // measured otherwise would not apply there.
     const graph::Graph optimized = driver::optimize(graph, settings.buildOptions());

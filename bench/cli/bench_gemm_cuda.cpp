@@ -85,7 +85,7 @@ int run_gemm_cuda_bench(const CudaGemmBench& b) {
     if (!b.records.empty()) {
         // The task `tessera tune --target cuda --gemm MxNxK` records (same key).
         driver::BuildOptions bo;
-        bo.passes = cuda_passes({}, bo.opt_level);
+        bo.target = "cuda";
         std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(
             driver::optimize(autotune::gemm_graph(b.m, b.n, b.k), bo), "cuda", 1);
         TS_CHECK(tasks.size() == 1) << "the GEMM graph gave " << tasks.size() << " tasks";

@@ -21,10 +21,8 @@
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/frontend/onnx/onnx_importer.h"
-#if TESSERA_WITH_CUDA
-#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/driver/cuda_model.h"
 #include "engine/runtime/cuda_driver.h"
-#endif
 
 namespace tessera::cli {
 
@@ -188,7 +186,6 @@ Ours run_ours_cpu(const BenchModelOptions& o, const graph::Graph& g,
     return r;
 }
 
-#if TESSERA_WITH_CUDA
 // Built as `run --target cuda` builds (GPU passes, fusion, GPU schedules or
 // records, NVRTC); timed with CUDA events around the whole graph's launches
 // after a warm-up, inputs and outputs on the device.
@@ -196,8 +193,9 @@ Ours run_ours_cuda(const BenchModelOptions& o, const graph::Graph& g,
                    const std::vector<NDArray>& inputs, std::string& python, nlohmann::json& j) {
     nlohmann::json tuned;
     driver::BuildOptions defaults;
-    std::shared_ptr<codegen::CudaModel> model =
+    std::shared_ptr<driver::CompiledModel> built =
         build_cuda_model(g, defaults.opt_level, {}, o.records, &tuned);
+    const driver::CudaModel* model = built->cuda.get();
     std::printf("model compiled for cuda (%s), %zu kernels, compile %.2f s\n",
                 model->compiled.arch.c_str(), model->calls.size(), model->compile_seconds);
     std::fflush(stdout);
@@ -232,12 +230,6 @@ Ours run_ours_cuda(const BenchModelOptions& o, const graph::Graph& g,
     j["arch"] = model->compiled.arch;
     return r;
 }
-#else
-Ours run_ours_cuda(const BenchModelOptions&, const graph::Graph&, const std::vector<NDArray>&,
-                   std::string&, nlohmann::json&) {
-    TS_USER_FAIL() << "this build of tessera has no CUDA back end (CUDA toolkit not found at build time)";
-}
-#endif
 
 /// Runs ONNX Runtime (provider "cpu" or "cuda") on `inputs`, compares its
 /// outputs with ours, prints its row; returns false when the outputs differ.

@@ -2,7 +2,7 @@
 #include "engine/arith/linear_form.h"
 
 #include "engine/core/error.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/structural_equal.h"
 
 namespace tessera::arith {
 

@@ -8,7 +8,7 @@
 #include "engine/arith/linear_form.h"
 #include "engine/core/error.h"
 #include "engine/tir/op.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/structural_equal.h"
 
 namespace tessera::arith {
 

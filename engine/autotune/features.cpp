@@ -13,7 +13,7 @@
 #include "engine/tir/passes/compact_shared.h"
 #include "engine/tir/passes/inject_prefetch.h"
 #include "engine/tir/passes/lower_blocks.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/passes/simplify.h"
 
 namespace tessera::autotune {
 

@@ -8,6 +8,7 @@
 #include "engine/autotune/tuner.h"
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
+#include "engine/driver/build_steps.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/passes/fuse_ops.h"
 #include "engine/schedule/schedule.h"
@@ -57,7 +58,7 @@ graph::Graph optimize(const graph::Graph& g, const BuildOptions& options,
     TS_USER_CHECK(options.opt_level >= 0 && options.opt_level <= 3)
         << "opt level must be 0..3, got " << options.opt_level;
     passes::PassManager pm(options.opt_level);
-    pm.set_pipeline(passes::resolve_pipeline(options.passes, options.opt_level));
+    pm.set_pipeline(find_target(options.target).graph_passes(options.passes, options.opt_level));
     if (options.print_after) pm.set_print_after(options.print_after);
     // Large constant subgraphs (weight transforms) are JIT-compiled; small ones interpreted.
     pm.set_evaluator([](const graph::Graph& gr, int node, const std::vector<NDArray>& inputs) {
@@ -93,6 +94,17 @@ std::vector<tir::PrimFunc> lower_fused(const graph::Graph& g) {
 }
 
 std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs) {
+    if (cuda) {  // UserError without a device
+        std::shared_ptr<runtime::CudaGraphExecutor> ex = cuda->make_executor();
+        TS_USER_CHECK(inputs.size() == ex->num_inputs())
+            << "model '" << graph.name << "' has " << ex->num_inputs() << " inputs, got "
+            << inputs.size();
+        for (size_t i = 0; i < inputs.size(); ++i) ex->set_input(i, inputs[i]);
+        ex->run();
+        std::vector<NDArray> outputs;
+        for (size_t i = 0; i < ex->num_outputs(); ++i) outputs.push_back(ex->get_output(i));
+        return outputs;
+    }
     TS_CHECK(executor != nullptr) << "CompiledModel without an executor";
     TS_USER_CHECK(inputs.size() == executor->num_inputs())
         << "model '" << graph.name << "' has " << executor->num_inputs() << " inputs, got "
@@ -127,6 +139,7 @@ int CompiledModel::records_applied() const {
 
 std::string CompiledModel::records_summary(const std::string& records) const {
     if (records.empty()) return "";
+    if (!records_note.empty()) return records_note;
     std::string text = "tuning records " + records + ": " + std::to_string(records_applied()) +
                        " of " + std::to_string(kernels.size()) + " kernels tuned";
     std::string skipped;
@@ -142,13 +155,20 @@ std::string CompiledModel::records_summary(const std::string& records) const {
 
 std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& options,
                                      const std::function<void(int, int)>& progress) {
-    TS_USER_CHECK(options.target == "llvm")
-        << "unsupported target '" << options.target << "'; this build supports: llvm";
+    const Target& target = find_target(options.target);
     TS_USER_CHECK(options.opt_level >= 0 && options.opt_level <= 3)
         << "opt level must be 0..3, got " << options.opt_level;
     auto t0 = std::chrono::steady_clock::now();
     auto model = std::make_shared<CompiledModel>();
+    model->target = target.name;
     model->graph = optimize(g, options, &model->pass_records);
+    if (target.name == "cuda") {
+        build_cuda_kernels(*model, options);
+        model->compile_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (progress) progress(1, 1);
+        return model;
+    }
     const graph::Graph& og = model->graph;
     const std::vector<std::vector<int>> groups = passes::fused_groups(og);
     const int n = int(groups.size());
@@ -189,13 +209,7 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
             const std::string& node_name = og.nodes[size_t(nd)].name;
             auto trace = options.kernel_traces.find(node_name);
             if (trace == options.kernel_traces.end()) continue;
-            try {
-                f = trace->second.apply(lg.func).func();
-            } catch (const UserError& e) {
-                throw UserError("the schedule of node '" + node_name +
-                                "' does not apply to its kernel '" + lg.func->name + "' (" +
-                                std::to_string(group.size()) + " fused nodes): " + e.what());
-            }
+            f = apply_kernel_trace(trace->second, lg.func, node_name, group.size());
             tuned = true;  // the first traced node of the group wins
             break;
         }

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/driver/cuda_model.h"
+#include "engine/driver/target.h"
 #include "engine/graph/graph.h"
 #include "engine/passes/pass_manager.h"
 #include "engine/runtime/graph_executor.h"
@@ -45,13 +47,15 @@ std::map<std::string, std::vector<int64_t>> input_shapes_from_files(
 std::vector<std::string> test_data_files(const std::string& dir, const std::string& prefix);
 
 struct BuildOptions {
+    /// "llvm" (the CPU) or "cuda" (driver::targets()): its graph passes,
+    /// default schedules, loop-IR lowering and code generator.
     std::string target = "llvm";
     int opt_level = 2;
     /// Apply the rule-based default CPU schedules (topi/schedule_cpu.h).
     bool default_schedules = true;
     /// Tuning database (autotune/database.h, JSON lines): a fused group whose
-    /// workload has a record gets the best record's trace instead of the
-    /// default schedule. Empty = none.
+    /// workload has a record (of this target; for "cuda", of this GPU) gets
+    /// the best record's trace instead of the default schedule. Empty = none.
     std::string records;
     /// Hand-written schedules (the studio's schedule editor), keyed by node
     /// name: the fused group holding that node gets the trace replayed on its
@@ -67,11 +71,12 @@ struct BuildOptions {
     /// Called after each graph pass with its name and result (--print-after-all).
     std::function<void(const std::string&, const graph::Graph&)> print_after;
     /// false: schedule every kernel but compile none (no executor, no
-    /// compile time spent): what the code views and `inspect` print.
+    /// LLVM or NVRTC time spent): what the code views and `inspect` print.
     bool jit = true;
 };
 
-/// Runs the graph passes that `options` select (see BuildOptions::passes);
+/// Runs the graph passes that `options` select for its target (see
+/// BuildOptions::passes, Target::graph_passes);
 /// constant folding evaluates large nodes with the JIT. `records` receives
 /// the per-pass timings when not null.
 graph::Graph optimize(const graph::Graph& g, const BuildOptions& options = {},
@@ -94,7 +99,13 @@ struct CompiledModel {
     std::vector<passes::PassRecord> pass_records;
     std::vector<tir::PrimFunc> kernels;  // one per KernelCall, same order
     std::vector<std::vector<int>> kernel_nodes;  // the nodes of `graph` each kernel runs
-    std::shared_ptr<runtime::GraphExecutor> executor;  // null when built with jit = false
+    std::shared_ptr<runtime::GraphExecutor> executor;  // CPU; null with jit = false or "cuda"
+    std::string target = "llvm";
+    /// Target "cuda": the CUDA C, PTX and launch list (no PTX with jit =
+    /// false); cuda->make_executor() runs it where a GPU is present.
+    std::shared_ptr<CudaModel> cuda;
+    /// Target "cuda" with records: what they did (gpu_records_note).
+    std::string records_note;
     double compile_seconds = 0;
     double total_flops = 0;  // per inference
     std::vector<RecordUse> record_uses;  // kernels whose workload the records hold
@@ -111,8 +122,11 @@ struct CompiledModel {
     std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
 };
 
-/// Optimizes the graph (optimize()), lowers each fused group into one kernel
-/// and JIT-compiles them. `progress(done, total)` may be null.
+/// The one way to build a model, for every target: optimizes the graph
+/// (optimize()), lowers each fused group into one kernel scheduled by a hand
+/// trace, a tuning record or the target's default rules, and compiles them
+/// (LLVM JIT for "llvm", NVRTC for "cuda") unless options.jit is false.
+/// `progress(done, total)` may be null.
 std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& options = {},
                                      const std::function<void(int, int)>& progress = nullptr);
 

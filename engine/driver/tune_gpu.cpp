@@ -7,23 +7,16 @@
 #include <random>
 
 #include "engine/autotune/cost_model.h"
+#include "engine/codegen/cuda/cuda_codegen.h"
 #include "engine/core/error.h"
 #include "engine/runtime/cuda_driver.h"
 #include "engine/runtime/ndarray.h"
 #include "engine/tir/interpreter.h"
 #include "engine/topi/topi.h"
-#ifdef TESSERA_WITH_CUDA
-#include "engine/codegen/cuda/cuda_codegen.h"
-#include "engine/codegen/cuda/cuda_model.h"
-#endif
 
 namespace tessera::driver {
 
 void require_gpu_for_tuning() {
-#ifndef TESSERA_WITH_CUDA
-    TS_USER_FAIL() << "no CUDA device is available: GPU tuning measures on the device (this "
-                      "build has no CUDA support)";
-#else
     if (runtime::cuda::available()) return;
     // The reason reads "no CUDA device is available (libcuda.so.1 not found)".
     std::string why = runtime::cuda::unavailable_reason();
@@ -32,10 +25,8 @@ void require_gpu_for_tuning() {
     while (!why.empty() && (why[0] == ' ' || why[0] == ':')) why.erase(0, 1);
     TS_USER_FAIL() << lead << ": GPU tuning measures on the device"
                    << (why.empty() ? "" : " " + why);
-#endif
 }
 
-#ifdef TESSERA_WITH_CUDA
 namespace {
 
 // A scheduled candidate compiled with NVRTC, with its launches and workspaces.
@@ -61,29 +52,17 @@ GpuCandidate compile_candidate(const tir::PrimFunc& scheduled, const std::string
 }
 
 }  // namespace
-#endif
 
 void check_gpu_candidate(const tir::PrimFunc& scheduled) {
-#ifndef TESSERA_WITH_CUDA
-    (void)scheduled;
-    TS_USER_FAIL() << "this build has no CUDA support";
-#else
     codegen::CompiledCuda cc = codegen::lower_cuda({scheduled});
     TS_CHECK(cc.funcs.size() == 1) << "one function in, " << cc.funcs.size() << " out";
-#endif
 }
 
 GpuCandidate build_gpu_candidate(const tir::PrimFunc& func, const autotune::GpuSketch& sketch,
                                  const std::string& arch) {
-#ifndef TESSERA_WITH_CUDA
-    (void)func, (void)sketch, (void)arch;
-    TS_USER_FAIL() << "this build has no CUDA support";
-#else
     return compile_candidate(autotune::generate_gpu(func, sketch).func(), arch);
-#endif
 }
 
-#ifdef TESSERA_WITH_CUDA
 namespace {
 
 // Device buffers of a task's parameters, inputs random, and the reference
@@ -163,7 +142,6 @@ std::vector<double> measure(const GpuCandidate& c, const std::string& kernel_pre
 }
 
 }  // namespace
-#endif
 
 namespace {
 
@@ -190,7 +168,6 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
                        const std::function<void(const GpuTaskResult&)>& progress) {
     require_gpu_for_tuning();
     GpuTuneResult result;
-#ifdef TESSERA_WITH_CUDA
     std::vector<const autotune::TuneTask*> tunable;
     for (const autotune::TuneTask& t : tasks) {
         if (autotune::gpu_sketch_block(t.func).empty())
@@ -221,41 +198,37 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
         });
     result.measured = r.measured;
     for (const autotune::GpuSearchState& st : r.tasks) result.tasks.push_back(task_result(st));
-#else
-    (void)tasks, (void)db, (void)options, (void)progress;
-#endif
     return result;
 }
 
-std::shared_ptr<codegen::CudaModel> build_cuda_with_records(const graph::Graph& g,
-                                                            const autotune::Database& db,
-                                                            GpuRecordsUse* use,
-                                                            const std::string* device) {
-#ifndef TESSERA_WITH_CUDA
-    (void)g, (void)db, (void)use, (void)device;
-    TS_USER_FAIL() << "this build of tessera has no CUDA back end";
-#else
-    GpuRecordsUse u;
-    const std::string gpu = device ? *device : autotune::gpu_fingerprint();
-    u.device = gpu;
-    auto schedule = [&](const tir::PrimFunc& f) {
-        ++u.kernels;
-        tir::PrimFunc s = autotune::apply_best_gpu(f, db, &gpu);
+GpuScheduleFn gpu_record_schedule(const autotune::Database& db, const std::string& device,
+                                  GpuRecordsUse* use) {
+    if (use) use->device = device;
+    return [&db, device, use](const tir::PrimFunc& f, const std::vector<int>&) {
+        if (use) ++use->kernels;
+        tir::PrimFunc s = autotune::apply_best_gpu(f, db, &device);
         try {  // a record over this device's limits (or stale) falls back to the default
             if (s.defined()) check_gpu_candidate(s);
         } catch (const UserError&) {
             s = tir::PrimFunc();
         }
-        if (s.defined()) {
-            ++u.tuned;
-            u.tuned_kernels.push_back(f->name);
+        if (s.defined() && use) {
+            ++use->tuned;
+            use->tuned_kernels.push_back(f->name);
         }
         return s;
     };
-    std::shared_ptr<codegen::CudaModel> m = codegen::build_cuda(g, {}, schedule);
+}
+
+std::shared_ptr<CudaModel> build_cuda_with_records(const graph::Graph& g,
+                                                   const autotune::Database& db,
+                                                   GpuRecordsUse* use,
+                                                   const std::string* device) {
+    GpuRecordsUse u;
+    std::shared_ptr<CudaModel> m = build_cuda(
+        g, {}, gpu_record_schedule(db, device ? *device : autotune::gpu_fingerprint(), &u));
     if (use) *use = u;
     return m;
-#endif
 }
 
 std::string gpu_records_note(const autotune::Database& db, const GpuRecordsUse& use) {

@@ -16,6 +16,7 @@
 #include "engine/autotune/search_gpu.h"
 #include "engine/autotune/space_gpu.h"
 #include "engine/autotune/task.h"
+#include "engine/driver/cuda_model.h"
 
 namespace tessera::codegen {
 struct CudaModel;
@@ -103,7 +104,14 @@ struct GpuRecordsUse {
     std::optional<std::string> device;
 };
 
-/// codegen::build_cuda of the optimized graph `g` with the best "cuda" record
+/// The schedule step of build_cuda that applies the best "cuda" record of
+/// each fused group's workload for the GPU `device` (see
+/// build_cuda_with_records) and counts what it did into `use` (may be null).
+/// `db` and `use` must outlive the returned function.
+GpuScheduleFn gpu_record_schedule(const autotune::Database& db, const std::string& device,
+                                  GpuRecordsUse* use);
+
+/// build_cuda of the optimized graph `g` with the best "cuda" record
 /// of each fused group's workload applied (autotune::best_gpu_record for the
 /// GPU `device`, null: this machine's; the key tune_gpu records:
 /// workload_key of the group's unscheduled function, target "cuda"), the
@@ -111,10 +119,10 @@ struct GpuRecordsUse {
 /// are not applied; records naming no GPU (older ones) are, when measured on
 /// this machine; without a device (empty fingerprint) records of any GPU
 /// apply. Needs no device; UserError without CUDA support.
-std::shared_ptr<codegen::CudaModel> build_cuda_with_records(const graph::Graph& g,
-                                                            const autotune::Database& db,
-                                                            GpuRecordsUse* use = nullptr,
-                                                            const std::string* device = nullptr);
+std::shared_ptr<CudaModel> build_cuda_with_records(const graph::Graph& g,
+                                                   const autotune::Database& db,
+                                                   GpuRecordsUse* use = nullptr,
+                                                   const std::string* device = nullptr);
 
 /// A line for people: "tuning records 'r.jsonl': 1 of 3 kernels tuned, 2 use
 /// the default GPU schedule (no record)", then a line each where "cuda"

@@ -7,7 +7,7 @@
 #include "engine/schedule/schedule_util.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/passes/simplify.h"
 
 namespace tessera::schedule::detail {
 

@@ -7,7 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/passes/simplify.h"
 
 namespace tessera::te {
 

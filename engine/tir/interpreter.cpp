@@ -3,7 +3,6 @@
 // is a single scalar: an int64 for integer and bool types, a double for float
 // types (float32 results are rounded to float after every operation).
 #include "engine/tir/interpreter.h"
-#include "engine/tir/passes/inject_prefetch.h"
 
 #include <cmath>
 #include <cstring>
@@ -11,6 +10,7 @@
 #include <memory>
 
 #include "engine/core/error.h"
+#include "engine/tir/op.h"
 
 namespace tessera::tir {
 

@@ -6,6 +6,16 @@
 
 namespace tessera::tir {
 
+/// The loop annotation that asks for prefetches: value "BUFFER:DISTANCE"
+/// (several separated by ','), set with Schedule::annotate.
+inline constexpr const char* kPrefetchAnnotation = "software_prefetch";
+
+/// The intrinsic of one prefetch: Evaluate(Call("tir.prefetch", {load})).
+/// The load names the address and is never performed: the interpreter skips
+/// the statement, the LLVM backend emits llvm.prefetch (a hint that cannot
+/// fault, so the address may lie past the buffer), CUDA emits nothing.
+inline constexpr const char* kPrefetchIntrinsic = "tir.prefetch";
+
 /// A constant of type t (int, float or bool), broadcast if t has lanes.
 Expr make_const(DataType t, double value);
 Expr make_zero(DataType t);

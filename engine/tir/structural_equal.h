@@ -10,6 +10,10 @@
 
 namespace tessera::tir {
 
+/// True when a and b are the same tree: same node kinds, types, constants,
+/// the same Variable nodes (by identity) and the same buffers.
+bool structural_equal(const Expr& a, const Expr& b);
+
 /// True when a and b have the same node kinds, types, constants, names of
 /// blocks, loop kinds and annotations, and their variables/buffers correspond
 /// one to one (a variable defined by a For, Let, LetStmt or Block iteration

@@ -11,7 +11,7 @@
 
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/passes/simplify.h"
 
 namespace tessera::topi::gpu_rules {
 

@@ -7,13 +7,13 @@
 #include <set>
 #include <sstream>
 
-#include "engine/tir/passes/inject_prefetch.h"
 #include "engine/codegen/cuda/cuda_lower.h"
-#include "engine/codegen/cuda/insert_syncs.h"
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/passes/inject_prefetch.h"
+#include "engine/tir/passes/insert_shared_syncs.h"
+#include "engine/tir/passes/simplify.h"
 
 namespace tessera::codegen {
 

@@ -8,15 +8,12 @@
 #include <set>
 #include <sstream>
 
-#include "engine/codegen/cuda/insert_syncs.h"
-#include "engine/codegen/cuda/thread_private.h"
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
-#include "engine/tir/passes/compact_shared.h"
-#include "engine/tir/passes/flatten_buffers.h"
-#include "engine/tir/passes/lower_blocks.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/passes/insert_shared_syncs.h"
+#include "engine/tir/passes/pass_manager.h"
+#include "engine/tir/passes/simplify.h"
 
 namespace tessera::codegen {
 
@@ -252,9 +249,7 @@ int thread_tag_slot(const std::string& tag) {
 
 LoweredFunc lower_to_kernels(const PrimFunc& f, const CudaLimits& limits) {
     TS_CHECK(f.defined()) << "CUDA codegen: undefined PrimFunc";
-    PrimFunc compact = f.with_body(compact_thread_private(f->body));
-    PrimFunc lowered = simplify(flatten_buffers(compact_shared_buffers(lower_blocks(compact))));
-    return Splitter(lowered, limits).run();
+    return Splitter(lower_for_codegen(f, cuda_lowering_pipeline()), limits).run();
 }
 
 }  // namespace tessera::codegen

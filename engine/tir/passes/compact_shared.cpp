@@ -9,7 +9,7 @@
 #include "engine/arith/analyzer.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/passes/simplify.h"
 
 namespace tessera::tir {
 

@@ -1,19 +1,10 @@
 // inject_prefetch: software prefetches requested by loop annotations.
 #pragma once
 
+#include "engine/tir/op.h"  // kPrefetchAnnotation, kPrefetchIntrinsic
 #include "engine/tir/stmt.h"
 
 namespace tessera::tir {
-
-/// The loop annotation that asks for prefetches: value "BUFFER:DISTANCE"
-/// (several separated by ','), set with Schedule::annotate.
-inline constexpr const char* kPrefetchAnnotation = "software_prefetch";
-
-/// The intrinsic of one prefetch: Evaluate(Call("tir.prefetch", {load})).
-/// The load names the address and is never performed: the interpreter skips
-/// the statement, the LLVM backend emits llvm.prefetch (a hint that cannot
-/// fault, so the address may lie past the buffer), CUDA emits nothing.
-inline constexpr const char* kPrefetchIntrinsic = "tir.prefetch";
 
 /// For each loop L annotated with software_prefetch = "B:d": in every
 /// innermost serial loop of L's body (or L's body itself when it has none),

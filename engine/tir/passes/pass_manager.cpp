@@ -7,18 +7,20 @@
 
 #include "engine/core/error.h"
 #include "engine/tir/passes/compact_local_buffers.h"
+#include "engine/tir/passes/compact_shared.h"
+#include "engine/tir/passes/compact_thread_private.h"
 #include "engine/tir/passes/flatten_buffers.h"
 #include "engine/tir/passes/infer_regions.h"
 #include "engine/tir/passes/inject_prefetch.h"
+#include "engine/tir/passes/insert_shared_syncs.h"
 #include "engine/tir/passes/loop_partition.h"
 #include "engine/tir/passes/lower_blocks.h"
 #include "engine/tir/passes/remove_no_op.h"
 #include "engine/tir/passes/storage_rewrite.h"
-#include "engine/tir/passes/thread_storage_sync.h"
 #include "engine/tir/passes/unroll_loops.h"
 #include "engine/tir/passes/vectorize_loops.h"
+#include "engine/tir/passes/simplify.h"
 #include "engine/tir/printer.h"
-#include "engine/tir/simplify.h"
 #include "engine/tir/verify.h"
 
 namespace tessera::tir {
@@ -52,9 +54,15 @@ const std::vector<PassInfo>& tir_pass_registry() {
          F(storage_rewrite)},
         {"remove_no_op", "remove self-stores, empty loops, false branches and zero-extent loops",
          F(remove_no_op)},
-        {"thread_storage_sync",
-         "insert shared-memory barriers between writes and later reads (GPU)",
-         F(thread_storage_sync)},
+        {"compact_thread_private",
+         "drop the thread dimension of per-thread register arrays shared by sibling thread loops (GPU)",
+         F(compact_thread_private)},
+        {"compact_shared_buffers",
+         "shrink shared buffers to the tile one thread block stages at a time (GPU)",
+         F(compact_shared_buffers)},
+        {"insert_shared_syncs",
+         "insert barriers between shared-memory writes and later reads in each kernel (GPU)",
+         F(insert_shared_syncs)},
     };
     return passes;
 }
@@ -72,6 +80,11 @@ std::vector<std::string> default_lowering_pipeline() {
     return {"lower_blocks",   "compact_local_buffers", "loop_partition",  "flatten_buffers",
             "vectorize_loops", "unroll_loops",         "simplify",        "inject_prefetch",
             "storage_rewrite", "remove_no_op"};
+}
+
+std::vector<std::string> cuda_lowering_pipeline() {
+    return {"compact_thread_private", "lower_blocks", "compact_shared_buffers", "flatten_buffers",
+            "simplify"};
 }
 
 PassManager::PassManager(std::vector<std::string> passes) : m_passes(std::move(passes)) {
@@ -106,8 +119,8 @@ PrimFunc PassManager::run(const PrimFunc& f) {
     return cur;
 }
 
-PrimFunc lower_for_codegen(const PrimFunc& f) {
-    PassManager pm(default_lowering_pipeline());
+PrimFunc lower_for_codegen(const PrimFunc& f, const std::vector<std::string>& pipeline) {
+    PassManager pm(pipeline);
     const char* dbg = std::getenv("TESSERA_DEBUG");
     pm.set_print_ir(dbg && std::atoi(dbg) >= 2);
     return pm.run(f);

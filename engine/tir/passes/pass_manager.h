@@ -32,6 +32,11 @@ const PassInfo& find_tir_pass(const std::string& name);
 /// inject_prefetch, storage_rewrite, remove_no_op.
 std::vector<std::string> default_lowering_pipeline();
 
+/// The passes the CUDA back end runs before it splits a function into
+/// kernels: compact_thread_private, lower_blocks, compact_shared_buffers,
+/// flatten_buffers, simplify (then insert_shared_syncs on each kernel).
+std::vector<std::string> cuda_lowering_pipeline();
+
 /// What one pass did: its name, whether it changed the function, wall time.
 struct PassRecord {
     std::string name;
@@ -68,8 +73,9 @@ private:
     bool m_print = false;
 };
 
-/// The default lowering pipeline on `f`: the entry point of code generators.
-/// Prints the IR after each pass when TESSERA_DEBUG is 2 or more.
-PrimFunc lower_for_codegen(const PrimFunc& f);
+/// A lowering pipeline (default: the CPU one) on `f`: the entry point of code
+/// generators. Prints the IR after each pass when TESSERA_DEBUG is 2 or more.
+PrimFunc lower_for_codegen(const PrimFunc& f,
+                           const std::vector<std::string>& pipeline = default_lowering_pipeline());
 
 }  // namespace tessera::tir

@@ -9,7 +9,7 @@
 #include "engine/tir/interpreter.h"
 #include "engine/tir/op.h"
 #include "engine/tir/printer.h"
-#include "engine/tir/simplify.h"
+#include "engine/tir/passes/simplify.h"
 
 namespace tessera::arith {
 namespace {

@@ -5,7 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/driver/cuda_model.h"
+#include "engine/driver/target.h"
 #include "engine/passes/fuse_ops.h"
 #include "engine/topi/lower_group.h"
 #include "tests/engine/cuda/cuda_test_util.h"
@@ -13,6 +14,10 @@
 
 namespace tessera::codegen {
 namespace {
+
+using driver::build_cuda;
+using driver::CudaModel;
+using driver::cuda_pass_pipeline;
 
 using namespace tessera::passes::testing;
 using testing::HasSubstr;

@@ -8,11 +8,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/driver/cuda_model.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/package/package_cuda.h"
-#include "engine/package/package_export_cuda.h"
+#include "engine/driver/package_export_cuda.h"
 #include "engine/package/package_loader.h"
 #include "engine/package/sha256.h"
 #include "engine/package/tar.h"
@@ -26,10 +26,10 @@ namespace {
 const std::string kSmallCnn =
     std::string(TESSERA_SOURCE_DIR) + "/resources/models/small_cnn/model.onnx";
 
-std::shared_ptr<codegen::CudaModel> small_cnn_model() {
+std::shared_ptr<driver::CudaModel> small_cnn_model() {
     driver::BuildOptions bo;
-    bo.passes = codegen::cuda_pass_pipeline({}, 2);
-    return codegen::build_cuda(driver::optimize(driver::load_model(kSmallCnn), bo));
+    bo.passes = driver::cuda_pass_pipeline({}, 2);
+    return driver::build_cuda(driver::optimize(driver::load_model(kSmallCnn), bo));
 }
 
 std::map<std::string, std::string> members_of(const std::string& tar) {
@@ -48,7 +48,7 @@ std::string with_member(const std::string& tar, const std::string& name, const s
 package::ExportOptions cuda_options() {
     package::ExportOptions eo;
     eo.target = "cuda";
-    eo.passes = codegen::cuda_pass_pipeline({}, 2);
+    eo.passes = driver::cuda_pass_pipeline({}, 2);
     return eo;
 }
 

@@ -9,7 +9,7 @@
 
 #include "engine/autotune/search_gpu.h"
 #include "engine/autotune/task.h"
-#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/driver/cuda_model.h"
 #include "engine/driver/driver.h"
 #include "engine/driver/tune_gpu.h"
 #include "engine/tir/printer.h"
@@ -34,7 +34,7 @@ TEST(GpuRecords, TheBestRecordSchedulesTheGemmKernel) {
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "cuda", 1);
     ASSERT_EQ(tasks.size(), 1u);
     const autotune::TuneTask& t = tasks[0];
-    std::shared_ptr<codegen::CudaModel> dflt = codegen::build_cuda(og);
+    std::shared_ptr<driver::CudaModel> dflt = driver::build_cuda(og);
     ASSERT_EQ(dflt->calls.size(), 1u);
     const runtime::CudaLaunch& d = dflt->calls[0].launches.at(0);
     // A sampled sketch whose launch differs from the default schedule's.
@@ -63,7 +63,7 @@ TEST(GpuRecords, TheBestRecordSchedulesTheGemmKernel) {
     }
     autotune::Database db(path, /*read_only=*/true);
     driver::GpuRecordsUse use;
-    std::shared_ptr<codegen::CudaModel> m = driver::build_cuda_with_records(og, db, &use);
+    std::shared_ptr<driver::CudaModel> m = driver::build_cuda_with_records(og, db, &use);
     EXPECT_EQ(use.kernels, 1);
     EXPECT_EQ(use.tuned, 1);
     ASSERT_EQ(m->calls.size(), 1u);
@@ -115,8 +115,8 @@ TEST(GpuRecords, KernelsWithoutARecordKeepTheDefaultSchedule) {
     db.append(cuda_record(tasks[0], autotune::sample_gpu(tasks[0].func, rng), 1.0));
     db.append(cuda_record(other_tasks[0], autotune::sample_gpu(other_tasks[0].func, rng), 1.0));
     driver::GpuRecordsUse use;
-    std::shared_ptr<codegen::CudaModel> m = driver::build_cuda_with_records(og, db, &use);
-    std::shared_ptr<codegen::CudaModel> dflt = codegen::build_cuda(og);
+    std::shared_ptr<driver::CudaModel> m = driver::build_cuda_with_records(og, db, &use);
+    std::shared_ptr<driver::CudaModel> dflt = driver::build_cuda(og);
     EXPECT_EQ(use.kernels, 2);
     EXPECT_EQ(use.tuned, 1);
     ASSERT_EQ(m->calls.size(), 2u);
@@ -147,9 +147,9 @@ TEST(GpuRecords, ARecordOverTheThreadLimitFallsBackToTheDefault) {
     autotune::Database db;
     db.append(cuda_record(tasks[0], s, 0.1));
     driver::GpuRecordsUse use;
-    std::shared_ptr<codegen::CudaModel> m = driver::build_cuda_with_records(og, db, &use);
+    std::shared_ptr<driver::CudaModel> m = driver::build_cuda_with_records(og, db, &use);
     EXPECT_EQ(use.tuned, 0);
-    EXPECT_EQ(m->compiled.source, codegen::build_cuda(og)->compiled.source);
+    EXPECT_EQ(m->compiled.source, driver::build_cuda(og)->compiled.source);
 }
 
 TEST(GpuRecords, RecordsForEveryTaskOfAModelApplyAndComputeTheSame) {
@@ -167,8 +167,8 @@ TEST(GpuRecords, RecordsForEveryTaskOfAModelApplyAndComputeTheSame) {
     }
     ASSERT_GE(tunable, 2);  // the convolutions and the dense layer
     driver::GpuRecordsUse use;
-    std::shared_ptr<codegen::CudaModel> m = driver::build_cuda_with_records(og, db, &use);
-    std::shared_ptr<codegen::CudaModel> dflt = codegen::build_cuda(og);
+    std::shared_ptr<driver::CudaModel> m = driver::build_cuda_with_records(og, db, &use);
+    std::shared_ptr<driver::CudaModel> dflt = driver::build_cuda(og);
     EXPECT_EQ(use.kernels, int(m->calls.size()));
     // Every group of a recorded task is tuned (a task may occur more than once).
     int occurrences = 0;

@@ -5,7 +5,7 @@
 #include "engine/autotune/database.h"
 #include "engine/autotune/space_gpu.h"
 #include "engine/autotune/task.h"
-#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/driver/cuda_model.h"
 #include "engine/driver/driver.h"
 
 namespace tessera::test {
@@ -13,7 +13,7 @@ namespace tessera::test {
 /// g optimized as the CUDA build does (its pass pipeline, default opt level).
 inline graph::Graph optimized_for_cuda(const graph::Graph& g) {
     driver::BuildOptions bo;
-    bo.passes = codegen::cuda_pass_pipeline({}, bo.opt_level);
+    bo.passes = driver::cuda_pass_pipeline({}, bo.opt_level);
     return driver::optimize(g, bo);
 }
 

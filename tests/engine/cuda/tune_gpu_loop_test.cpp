@@ -14,7 +14,7 @@
 #include "engine/autotune/search_gpu.h"
 #include "engine/autotune/task.h"
 #include "engine/autotune/task_scheduler.h"
-#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/driver/cuda_model.h"
 #include "engine/driver/driver.h"
 #include "engine/driver/tune_gpu.h"
 #include "engine/tir/printer.h"
@@ -194,9 +194,9 @@ TEST(TuneGpuLoop, AConfirmedDefaultKeepsTheDefaultSchedule) {
     EXPECT_TRUE(best->confirmed);
     EXPECT_EQ(best->device, device);
     driver::GpuRecordsUse use;
-    std::shared_ptr<codegen::CudaModel> m = driver::build_cuda_with_records(og, db, &use, &device);
+    std::shared_ptr<driver::CudaModel> m = driver::build_cuda_with_records(og, db, &use, &device);
     EXPECT_EQ(use.tuned, 0);
-    EXPECT_EQ(m->compiled.source, codegen::build_cuda(og)->compiled.source);
+    EXPECT_EQ(m->compiled.source, driver::build_cuda(og)->compiled.source);
     // Resuming on another GPU starts afresh; on the same one it has nothing to do.
     autotune::Database again(path);
     autotune::GpuTuneLoopOptions o = small_loop(8);
@@ -237,13 +237,13 @@ TEST(TuneGpuLoop, RecordsOfAnotherGpuAreNotApplied) {
         db.append(record(s, "NVIDIA A100-SXM4-80GB/sm_80", 1.0));
     }
     const std::string h100 = "NVIDIA H100 80GB HBM3/sm_90", a100 = "NVIDIA A100-SXM4-80GB/sm_80";
-    const std::string dflt_source = codegen::build_cuda(og)->compiled.source;
+    const std::string dflt_source = driver::build_cuda(og)->compiled.source;
     {
         autotune::Database db(path, /*read_only=*/true);
         ASSERT_EQ(db.records().at(0).device, a100);  // written and read back
         EXPECT_EQ(db.foreign_records(), 0);  // keyed to the GPU, not to the host
         driver::GpuRecordsUse use;
-        std::shared_ptr<codegen::CudaModel> m = driver::build_cuda_with_records(og, db, &use, &h100);
+        std::shared_ptr<driver::CudaModel> m = driver::build_cuda_with_records(og, db, &use, &h100);
         EXPECT_EQ(use.tuned, 0);
         EXPECT_EQ(m->compiled.source, dflt_source);
         const std::string note = driver::gpu_records_note(db, use);

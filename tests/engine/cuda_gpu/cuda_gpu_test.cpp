@@ -5,13 +5,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/driver/cuda_model.h"
+#include "engine/driver/target.h"
 #include "engine/tir/op.h"
 #include "tests/engine/cuda/cuda_test_util.h"
 #include "tests/engine/cuda_gpu/device_run.h"
 
 namespace tessera::codegen {
 namespace {
+
+using driver::build_cuda;
+using driver::CudaModel;
 
 using namespace tessera::tir;
 

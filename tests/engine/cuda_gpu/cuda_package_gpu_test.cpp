@@ -7,9 +7,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/driver/cuda_model.h"
 #include "engine/driver/driver.h"
-#include "engine/package/package_export_cuda.h"
+#include "engine/driver/package_export_cuda.h"
 #include "engine/package/package_loader.h"
 #include "engine/package/tessera_runtime.h"
 #include "engine/runtime/cuda_driver.h"
@@ -22,8 +22,8 @@ TEST(CudaPackageGpu, FusedSmallCnnPackageMatchesTheInterpreter) {
     graph::Graph g = driver::load_model(std::string(TESSERA_SOURCE_DIR) +
                                         "/resources/models/small_cnn/model.onnx");
     driver::BuildOptions bo;
-    bo.passes = codegen::cuda_pass_pipeline({}, 2);
-    auto model = codegen::build_cuda(driver::optimize(g, bo));
+    bo.passes = driver::cuda_pass_pipeline({}, 2);
+    auto model = driver::build_cuda(driver::optimize(g, bo));
     package::ExportOptions eo;
     eo.target = "cuda";
     auto pkg =
@@ -45,8 +45,8 @@ TEST(CudaPackageGpu, CApiRunsTheCudaPackageLikeTheInterpreter) {
     graph::Graph g = driver::load_model(std::string(TESSERA_SOURCE_DIR) +
                                         "/resources/models/small_cnn/model.onnx");
     driver::BuildOptions bo;
-    bo.passes = codegen::cuda_pass_pipeline({}, 2);
-    auto model = codegen::build_cuda(driver::optimize(g, bo));
+    bo.passes = driver::cuda_pass_pipeline({}, 2);
+    auto model = driver::build_cuda(driver::optimize(g, bo));
     package::ExportOptions eo;
     eo.target = "cuda";
     const std::string path = ::testing::TempDir() + "tessera_capi_small_cnn_gpu.tar";

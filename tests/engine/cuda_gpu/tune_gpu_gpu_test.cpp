@@ -9,7 +9,7 @@
 
 #include "engine/autotune/search_gpu.h"
 #include "engine/autotune/task.h"
-#include "engine/codegen/cuda/cuda_model.h"
+#include "engine/driver/cuda_model.h"
 #include "engine/driver/driver.h"
 #include "engine/driver/tune_gpu.h"
 #include "engine/runtime/cuda_driver.h"
@@ -54,7 +54,7 @@ TEST(TuneGpuDevice, ShortGemmTuneRecordsTimedCudaTrials) {
 TEST(TuneGpuDevice, TunedRecordsResumeApplyAndRunCorrectly) {
     if (!runtime::cuda::available()) GTEST_SKIP() << runtime::cuda::unavailable_reason();
     driver::BuildOptions bo;
-    bo.passes = codegen::cuda_pass_pipeline({}, bo.opt_level);
+    bo.passes = driver::cuda_pass_pipeline({}, bo.opt_level);
     graph::Graph g = autotune::gemm_graph(128, 96, 64);
     graph::Graph og = driver::optimize(g, bo);
     auto tasks = autotune::extract_tasks(og, "cuda", 1);

@@ -11,7 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/graph/op_registry.h"
-#include "engine/package/package_export.h"
+#include "engine/driver/package_export.h"
 #include "engine/package/package_format.h"
 #include "engine/package/package_loader.h"
 #include "engine/package/sha256.h"

@@ -1,13 +1,13 @@
-// storage_rewrite, remove_no_op and thread_storage_sync: expected IR and the
+// storage_rewrite, remove_no_op and insert_shared_syncs: expected IR and the
 // same results as the input under the interpreter.
 #include <gtest/gtest.h>
 
 #include "engine/te/tensor.h"
 #include "engine/tir/op.h"
+#include "engine/tir/passes/insert_shared_syncs.h"
 #include "engine/tir/passes/lower_blocks.h"
 #include "engine/tir/passes/remove_no_op.h"
 #include "engine/tir/passes/storage_rewrite.h"
-#include "engine/tir/passes/thread_storage_sync.h"
 #include "engine/tir/printer.h"
 #include "tests/engine/passes_tir/pass_test_util.h"
 
@@ -92,7 +92,7 @@ TEST(RemoveNoOp, DropsSelfStoresEmptyLoopsAndFalseBranches) {
     EXPECT_EQ(print(remove_no_op(empty)->body), "T.evaluate(0)\n");
 }
 
-TEST(ThreadStorageSync, BarrierBetweenSharedWriteAndRead) {
+TEST(InsertSharedSyncs, BarrierBetweenSharedWriteAndRead) {
     Buffer A("A", f32, {Expr(8)}), B("B", f32, {Expr(8)});
     Buffer S("S", f32, {Expr(4)}, "shared");
     Var bx("bx"), tx("tx"), ty("ty");
@@ -106,7 +106,7 @@ TEST(ThreadStorageSync, BarrierBetweenSharedWriteAndRead) {
     Stmt s = For::make(bx, Expr(0), Expr(2), ForKind::ThreadBinding,
                        Allocate::make(S, SeqStmt::make({load, use})), "blockIdx.x");
     PrimFunc f("f", {A, B}, s);
-    PrimFunc g = thread_storage_sync(f);
+    PrimFunc g = insert_shared_syncs(f);
     std::string text = print(g->body);
     EXPECT_EQ(count(text, "tir.tvm_storage_sync"), 1u) << text;
     EXPECT_LT(text.find("S[tx] ="), text.find("tir.tvm_storage_sync")) << text;
@@ -114,10 +114,10 @@ TEST(ThreadStorageSync, BarrierBetweenSharedWriteAndRead) {
     expect_same_results(f, g);
     // Outside thread loops nothing changes.
     PrimFunc cpu("cpu", {A, B}, Allocate::make(S, SeqStmt::make({load, use})));
-    EXPECT_EQ(thread_storage_sync(cpu).get(), cpu.get());
+    EXPECT_EQ(insert_shared_syncs(cpu).get(), cpu.get());
 }
 
-TEST(ThreadStorageSync, LoopCarriedReuseGetsABarrierAtTheEnd) {
+TEST(InsertSharedSyncs, LoopCarriedReuseGetsABarrierAtTheEnd) {
     Buffer A("A", f32, {Expr(16)}), B("B", f32, {Expr(16)});
     Buffer S("S", f32, {Expr(4)}, "shared");
     Var tx("tx"), k("k");
@@ -126,7 +126,7 @@ TEST(ThreadStorageSync, LoopCarriedReuseGetsABarrierAtTheEnd) {
     Stmt s = For::make(tx, Expr(0), Expr(4), ForKind::ThreadBinding,
                        For::make(k, Expr(0), Expr(4), ForKind::Serial, body), "threadIdx.x");
     PrimFunc f("f", {A, B}, Allocate::make(S, s));
-    PrimFunc g = thread_storage_sync(f);
+    PrimFunc g = insert_shared_syncs(f);
     EXPECT_EQ(count(print(g->body), "tir.tvm_storage_sync"), 2u) << print(g->body);
     expect_same_results(f, g);
 }

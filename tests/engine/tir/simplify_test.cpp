@@ -1,5 +1,5 @@
 // Simplification rules, checked on text and numerically with the interpreter.
-#include "engine/tir/simplify.h"
+#include "engine/tir/passes/simplify.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-// thread_private: drops the thread dimension of per-thread register arrays
+// compact_thread_private: drops the thread dimension of per-thread register arrays
 // that live across several sibling threadIdx loops.
 #pragma once
 
 #include "engine/tir/stmt.h"
 
-namespace tessera::codegen {
+namespace tessera::tir {
 
 /// A "local" buffer allocated (Allocate) outside the threadIdx loops that use
 /// it, whose every access has, as first index, the variable of a loop bound
@@ -12,6 +12,9 @@ namespace tessera::codegen {
 /// is private to each thread: in CUDA each thread holds only its own slice.
 /// Returns the statement with such buffers shrunk by that dimension. The
 /// interpreter runs the unshrunk form (thread loops one after another).
-tir::Stmt compact_thread_private(const tir::Stmt& s);
+Stmt compact_thread_private(const Stmt& s);
+
+/// compact_thread_private on a function's body.
+PrimFunc compact_thread_private(const PrimFunc& f);
 
 }  // namespace tessera::codegen

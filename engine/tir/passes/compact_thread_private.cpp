@@ -1,5 +1,5 @@
 // Per-thread register arrays indexed by the thread variable lose that index.
-#include "engine/codegen/cuda/thread_private.h"
+#include "engine/tir/passes/compact_thread_private.h"
 
 #include <map>
 #include <set>
@@ -7,9 +7,7 @@
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 
-namespace tessera::codegen {
-
-using namespace tir;
+namespace tessera::tir {
 
 namespace {
 
@@ -108,4 +106,9 @@ Stmt compact_thread_private(const Stmt& s) {
     return Shrink(std::move(to)).mutate(s);
 }
 
-}  // namespace tessera::codegen
+PrimFunc compact_thread_private(const PrimFunc& f) {
+    Stmt body = compact_thread_private(f->body);
+    return body.same_as(f->body) ? f : f.with_body(body);
+}
+
+}  // namespace tessera::tir

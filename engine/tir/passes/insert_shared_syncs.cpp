@@ -1,13 +1,11 @@
 // insert_syncs: conservative barrier insertion for shared-memory buffers.
-#include "engine/codegen/cuda/insert_syncs.h"
+#include "engine/tir/passes/insert_shared_syncs.h"
 
 #include <set>
 
 #include "engine/tir/functor.h"
 
-namespace tessera::codegen {
-
-using namespace tir;
+namespace tessera::tir {
 
 namespace {
 
@@ -100,4 +98,23 @@ bool is_storage_sync(const Stmt& s) {
 
 Stmt insert_shared_syncs(const Stmt& kernel_body) { return SyncInserter().mutate(kernel_body); }
 
-}  // namespace tessera::codegen
+namespace {
+
+// Applies the inserter at each outermost thread-bound loop.
+class KernelFinder : public IRMutator {
+protected:
+    using IRMutator::visit;
+    Stmt visit(const For* op) override {
+        if (op->kind == ForKind::ThreadBinding) return SyncInserter().mutate(Stmt(op));
+        return IRMutator::visit(op);
+    }
+};
+
+}  // namespace
+
+PrimFunc insert_shared_syncs(const PrimFunc& f) {
+    Stmt body = KernelFinder().mutate(f->body);
+    return body.same_as(f->body) ? f : f.with_body(body);
+}
+
+}  // namespace tessera::tir

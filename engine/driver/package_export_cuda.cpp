@@ -1,7 +1,7 @@
 // CUDA package export: kernels.ptx and kernels.cu from the NVRTC module,
 // graph.json with each call's launches, params.bin from the graph's
 // constants, meta.json with target, arch, NVRTC version and checksums.
-#include "engine/package/package_export_cuda.h"
+#include "engine/driver/package_export_cuda.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +15,7 @@ namespace tessera::package {
 
 using nlohmann::json;
 
-std::string cuda_package_bytes(const codegen::CudaModel& model, const ExportOptions& options,
+std::string cuda_package_bytes(const driver::CudaModel& model, const ExportOptions& options,
                                std::string* meta_out) {
     TS_USER_CHECK(options.target == "cuda")
         << "export_cuda_package writes target cuda, not '" << options.target << "'";
@@ -103,7 +103,7 @@ std::string cuda_package_bytes(const codegen::CudaModel& model, const ExportOpti
                       {kCudaSourceMember, source}});
 }
 
-std::string export_cuda_package(const codegen::CudaModel& model, const ExportOptions& options,
+std::string export_cuda_package(const driver::CudaModel& model, const ExportOptions& options,
                                 const std::string& path) {
     std::string meta;
     std::string tar = cuda_package_bytes(model, options, &meta);

@@ -1,8 +1,10 @@
-// Arithmetic simplification of loop IR (constant folding and identities) and
-// structural equality of expressions.
+// Arithmetic simplification of loop IR (constant folding and identities), a
+// tir pass over arith::Analyzer; structural equality of expressions is in
+// tir/structural_equal.h (included).
 #pragma once
 
 #include "engine/tir/stmt.h"
+#include "engine/tir/structural_equal.h"
 
 namespace tessera::tir {
 
@@ -20,9 +22,5 @@ Stmt simplify(const Stmt& s);
 
 /// The function with a simplified body.
 PrimFunc simplify(const PrimFunc& f);
-
-/// True when a and b are the same tree: same node kinds, types, constants,
-/// the same Variable nodes (by identity) and the same buffers.
-bool structural_equal(const Expr& a, const Expr& b);
 
 }  // namespace tessera::tir

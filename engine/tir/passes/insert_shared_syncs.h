@@ -1,15 +1,15 @@
-// insert_syncs: __syncthreads() where threads of a block hand data to each
-// other through shared memory.
+// insert_shared_syncs: the barrier pass. __syncthreads() where threads of a
+// block hand data to each other through shared memory.
 #pragma once
 
 #include "engine/tir/stmt.h"
 
-namespace tessera::codegen {
+namespace tessera::tir {
 
 /// The barrier statement: Evaluate(Call "tir.tvm_storage_sync") (TVM's name);
 /// CUDA C prints it as __syncthreads().
-tir::Stmt make_storage_sync();
-bool is_storage_sync(const tir::Stmt& s);
+Stmt make_storage_sync();
+bool is_storage_sync(const Stmt& s);
 
 /// Inserts barriers into a kernel body (thread-bound loops still present).
 /// Within a sequence, a barrier goes before a statement that reads a shared
@@ -18,6 +18,10 @@ bool is_storage_sync(const tir::Stmt& s);
 /// and reads a shared buffer gets a barrier at the end of its body, so the
 /// next iteration's writes wait for this iteration's reads. Conservative:
 /// it never tracks which elements a thread touches.
-tir::Stmt insert_shared_syncs(const tir::Stmt& kernel_body);
+Stmt insert_shared_syncs(const Stmt& kernel_body);
 
-}  // namespace tessera::codegen
+/// insert_shared_syncs on every outermost thread-bound loop of the function
+/// (each kernel's body); code outside thread-bound loops is left alone.
+PrimFunc insert_shared_syncs(const PrimFunc& f);
+
+}  // namespace tessera::tir

@@ -24,7 +24,8 @@ struct ExportOptions {
 
 /// Emits, links and writes `model` to `path` (a .tar). UserError when the
 /// linker is missing or fails, or the file cannot be written. Returns the
-/// meta.json text.
+/// meta.json text. A model built for "cuda" becomes a CUDA package
+/// (export_cuda_package); options.target must be the model's.
 std::string export_package(const driver::CompiledModel& model, const ExportOptions& options,
                            const std::string& path);
 

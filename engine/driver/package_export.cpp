@@ -1,7 +1,7 @@
 // Package export: emit_object → `cc -shared` → lib.so; graph.json from the
 // executor's kernel calls; params.bin from its bound constants; meta.json
 // with target, CPU features, options and the members' sha256.
-#include "engine/package/package_export.h"
+#include "engine/driver/package_export.h"
 
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
+#include "engine/driver/package_export_cuda.h"
 #include "engine/package/package_format.h"
 #include "engine/package/sha256.h"
 #include "engine/package/tar.h"
@@ -72,9 +73,12 @@ json tuned_kernels(const driver::CompiledModel& model) {
 
 std::string export_package(const driver::CompiledModel& model, const ExportOptions& options,
                            const std::string& path) {
-    TS_USER_CHECK(options.target == "llvm")
-        << "cannot export target '" << options.target << "'; packages support: llvm";
-    TS_CHECK(model.executor != nullptr) << "export_package: model without an executor";
+    TS_USER_CHECK(options.target == model.target)
+        << "cannot export a model built for '" << model.target << "' as a '" << options.target
+        << "' package";
+    if (model.cuda) return export_cuda_package(*model.cuda, options, path);
+    TS_USER_CHECK(model.executor != nullptr)
+        << "model '" << model.graph.name << "' was scheduled but not compiled (jit = false)";
     const runtime::GraphExecutor& ex = *model.executor;
     const graph::Graph& g = model.graph;
     const auto& types = ex.value_types();
