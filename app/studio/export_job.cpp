@@ -16,7 +16,7 @@ ExportResult exportPackage(const graph::Graph& graph, const BuildSettings& setti
     auto compiled = driver::build(graph, options, [&](int done, int total) {
         if (total > 0) context.reportProgress(0.8 * done / total);
     });
-    if (context.isCancelled()) throw UserError("cancelled");
+    context.throwIfCancelled();
     package::ExportOptions exportOptions;
     exportOptions.target = options.target;
     exportOptions.opt_level = options.opt_level;

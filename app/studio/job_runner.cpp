@@ -26,7 +26,7 @@ JobRunner::~JobRunner() {
     }
 }
 
-int JobRunner::start(const QString& title, Work work, Done onDone) {
+int JobRunner::startErased(const QString& title, ErasedWork work, ErasedDone onDone) {
     cancel();
     const int id = m_nextId++;
     m_current = id;
@@ -49,6 +49,8 @@ int JobRunner::start(const QString& title, Work work, Done onDone) {
         JobOutcome outcome;
         try {
             outcome.value = work(context);
+        } catch (const Cancelled&) {
+            outcome.cancelled = true;
         } catch (const UserError& e) {
             outcome.error = oneLine(QString::fromStdString(e.what()));
         } catch (const InternalError& e) {
@@ -71,6 +73,10 @@ int JobRunner::start(const QString& title, Work work, Done onDone) {
                 m_current = 0;
                 m_currentCancel.reset();
                 const JobOutcome outcome = watcher->result();
+                if (outcome.cancelled) {
+                    emit jobCancelled(id);
+                    return;
+                }
                 if (!outcome.error.isEmpty()) {
                     emit jobFailed(id, outcome.error);
                     return;

@@ -18,7 +18,7 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
     driver::BuildOptions options = settings.buildOptions(traces);
     options.jit = false;
     code.model = cached ? cached : driver::build(graph, options);
-    if (context.isCancelled()) throw UserError("cancelled");
+    context.throwIfCancelled();
     const driver::CompiledModel& model = *code.model;
     const std::string name = node.toStdString();
     TS_USER_CHECK(model.graph.find_node(name) >= 0)
@@ -42,9 +42,9 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
     }
     const codegen::LlvmOptions llvm = driver::llvm_options(options);
     code.llvmIr = QString::fromStdString(codegen::emit_llvm_ir({f}, llvm));
-    if (context.isCancelled()) throw UserError("cancelled");
+    context.throwIfCancelled();
     code.assembly = QString::fromStdString(codegen::emit_assembly({f}, llvm));
-    if (context.isCancelled()) throw UserError("cancelled");
+    context.throwIfCancelled();
     code.cudaC = cudaSourceOfNode(graph, settings, node);
     code.ptx = "// PTX is compiled for the CUDA target: choose CUDA (NVRTC) in the toolbar\n";
     return code;

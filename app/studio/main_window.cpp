@@ -32,6 +32,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <variant>
 
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/pass_pipeline_panel.h"
@@ -47,6 +48,9 @@
 
 namespace tessera::studio {
 namespace {
+
+// What the load job gives: the opened model, or the shapes to ask for.
+using LoadOutcome = std::variant<std::shared_ptr<ModelDocument>, InputShapeRequest>;
 
 // The first local .onnx file among dropped URLs, or an empty string.
 QString droppedModel(const QMimeData* mime) {
@@ -398,7 +402,7 @@ void MainWindow::openModelWithShapes(const QString& path, const InputShapes& sha
     }
     m_loadJobs->start(
         "Loading " + QFileInfo(path).fileName(),
-        [path, shapes](const JobContext& context) -> std::any {
+        [path, shapes](const JobContext& context) -> LoadOutcome {
             // Stages: ONNX import 0-60 %, then the graph layout 60-100 % (updateBusyState).
             context.reportProgress(0.05);
             try {
@@ -418,8 +422,8 @@ void MainWindow::openModelWithShapes(const QString& path, const InputShapes& sha
                 return request;
             }
         },
-        [this, path](const std::any& value) {
-            if (const auto* request = std::any_cast<InputShapeRequest>(&value)) {
+        [this, path](const LoadOutcome& value) {
+            if (const auto* request = std::get_if<InputShapeRequest>(&value)) {
                 QString error;
                 std::optional<InputShapes> given =
                     askInputShapes(this, *request, m_dialogsSuppressed, &error);
@@ -437,7 +441,7 @@ void MainWindow::openModelWithShapes(const QString& path, const InputShapes& sha
                 openModelWithShapes(path, *given);
                 return;
             }
-            setDocument(std::any_cast<std::shared_ptr<ModelDocument>>(value));
+            setDocument(std::get<std::shared_ptr<ModelDocument>>(value));
         });
 }
 

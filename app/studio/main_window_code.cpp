@@ -39,19 +39,17 @@ void MainWindow::showKernelCode(int node) {
     m_codeDock->setWindowTitle("Code - building the kernel of " + name + "...");
     m_codeJobs->start(
         "Building the kernel of " + name,
-        [graph, settings, traces, name, cached](const JobContext& context) -> std::any {
+        [graph, settings, traces, name, cached](const JobContext& context) {
             try {
                 return kernelCodeOf(*graph, settings, traces, name, cached, context);
             } catch (const UserError& e) {  // shown in the panes, not as a failed job
-                if (context.isCancelled()) throw;
                 KernelCode failed;
                 failed.node = name;
                 failed.error = QString::fromStdString(e.what());
                 return failed;
             }
         },
-        [this, key, name, previousKernel](const std::any& value) {
-            const auto& code = std::any_cast<const KernelCode&>(value);
+        [this, key, name, previousKernel](const KernelCode& code) {
             if (!code.error.isEmpty()) {
                 m_codePanes->clear();
                 m_codePanes->setText("Loop IR", "# the kernel of node '" + name + "':\n# " +

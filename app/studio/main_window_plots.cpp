@@ -88,11 +88,10 @@ void MainWindow::startTuning(int trials) {
     };
     *jobId = m_tuneJobs->start(
         "Tuning " + m_document->displayName(),
-        [graph, settings, trials, onTrial](const JobContext& context) -> std::any {
+        [graph, settings, trials, onTrial](const JobContext& context) {
             return tuneModel(*graph, settings, trials, context, onTrial);
         },
-        [this](const std::any& value) {
-            const auto& r = std::any_cast<const TuneSummary&>(value);
+        [this](const TuneSummary& r) {
             if (r.measured > 0) {
                 noteBuildInputChanged("tuning records");
                 m_kernelBuildKey.clear();  // the code views rebuild with the new records
@@ -121,9 +120,8 @@ void MainWindow::measurePeaks() {
     if (m_peakJobs->isRunning()) return;
     m_peakJobs->start(
         "Measuring machine peaks",
-        [](const JobContext&) -> std::any { return measureMachinePeaks(); },
-        [this](const std::any& value) {
-            MachinePeaks peaks = std::any_cast<const MachinePeaks&>(value);
+        [](const JobContext&) { return measureMachinePeaks(); },
+        [this](MachinePeaks peaks) {
             // Measured again: keep the best of both (a busy machine measures low).
             if (m_peaks) peaks = bestOf(*m_peaks, peaks);
             m_peaks = std::make_unique<MachinePeaks>(peaks);

@@ -121,12 +121,12 @@ void MainWindow::runModel() {
         (traces.empty() ? QString() : QString(", %1 hand schedules").arg(traces.size())));
     m_runJobs->start(
         "Running " + m_document->displayName(),
-        [graph, traces, settings](const JobContext& context) -> std::any {
+        [graph, traces, settings](const JobContext& context) {
             return runAndProfile(*graph, settings, context, traces);
         },
-        [this, owner](const std::any& value) {
+        [this, owner](const RunResult& value) {
             if (m_document.get() != owner) return;  // another model was opened meanwhile
-            showRunResult(std::any_cast<const RunResult&>(value));
+            showRunResult(value);
         });
 }
 

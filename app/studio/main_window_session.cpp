@@ -111,11 +111,10 @@ void MainWindow::exportPackageTo(const QString& path) {
     log("Exporting " + m_document->displayName() + " to " + path + " (" + settings.describe() + ")");
     m_exportJobs->start(
         "Exporting package",
-        [graph, settings, path, traces](const JobContext& context) -> std::any {
+        [graph, settings, path, traces](const JobContext& context) {
             return exportPackage(*graph, settings, path, context, traces);
         },
-        [this, settings](const std::any& value) {
-            const auto& r = std::any_cast<const ExportResult&>(value);
+        [this, settings](const ExportResult& r) {
             const QString summary =
                 QString("Package %1: %2 kernels (%3 from tuning records), %4 KiB, %5, passes: %6")
                     .arg(r.path)

@@ -33,7 +33,7 @@ KernelMeasurement measureKernel(const tir::PrimFunc& func, double flops, const J
     context.reportProgress(0.05);
     auto module = codegen::jit_compile({func});
     const runtime::KernelFn fn = module->lookup(func->name);
-    if (context.isCancelled()) throw UserError("cancelled");
+    context.throwIfCancelled();
     context.reportProgress(0.4);
 
     std::vector<runtime::NDArray> buffers;
@@ -54,7 +54,7 @@ KernelMeasurement measureKernel(const tir::PrimFunc& func, double flops, const J
     const int repeat = std::clamp(int(budgetMs / std::max(first, 1e-3)), 3, 200);
     std::vector<double> times;
     for (int i = 0; i < repeat; ++i) {
-        if (context.isCancelled()) throw UserError("cancelled");
+        context.throwIfCancelled();
         times.push_back(timeOne());
         if (i % 8 == 0) context.reportProgress(0.4 + 0.6 * (i + 1) / repeat);
     }

@@ -163,7 +163,7 @@ void PassPipelinePanel::apply() {
     for (const QString& n : pipeline()) names.push_back(n.toStdString());
     m_jobs->start(
         "Running passes",
-        [input, names](const JobContext& context) -> std::any {
+        [input, names](const JobContext& context) {
             passes::PassManager pm;
             pm.set_pipeline(names);
             PassRun run;
@@ -172,8 +172,7 @@ void PassPipelinePanel::apply() {
             context.reportProgress(1.0);
             return run;
         },
-        [this, input](const std::any& value) {
-            const auto& run = std::any_cast<const PassRun&>(value);
+        [this, input](const PassRun& run) {
             m_result = run.result;
             m_changes = compareGraphs(*input, *m_result);
             m_timings->clear();

@@ -13,7 +13,7 @@ namespace tessera::studio {
 namespace {
 
 void checkCancelled(const JobContext& context) {
-    if (context.isCancelled()) throw UserError("cancelled");
+    context.throwIfCancelled();
 }
 
 // Enough repetitions for about `budgetMs` of measurement, within [lo, hi].

@@ -43,7 +43,7 @@ struct RunResult {
 /// Builds `graph` with `settings` (the node schedules in `traces` replace the
 /// default or tuned ones), runs it on seeded random inputs on settings.threads
 /// threads, times whole runs and profiles each kernel. Reports progress
-/// through `context` and returns early (throwing UserError "cancelled") when
+/// through `context` and returns early (throwing Cancelled) when
 /// cancelled.
 RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings,
                         const JobContext& context, const KernelTraces& traces = {});

@@ -411,11 +411,10 @@ void ScheduleEditor::measure() {
     const QString label = QString("%1 steps").arg(m_steps.size());
     m_jobs->start(
         "Measuring kernel",
-        [func, flops](const JobContext& context) -> std::any {
+        [func, flops](const JobContext& context) {
             return measureKernel(func, flops, context);
         },
-        [this, label](const std::any& value) {
-            const auto& m = std::any_cast<const KernelMeasurement&>(value);
+        [this, label](const KernelMeasurement& m) {
             m_plot->addPoint(m.gflops, label);
             m_errorLabel->setStyleSheet(QString());  // a result, not an error
             m_errorLabel->setText(QString("Measured %1 ms, %2 GFLOP/s (median of %3)")

@@ -31,7 +31,7 @@ TuneSummary tuneOnGpu(const graph::Graph& graph, const BuildSettings& settings, 
     const int total = std::max<int>(1, int(tasks.size()) * trials);
     driver::GpuTuneResult result =
         driver::tune_gpu(tasks, db, options, [&](const driver::GpuTaskResult& t) {
-            if (context.isCancelled()) throw UserError("cancelled");
+            context.throwIfCancelled();
             context.reportProgress(std::min(1.0, double(++done) / total));
             if (!onTrial) return;
             TunePoint point;
@@ -67,7 +67,7 @@ TuneSummary tuneModel(const graph::Graph& graph, const BuildSettings& settings, 
     const graph::Graph optimized = driver::optimize(graph, settings.buildOptions());
     const std::vector<autotune::TuneTask> tasks =
         autotune::extract_tasks(optimized, "llvm", settings.threads);
-    if (context.isCancelled()) throw UserError("cancelled");
+    context.throwIfCancelled();
 
     autotune::TuneOptions options;
     options.trials = trials;

@@ -18,12 +18,12 @@ TEST(JobRunner, SupersededJobResultIsDropped) {
     std::vector<int> delivered;
     QSignalSpy finished(&runner, &JobRunner::jobFinished);
     auto slowJob = [&](int value) {
-        return [&release, value](const JobContext&) -> std::any {
+        return [&release, value](const JobContext&) {
             while (!release.load()) QThread::msleep(1);
             return value;
         };
     };
-    auto deliver = [&](const std::any& v) { delivered.push_back(std::any_cast<int>(v)); };
+    auto deliver = [&](const int& v) { delivered.push_back(v); };
     const int first = runner.start("first", slowJob(1), deliver);
     const int second = runner.start("second", slowJob(2), deliver);
     EXPECT_NE(first, second);
@@ -44,12 +44,12 @@ TEST(JobRunner, CancelledJobSeesTheFlagAndDeliversNothing) {
     QSignalSpy cancelled(&runner, &JobRunner::jobCancelled);
     runner.start(
         "loop",
-        [&](const JobContext& ctx) -> std::any {
+        [&](const JobContext& ctx) {
             while (!ctx.isCancelled()) QThread::msleep(1);
             sawCancel = true;
             return 0;
         },
-        [&](const std::any&) { delivered = true; });
+        [&](int) { delivered = true; });
     runner.cancel();
     EXPECT_EQ(cancelled.count(), 1);
     ASSERT_TRUE(QTest::qWaitFor([&]() { return sawCancel.load(); }, 10000));
@@ -62,7 +62,7 @@ TEST(JobRunner, ExceptionsBecomeOneLineFailures) {
     QSignalSpy failed(&runner, &JobRunner::jobFailed);
     runner.start(
         "bad",
-        [](const JobContext&) -> std::any {
+        [](const JobContext&) -> int {
             throw tessera::UserError("model.onnx: node 'x': bad\nmore detail");
         },
         nullptr);
@@ -76,7 +76,7 @@ TEST(JobRunner, ProgressArrivesOnTheUiThread) {
     QSignalSpy finished(&runner, &JobRunner::jobFinished);
     runner.start(
         "steps",
-        [](const JobContext& ctx) -> std::any {
+        [](const JobContext& ctx) {
             for (int i = 1; i <= 4; ++i) ctx.reportProgress(i / 4.0);
             return 0;
         },
@@ -84,4 +84,41 @@ TEST(JobRunner, ProgressArrivesOnTheUiThread) {
     ASSERT_TRUE(finished.wait(10000));
     ASSERT_EQ(progress.count(), 4);
     EXPECT_DOUBLE_EQ(progress.last().at(1).toDouble(), 1.0);
+}
+
+TEST(JobRunner, WorkThatThrowsCancelledEndsAsCancelledNotFailed) {
+    JobRunner runner;
+    QSignalSpy cancelled(&runner, &JobRunner::jobCancelled);
+    QSignalSpy failed(&runner, &JobRunner::jobFailed);
+    bool delivered = false;
+    runner.start(
+        "stops itself",
+        [](const JobContext&) -> int { throw tessera::studio::Cancelled(); },
+        [&](int) { delivered = true; });
+    ASSERT_TRUE(cancelled.wait(10000));
+    EXPECT_EQ(failed.count(), 0);
+    EXPECT_FALSE(delivered);
+    EXPECT_FALSE(runner.isRunning());
+}
+
+TEST(JobRunner, WorkRunsOffTheUiThreadAndItsTypedResultArrivesOnIt) {
+    JobRunner runner;
+    QSignalSpy finished(&runner, &JobRunner::jobFinished);
+    QThread* worker = nullptr;
+    QThread* deliveredOn = nullptr;
+    std::string result;
+    runner.start(
+        "typed",
+        [&](const JobContext&) {
+            worker = QThread::currentThread();
+            return std::string("kernel");
+        },
+        [&](const std::string& value) {
+            deliveredOn = QThread::currentThread();
+            result = value;
+        });
+    ASSERT_TRUE(finished.wait(10000));
+    EXPECT_NE(worker, QCoreApplication::instance()->thread());
+    EXPECT_EQ(deliveredOn, QCoreApplication::instance()->thread());
+    EXPECT_EQ(result, "kernel");
 }
