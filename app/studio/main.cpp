@@ -19,6 +19,9 @@
 #include "widgets/graph_view.h"
 
 using tessera::studio::MainWindow;
+using tessera::studio::RunController;
+using tessera::studio::SessionController;
+using tessera::studio::TuneController;
 
 namespace {
 
@@ -86,12 +89,12 @@ int takeScreenshot(QApplication& app, MainWindow& window, const QString& model, 
         if (doc && doc->nodeCount() <= kCheapRunMaxNodes &&
             doc->totalFlops() <= kCheapRunMaxFlops) {
             bool finished = false;
-            QObject::connect(&window, &MainWindow::runFinished, [&]() { finished = true; });
-            QObject::connect(&window, &MainWindow::runFailed, [&](const QString& message) {
+            QObject::connect(window.runs(), &RunController::finished, [&]() { finished = true; });
+            QObject::connect(window.runs(), &RunController::failed, [&](const QString& message) {
                 std::fprintf(stderr, "warning: run failed: %s\n", qPrintable(message));
                 finished = true;
             });
-            window.runModel();
+            window.runs()->run();
             if (!waitUntil([&]() { return finished; }, 120000))
                 std::fprintf(stderr, "warning: run timed out\n");
         }
@@ -108,17 +111,17 @@ int takeScreenshot(QApplication& app, MainWindow& window, const QString& model, 
     QTemporaryDir tuningDir;  // the screenshot's tuning database is thrown away
     if (view == "tuning" && window.document()) {
         bool done = false;
-        window.setTuningDatabase(tuningDir.filePath("tuning.jsonl"));
-        QObject::connect(&window, &MainWindow::tuningFinished, [&]() { done = true; });
-        QObject::connect(&window, &MainWindow::tuningFailed, [&](const QString& message) {
+        window.workspace()->setTuningDatabase(tuningDir.filePath("tuning.jsonl"));
+        QObject::connect(window.tuning(), &TuneController::finished, [&]() { done = true; });
+        QObject::connect(window.tuning(), &TuneController::failed, [&](const QString& message) {
             std::fprintf(stderr, "warning: tuning failed: %s\n", qPrintable(message));
             done = true;
         });
-        window.startTuning(48);
+        window.tuning()->start(48);
         waitUntil([&]() { return done; }, 120000);
     }
     if (view == "plots") {
-        waitUntil([&]() { return !window.isMeasuringPeaks(); }, 60000);
+        waitUntil([&]() { return !window.runs()->isMeasuringPeaks(); }, 60000);
         window.showPlot("roofline");
     }
     window.raiseView(view);
@@ -190,14 +193,14 @@ int main(int argc, char** argv) {
             return takeScreenshot(app, window, model, view, parser.value(screenshotOption));
         }
         if (model.endsWith(".tessera-session"))
-            window.openSession(model);
+            window.sessions()->open(model);
         else if (!model.isEmpty())
             window.openModel(model);
-        else if (QFileInfo::exists(MainWindow::autosavePath()) &&
+        else if (QFileInfo::exists(SessionController::autosavePath()) &&
                  QMessageBox::question(&window, "Recover session",
                                        "Tessera Studio did not exit normally. Recover the last "
                                        "session (model, edits and schedules)?") == QMessageBox::Yes)
-            window.openSession(MainWindow::autosavePath());
+            window.sessions()->open(SessionController::autosavePath());
         return app.exec();
     } catch (const std::exception& e) {
         std::fprintf(stderr, "error: %s\n", e.what());

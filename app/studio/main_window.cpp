@@ -44,6 +44,7 @@
 #include "widgets/graph_view.h"
 #include "widgets/perf_plot.h"
 #include "widgets/roofline_plot.h"
+#include "widgets/series_plot.h"
 #include "app/studio/machine_peaks.h"
 
 namespace tessera::studio {
@@ -83,27 +84,28 @@ void addRows(QTreeWidgetItem* parent, QTreeWidget* tree, const QVector<PropertyR
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       m_loadJobs(new JobRunner(this)),
-      m_runJobs(new JobRunner(this)),
       m_graphView(new widgets::GraphView(this)),
       m_codePanes(new widgets::CodePanes(this)),
       m_scheduleEditor(new ScheduleEditor(this)),
       m_passPanel(new PassPipelinePanel(this)),
       m_codeJobs(new JobRunner(this)),
-      m_roofline(new widgets::RooflinePlot(this)),
-      m_peakJobs(new JobRunner(this)),
-      m_exportJobs(new JobRunner(this)),
-      m_tuneJobs(new JobRunner(this)),
       m_undo(new QUndoStack(this)),
       m_search(new QLineEdit(this)),
-      m_perfPlot(new widgets::PerfPlot(this)),
       m_properties(new QTreeWidget(this)),
       m_messages(new QPlainTextEdit(this)),
-      m_perfLabel(new QLabel(this)),
       m_progress(new QProgressBar(this)),
       m_cancelButton(new QToolButton(this)),
       m_statusLabel(new QLabel(this)),
       m_settingsBar(new BuildSettingsBar(this)),
-      m_lastRunLabel(new QLabel(this)) {
+      m_workspace(new Workspace(m_settingsBar, m_passPanel, m_loadJobs, this)),
+      m_runs(new RunController(m_workspace, this)),
+      m_tunes(new TuneController(m_workspace, this)),
+      m_exports(new ExportController(m_workspace)),
+      m_sessions(new SessionController(
+          m_workspace, m_settingsBar, m_passPanel,
+          {[this](const QString& path) { openModel(path); },
+           [this](const graph::GraphEdit& edit) { return applyGraphEdit(edit); },
+           [this]() { showNode(m_graphView->currentNode()); }})) {
     setWindowTitle("Tessera Studio");
     setAcceptDrops(true);
     setCentralWidget(m_graphView);
@@ -117,7 +119,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_cancelButton->setVisible(false);
     connect(m_cancelButton, &QToolButton::clicked, this, &MainWindow::cancelJobs);
     statusBar()->addWidget(m_statusLabel, 1);
-    statusBar()->addPermanentWidget(m_lastRunLabel);
+    statusBar()->addPermanentWidget(m_runs->lastRunLabel());
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancelButton);
     m_statusLabel->setText("Open a model (Ctrl+O) or drop an .onnx file here.");
@@ -136,7 +138,7 @@ MainWindow::MainWindow(QWidget* parent)
         }
         m_graphView->setCurrentNode(m_document->preferredNode());
         emit modelLoaded(m_document->path());
-        if (m_pendingSession) restorePendingSession();
+        m_sessions->modelShown();
     });
     connect(m_properties, &QTreeWidget::itemChanged, this, &MainWindow::onPropertyEdited);
     // One set of build settings: an opt level selects its pass pipeline; any
@@ -144,18 +146,35 @@ MainWindow::MainWindow(QWidget* parent)
     m_passPanel->setPipeline(defaultPasses(m_settingsBar->optLevel()));
     connect(m_settingsBar, &BuildSettingsBar::optLevelChanged, this,
             [this](int level) { m_passPanel->setPipeline(defaultPasses(level)); });
-    connect(m_settingsBar, &BuildSettingsBar::threadsChanged, this, &MainWindow::updateRunStatus);
-    connect(m_passPanel, &PassPipelinePanel::pipelineChanged, this, &MainWindow::updateRunStatus);
+    connect(m_settingsBar, &BuildSettingsBar::threadsChanged, m_runs, &RunController::updateStatus);
+    connect(m_passPanel, &PassPipelinePanel::pipelineChanged, m_runs, &RunController::updateStatus);
     connect(m_undo, &QUndoStack::indexChanged, this,
-            [this]() { noteBuildInputChanged("graph edited"); });
-    updateRunStatus();
+            [this]() { m_workspace->noteBuildInputChanged("graph edited"); });
+    connect(m_workspace, &Workspace::logged, this, &MainWindow::log);
+    connect(m_workspace, &Workspace::errorReported, this,
+            [this](const QString& title, const QString& message) {
+                m_statusLabel->setText(title + ": " + message);
+            });
+    connect(m_workspace, &Workspace::buildInputChanged, this, [this](const QString& what) {
+        if (what == "tuning records") m_kernelBuildKey.clear();  // the code views rebuild
+    });
+    connect(m_runs, &RunController::nodeHeat, m_graphView, &widgets::GraphView::setNodeHeat);
+    connect(m_runs, &RunController::nodeRequested, this, [this](const QString& name) {
+        const int node = m_document ? m_document->graph().find_node(name.toStdString()) : -1;
+        if (node >= 0) m_graphView->setCurrentNode(node);
+    });
+    connect(m_runs, &RunController::finished, this, [this]() {
+        m_statusLabel->setText(m_document ? m_document->displayName() : QString());
+    });
+    connect(m_tunes, &TuneController::started, this, [this]() { showPlot("tuning"); });
+    connect(m_sessions, &SessionController::failed, this, &MainWindow::loadFailed);
     // The code panes show what the settings build now.
     auto showCurrentKernel = [this]() {
         if (m_document && !m_loadJobs->isRunning()) showKernelCode(m_graphView->currentNode());
     };
     connect(m_settingsBar, &BuildSettingsBar::threadsChanged, this, showCurrentKernel);
     connect(m_settingsBar, &BuildSettingsBar::targetChanged, this, [this, showCurrentKernel]() {
-        updateRunStatus();
+        m_runs->updateStatus();
         showCurrentKernel();
     });
     connect(m_passPanel, &PassPipelinePanel::pipelineChanged, this, showCurrentKernel);
@@ -164,11 +183,8 @@ MainWindow::MainWindow(QWidget* parent)
         const int node = m_graphView->currentNode();
         if (node < 0 || node >= m_document->nodeCount()) return;
         const QString name = QString::fromStdString(m_document->graph().nodes[node].name);
-        if (m_scheduleEditor->steps().empty())
-            m_traces.remove(name);
-        else
-            m_traces[name] = m_scheduleEditor->steps();
-        noteBuildInputChanged("schedules");
+        m_workspace->setTrace(name, m_scheduleEditor->steps());
+        m_workspace->noteBuildInputChanged("schedules");
         showKernelCode(node);  // the kernel that runs, with the new schedule
     });
     connect(m_scheduleEditor, &ScheduleEditor::measured, this, [this](double gflops, double ms) {
@@ -183,9 +199,8 @@ MainWindow::MainWindow(QWidget* parent)
         if (m_document) emit modelLoaded(m_document->path());
     });
 
-    for (JobRunner* runner :
-         {m_loadJobs, m_runJobs, m_scheduleEditor->jobs(), m_passPanel->jobs(), m_exportJobs,
-          m_tuneJobs}) {
+    for (JobRunner* runner : {m_loadJobs, m_runs->jobs(), m_scheduleEditor->jobs(),
+                              m_passPanel->jobs(), m_exports->jobs(), m_tunes->jobs()}) {
         connect(runner, &JobRunner::jobStarted, this, [this](int, const QString& title) {
             m_statusLabel->setText(title + "...");
             updateBusyState();
@@ -206,14 +221,6 @@ MainWindow::MainWindow(QWidget* parent)
         reportError("Cannot open model", message);
         emit loadFailed(message);
     });
-    connect(m_exportJobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
-        reportError("Export failed", message);
-        emit exportFailed(message);
-    });
-    connect(m_runJobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
-        reportError("Run failed", message);
-        emit runFailed(message);
-    });
 
     resize(1600, 1000);
     resizeDocks({m_propertiesDock}, {540}, Qt::Horizontal);
@@ -222,7 +229,7 @@ MainWindow::MainWindow(QWidget* parent)
     QSettings settings;
     restoreState(settings.value("window/state").toByteArray());
     auto* autosave = new QTimer(this);
-    connect(autosave, &QTimer::timeout, this, &MainWindow::autosaveNow);
+    connect(autosave, &QTimer::timeout, m_sessions, &SessionController::autosaveNow);
     autosave->start(30000);
     rebuildRecentMenu();
 }
@@ -264,32 +271,10 @@ void MainWindow::createDocks() {
     tabifyDockWidget(m_codeDock, m_passDock);
     m_codeDock->raise();
 
-    auto* perfPanel = new QWidget(this);
-    auto* perfLayout = new QVBoxLayout(perfPanel);
-    perfLayout->setContentsMargins(4, 4, 4, 4);
-    m_perfLabel->setText("Run (F5) to measure latency and GFLOP/s.");
-    m_perfLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    perfLayout->addWidget(m_perfLabel);
-    m_plotTabs = new QTabWidget(perfPanel);
-    m_plotTabs->addTab(m_perfPlot, "Time per kernel");
-    m_plotTabs->addTab(m_roofline, "Roofline");
-    m_kernelTable = new QTableWidget(0, 7, this);
-    m_kernelTable->setHorizontalHeaderLabels({"Kernel", "Nodes", "ms", "%", "GFLOP/s", "GB/s", ""});
-    m_kernelTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_kernelTable->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_kernelTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
-    m_kernelTable->verticalHeader()->setVisible(false);
-    connect(m_kernelTable, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-        const QTableWidgetItem* kernel = m_kernelTable->item(row, 0);
-        if (!m_document || !kernel) return;  // select the kernel's first node
-        const int node = m_document->graph().find_node(kernel->data(Qt::UserRole).toString().toStdString());
-        if (node >= 0) m_graphView->setCurrentNode(node);
-    });
-    m_plotTabs->addTab(m_kernelTable, "Kernels");
-    perfLayout->addWidget(m_plotTabs, 1);
+    m_runs->plotTabs()->addTab(m_tunes->plot(), "Tuning");
     m_perfDock = new QDockWidget("Performance", this);
     m_perfDock->setObjectName("PerformanceDock");
-    m_perfDock->setWidget(perfPanel);
+    m_perfDock->setWidget(m_runs->panel());
     addDockWidget(Qt::RightDockWidgetArea, m_perfDock);
     splitDockWidget(m_propertiesDock, m_perfDock, Qt::Vertical);
     tabifyDockWidget(m_propertiesDock, m_scheduleDock);
@@ -311,12 +296,12 @@ void MainWindow::createActions() {
                                               "&Open...", this, &MainWindow::openFileDialog);
     openAction->setShortcut(QKeySequence::Open);
     m_recentMenu = fileMenu->addMenu("Open &recent");
-    fileMenu->addAction("Open &session...", this, &MainWindow::openSessionDialog);
-    fileMenu->addAction("Save s&ession...", this, &MainWindow::saveSessionDialog)
+    fileMenu->addAction("Open &session...", m_sessions, &SessionController::openDialog);
+    fileMenu->addAction("Save s&ession...", m_sessions, &SessionController::saveDialog)
         ->setShortcut(QKeySequence::Save);
     fileMenu->addAction("&Save model as ONNX...", this, &MainWindow::saveOnnxDialog)
         ->setShortcut(QKeySequence::SaveAs);
-    fileMenu->addAction("E&xport package...", this, &MainWindow::exportPackageDialog)
+    fileMenu->addAction("E&xport package...", m_exports, &ExportController::exportDialog)
         ->setShortcut(Qt::CTRL | Qt::Key_E);
     fileMenu->addAction("Export &graph image (SVG, PNG)...", this, &MainWindow::exportGraphDialog);
     fileMenu->addAction("Export &plot (PNG, SVG, PDF)...", this, &MainWindow::exportPlotDialog);
@@ -327,8 +312,8 @@ void MainWindow::createActions() {
     createEditActions(menuBar()->addMenu("&Edit"));
 
     QMenu* modelMenu = menuBar()->addMenu("&Model");
-    m_runAction = modelMenu->addAction(style()->standardIcon(QStyle::SP_MediaPlay), "&Run", this,
-                                       &MainWindow::runModel);
+    m_runAction = modelMenu->addAction(style()->standardIcon(QStyle::SP_MediaPlay), "&Run", m_runs,
+                                       &RunController::run);
     m_runAction->setShortcut(Qt::Key_F5);
     QAction* cancelAction = modelMenu->addAction(style()->standardIcon(QStyle::SP_BrowserStop),
                                                  "&Cancel job", this, &MainWindow::cancelJobs);
@@ -362,7 +347,13 @@ void MainWindow::createActions() {
     toolBar->addAction(openAction);
     toolBar->addAction(m_runAction);
     toolBar->addAction(cancelAction);
-    createTuneActions(tuneMenu, toolBar);
+    QAction* tune = tuneMenu->addAction(style()->standardIcon(QStyle::SP_MediaSeekForward),
+                                        "&Tune kernels...", m_tunes, &TuneController::tuneDialog);
+    tune->setShortcut(Qt::CTRL | Qt::Key_T);
+    tune->setToolTip("Autotune the model's kernels (Ctrl+T) with the toolbar's settings; Run and "
+                     "Export then use the best schedules");
+    tuneMenu->addAction("&Cancel tuning", m_tunes->jobs(), &JobRunner::cancel);
+    toolBar->addAction(tune);
     toolBar->addWidget(m_settingsBar);
     toolBar->addSeparator();
     toolBar->addAction(fitAction);
@@ -426,7 +417,7 @@ void MainWindow::openModelWithShapes(const QString& path, const InputShapes& sha
             if (const auto* request = std::get_if<InputShapeRequest>(&value)) {
                 QString error;
                 std::optional<InputShapes> given =
-                    askInputShapes(this, *request, m_dialogsSuppressed, &error);
+                    askInputShapes(this, *request, dialogsSuppressed(), &error);
                 if (!given) {
                     const QString message =
                         path + ": " + (error.isEmpty() ? "no input shapes given" : error);
@@ -446,19 +437,14 @@ void MainWindow::openModelWithShapes(const QString& path, const InputShapes& sha
 }
 
 void MainWindow::setDocument(std::shared_ptr<ModelDocument> document) {
-    m_runJobs->cancel();  // a result for the old model would be stale
     m_document = std::move(document);
-    m_lastRun.reset();
+    m_workspace->setDocument(m_document);  // and no schedule traces
+    m_runs->clearResult();  // a result for the old model would be stale
     m_kernelBuild.reset();  // the code views' build was of the old model
     m_kernelBuildKey.clear();
-    m_staleReasons.clear();
-    updateRunStatus();
-    m_perfPlot->clearBars();
-    m_perfLabel->setText("Run (F5) to measure latency and GFLOP/s.");
     m_codePanes->clear();
     m_properties->clear();
     m_undo->clear();
-    m_traces.clear();
     m_selectAfterLayout = QString();
     addRecentFile(m_document->path());
     setWindowTitle(m_document->displayName() + " - Tessera Studio");
@@ -504,16 +490,24 @@ void MainWindow::showNodeCode(int node) {
     // The schedule editor replays the op's trace on the op alone.
     m_scheduleEditor->setFunction(title, func,
                                   graph::node_flops(m_document->graph(), n),
-                                  m_traces.value(QString::fromStdString(n.name)));
+                                  m_workspace->traces().value(QString::fromStdString(n.name)));
 }
 
 void MainWindow::cancelJobs() {
     m_loadJobs->cancel();
-    m_runJobs->cancel();
-    m_exportJobs->cancel();
-    m_tuneJobs->cancel();
+    m_runs->jobs()->cancel();
+    m_exports->jobs()->cancel();
+    m_tunes->jobs()->cancel();
     m_scheduleEditor->jobs()->cancel();
     m_passPanel->jobs()->cancel();
+}
+
+void MainWindow::showPlot(const QString& name) {
+    raiseView("plots");
+    QWidget* tab = name == "roofline" ? static_cast<QWidget*>(m_runs->rooflinePlot())
+                   : name == "tuning" ? static_cast<QWidget*>(m_tunes->plot())
+                                      : static_cast<QWidget*>(m_runs->perfPlot());
+    m_runs->plotTabs()->setCurrentWidget(tab);
 }
 
 bool MainWindow::raiseView(const QString& name) {
@@ -556,13 +550,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::reportError(const QString& title, const QString& message) {
-    log("error: " + title + ": " + message);
-    m_statusLabel->setText(title + ": " + message);
-    if (m_dialogsSuppressed) return;
-    // Window-modal but not blocking: no nested event loop inside job callbacks.
-    auto* box = new QMessageBox(QMessageBox::Critical, title, message, QMessageBox::Ok, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
+    m_workspace->reportError(title, message);
 }
 
 void MainWindow::log(const QString& message) {
@@ -570,7 +558,7 @@ void MainWindow::log(const QString& message) {
 }
 
 void MainWindow::updateBusyState() {
-    const bool jobs = m_loadJobs->isRunning() || m_runJobs->isRunning() || m_tuneJobs->isRunning();
+    const bool jobs = m_loadJobs->isRunning() || m_runs->isRunning() || m_tunes->isTuning();
     const bool layout = !m_loadJobs->isRunning() && m_graphView->isLayoutPending() && m_document;
     m_progress->setVisible(jobs || layout);
     m_cancelButton->setVisible(jobs);

@@ -1,9 +1,11 @@
 // MainWindow: the studio's window: graph in the centre (search, edits with
 // undo/redo); docks for properties, the schedule editor, code panes, the pass
-// pipeline, performance plots and messages; open (menu, drop, recent,
-// session), run, measure and export jobs; autosave. Its members are defined
-// in main_window.cpp, main_window_edit.cpp, main_window_session.cpp and
-// main_window_plots.cpp (tuning, roofline peaks).
+// pipeline, performance plots and messages; opening models (menu, drop,
+// recent). Run, Tune, Export and sessions are controllers that own their jobs
+// and state (run_controller.h, tune_controller.h, export_controller.h,
+// session_controller.h) over the shared Workspace; the window lays them out
+// and wires them. Its members are defined in main_window.cpp,
+// main_window_edit.cpp and main_window_code.cpp.
 #pragma once
 
 #include <QMainWindow>
@@ -11,11 +13,13 @@
 #include <memory>
 
 #include "app/studio/build_settings.h"
+#include "app/studio/export_controller.h"
 #include "app/studio/job_runner.h"
-#include "app/studio/machine_peaks.h"
 #include "app/studio/model_document.h"
-#include "app/studio/run_job.h"
-#include "app/studio/session.h"
+#include "app/studio/run_controller.h"
+#include "app/studio/session_controller.h"
+#include "app/studio/tune_controller.h"
+#include "app/studio/workspace.h"
 #include "engine/schedule/trace.h"
 
 class QDockWidget;
@@ -54,8 +58,14 @@ public:
     ~MainWindow() override;
 
     /// When set, errors only go to the Messages dock (screenshot mode, tests).
-    void setDialogsSuppressed(bool suppressed) { m_dialogsSuppressed = suppressed; }
-    bool dialogsSuppressed() const { return m_dialogsSuppressed; }
+    void setDialogsSuppressed(bool suppressed) { m_workspace->setDialogsSuppressed(suppressed); }
+    bool dialogsSuppressed() const { return m_workspace->dialogsSuppressed(); }
+
+    Workspace* workspace() const { return m_workspace; }
+    RunController* runs() const { return m_runs; }
+    TuneController* tuning() const { return m_tunes; }
+    ExportController* exports() const { return m_exports; }
+    SessionController* sessions() const { return m_sessions; }
 
     /// Starts loading a model in the background. modelLoaded follows once it
     /// is shown and laid out, or loadFailed (the previous model stays open).
@@ -83,27 +93,11 @@ public:
     /// Highlights nodes matching `text`, selects the next; returns the match count.
     int searchGraph(const QString& text);
     QLineEdit* searchBox() const { return m_search; }
-    /// The session of what is open (model, edits, pipeline, traces).
-    Session currentSession() const;
-    /// Writes the session as JSON; false (logged) on failure.
-    bool saveSession(const QString& path);
-    /// Opens the session's model in the background, then replays its edits and
-    /// restores its pipeline and traces (sessionRestored), or loadFailed.
-    void openSession(const QString& path);
-    /// Builds the model with the pass pipeline and writes a package (.tar) in a
-    /// job; packageExported (with meta.json) or exportFailed follows.
-    void exportPackageTo(const QString& path);
-    /// Writes the autosave file now if anything changed since the last one.
-    void autosaveNow();
-    /// Where autosave writes (removed on a normal exit; found after a crash).
-    static QString autosavePath();
     /// The recent model files, newest first (QSettings).
     QStringList recentFiles() const;
 
     const ModelDocument* document() const { return m_document.get(); }
     bool isLoading() const { return m_loadJobs->isRunning(); }
-    bool isRunning() const { return m_runJobs->isRunning(); }
-    const RunResult* lastRun() const { return m_lastRun.get(); }
 
     widgets::GraphView* graphView() const { return m_graphView; }
     /// The left code pane (loop IR by default).
@@ -113,52 +107,23 @@ public:
     PassPipelinePanel* passPanel() const { return m_passPanel; }
     BuildSettingsBar* settingsBar() const { return m_settingsBar; }
     /// The one set of options Run, Tune, Export and the code views build
-    /// with: the toolbar's opt level and threads, the pass panel's checked
-    /// passes, the tuning database.
-    BuildSettings buildSettings() const;
-    /// Why the last Run's figures no longer describe what Run would build
-    /// ("passes, threads changed"); empty when they do or nothing ran yet.
-    QString staleReason() const;
-    /// The status bar's permanent label naming what the last Run ran.
-    QLabel* lastRunLabel() const { return m_lastRunLabel; }
-    /// The schedule traces of all nodes, as Run and Export pass them to the build.
-    KernelTraces kernelTraces() const;
+    /// with (Workspace::buildSettings).
+    BuildSettings buildSettings() const { return m_workspace->buildSettings(); }
     /// The schedule trace kept for a node (by name); empty when none.
-    std::vector<schedule::Step> traceOf(const QString& node) const { return m_traces.value(node); }
+    std::vector<schedule::Step> traceOf(const QString& node) const {
+        return m_workspace->traces().value(node);
+    }
     bool isCompilingCode() const { return m_codeJobs->isRunning(); }
-    widgets::PerfPlot* perfPlot() const { return m_perfPlot; }
-    widgets::RooflinePlot* rooflinePlot() const { return m_roofline; }
-    /// The kernel table (Performance dock): kernel, nodes, ms, %, GFLOP/s, GB/s, notes.
-    QTableWidget* kernelTable() const { return m_kernelTable; }
-    /// Measures this machine's peak FLOP/s and bandwidths once, in a job (roofline).
-    void measurePeaks();
-    /// The machine's ceilings, once measured (null before).
-    const MachinePeaks* machinePeaks() const { return m_peaks.get(); }
     /// Raises the Performance dock's tab "bars", "roofline" or "tuning".
     void showPlot(const QString& name);
-    bool isMeasuringPeaks() const { return m_peakJobs->isRunning(); }
     QTreeWidget* propertiesView() const { return m_properties; }
     QPlainTextEdit* messagesView() const { return m_messages; }
-    QLabel* perfLabel() const { return m_perfLabel; }
     /// The status bar's progress: opening a model goes 0-60 % while importing
     /// and 60-100 % while laying out; jobs report their own fraction.
     QProgressBar* progressBar() const { return m_progress; }
 
-    /// Autotunes the open model's kernels for `trials` candidates in a job,
-    /// plotting GFLOP/s per trial with the running best as they arrive
-    /// (trialMeasured); tuningFinished or tuningFailed follows. Run uses the
-    /// tuning database afterwards.
-    void startTuning(int trials);
-    bool isTuning() const { return m_tuneJobs->isRunning(); }
-    widgets::SeriesPlot* tunePlot() const { return m_tunePlot; }
-    /// The tuning database (JSON lines) that Tune appends to and Run reads.
-    void setTuningDatabase(const QString& path) { m_tuningDb = path; }
-    QString tuningDatabase() const { return m_tuningDb; }
-
 public slots:
     void openFileDialog();
-    /// Builds, times and profiles the open model in the background.
-    void runModel();
     void cancelJobs();
     /// Shows a node's loop IR and properties (-1 clears them).
     void showNode(int node);
@@ -173,25 +138,13 @@ public slots:
     void exportGraphDialog();
     void exportPlotDialog();
     void showAbout();
-    void saveSessionDialog();
-    void openSessionDialog();
-    void exportPackageDialog();
-    void tuneDialog();
 
 signals:
     void modelLoaded(const QString& path);
     void loadFailed(const QString& message);
-    void runFinished();
-    void runFailed(const QString& message);
     void editRefused(const QString& message);
-    void sessionRestored();
-    void packageExported(const QString& path, const QString& metaJson);
-    void exportFailed(const QString& message);
     /// The graph changed (edit, undo or redo) and is shown again.
     void graphChanged();
-    void trialMeasured(double gflops, double bestGflops);
-    void tuningFinished(int measured, bool cancelled);
-    void tuningFailed(const QString& message);
     /// The code panes show the kernel `kernel` (empty: an error, shown in the panes).
     void kernelCodeShown(const QString& kernel);
 
@@ -204,7 +157,6 @@ private:
     void createDocks();
     void createActions();
     void setDocument(std::shared_ptr<ModelDocument> document);
-    void showRunResult(const RunResult& result);
     void reportError(const QString& title, const QString& message);
     void log(const QString& message);
     void updateBusyState();
@@ -221,25 +173,9 @@ private:
     QString kernelBuildKey() const;
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
-    void restorePendingSession();
-    /// The Tune menu and toolbar action, the tuning plot tab (main_window_plots.cpp).
-    void createTuneActions(QMenu* menu, QToolBar* toolBar);
-    /// Something Run builds from changed (graph edit, schedule, tuning
-    /// records): the last Run's figures are stale until the next Run.
-    void noteBuildInputChanged(const QString& what);
-    /// The last-run label and the stale notice, from m_lastRun and the settings.
-    void updateRunStatus();
-    /// The roofline's ceilings for the shown Run's thread count (measures first).
-    void showCeilings();
-    /// The Performance dock's kernel table: one sortable row per kernel.
-    void fillKernelTable(const RunResult& result);
 
     std::shared_ptr<ModelDocument> m_document;
-    std::unique_ptr<RunResult> m_lastRun;
-    bool m_dialogsSuppressed = false;
-
     JobRunner* m_loadJobs;
-    JobRunner* m_runJobs;
 
     widgets::GraphView* m_graphView;
     widgets::CodePanes* m_codePanes;
@@ -247,26 +183,15 @@ private:
     PassPipelinePanel* m_passPanel;
     QDockWidget* m_passDock = nullptr;
     JobRunner* m_codeJobs;
-    widgets::RooflinePlot* m_roofline;
-    JobRunner* m_peakJobs;
-    JobRunner* m_exportJobs;
-    JobRunner* m_tuneJobs;
-    widgets::SeriesPlot* m_tunePlot = nullptr;
-    QString m_tuningDb;
     QUndoStack* m_undo;
     QLineEdit* m_search;
     QMenu* m_recentMenu = nullptr;
     QTabWidget* m_plotTabs = nullptr;
     QDockWidget* m_scheduleDock = nullptr;
-    QMap<QString, std::vector<schedule::Step>> m_traces;  // per node name
-    QString m_selectAfterLayout;
-    std::unique_ptr<Session> m_pendingSession;  // applied once its model is loaded
-    QByteArray m_lastAutosave;  // node name to select once a relayout finishes
+    QString m_selectAfterLayout;  // node name to select once a relayout finishes
     bool m_fillingProperties = false;
-    widgets::PerfPlot* m_perfPlot;
     QTreeWidget* m_properties;
     QPlainTextEdit* m_messages;
-    QLabel* m_perfLabel;
     QDockWidget* m_codeDock = nullptr;
     QDockWidget* m_propertiesDock = nullptr;
     QDockWidget* m_perfDock = nullptr;
@@ -276,14 +201,13 @@ private:
     QLabel* m_statusLabel;
     QAction* m_runAction = nullptr;
     BuildSettingsBar* m_settingsBar;
-    std::unique_ptr<MachinePeaks> m_peaks;
-    bool m_peaksRemeasured = false;  // once per session, when a kernel tops the ceilings
-    QTableWidget* m_kernelTable = nullptr;
     std::shared_ptr<const driver::CompiledModel> m_kernelBuild;  // the code views' build
     QString m_kernelBuildKey;                                     // ... and what it was built from
-    QLabel* m_lastRunLabel;
-    QStringList m_changesSinceRunStart;  // build inputs changed since the last Run started
-    QStringList m_staleReasons;          // ... and since the shown Run's result
+    Workspace* m_workspace;
+    RunController* m_runs;
+    TuneController* m_tunes;
+    ExportController* m_exports;
+    SessionController* m_sessions;
 };
 
 }  // namespace tessera::studio

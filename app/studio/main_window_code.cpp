@@ -21,7 +21,7 @@ QString MainWindow::kernelBuildKey() const {
                       .arg(s.passes.join(","))
                       .arg(s.threads)
                       .arg(s.records);
-    for (const auto& [node, trace] : kernelTraces())
+    for (const auto& [node, trace] : m_workspace->kernelTraces())
         key += "|" + QString::fromStdString(node + "=" + trace.to_json());
     return key;
 }
@@ -34,7 +34,7 @@ void MainWindow::showKernelCode(int node) {
     std::shared_ptr<const driver::CompiledModel> cached = key == m_kernelBuildKey ? m_kernelBuild : nullptr;
     std::shared_ptr<const graph::Graph> graph = m_document->snapshot();
     const BuildSettings settings = buildSettings();
-    const KernelTraces traces = kernelTraces();
+    const KernelTraces traces = m_workspace->kernelTraces();
     const QString previousKernel = m_codeDock->property("kernel").toString();
     m_codeDock->setWindowTitle("Code - building the kernel of " + name + "...");
     m_codeJobs->start(

@@ -121,11 +121,9 @@ void MainWindow::installGraph(std::shared_ptr<const graph::Graph> graph,
     if (!edits.empty() && edits.back().kind == graph::GraphEdit::Kind::Rename &&
         QString::fromStdString(edits.back().target) == keep)
         keep = QString::fromStdString(edits.back().key);
-    m_runJobs->cancel();  // a result for the old graph would be stale
+    m_runs->clearResult();  // a result for the old graph would be stale
     m_document->setGraph(std::move(graph));
     m_document->edits() = edits;
-    m_lastRun.reset();
-    m_perfPlot->clearBars();
     m_selectAfterLayout = keep;
     m_graphView->setGraph(m_document->graphViewData());
     m_passPanel->setGraph(m_document->snapshot());
@@ -291,9 +289,11 @@ void MainWindow::exportPlotDialog() {
     const QString path = QFileDialog::getSaveFileName(this, "Export plot", "plot.png",
                                                       "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)");
     if (path.isEmpty()) return;
-    QCustomPlot* plot = m_plotTabs->currentWidget() == m_perfPlot   ? m_perfPlot->plot()
-                        : m_plotTabs->currentWidget() == m_roofline ? m_roofline->plot()
-                                                                    : m_scheduleEditor->measurePlot()->plot();
+    QWidget* shown = m_runs->plotTabs()->currentWidget();
+    QCustomPlot* plot = shown == m_runs->perfPlot()       ? m_runs->perfPlot()->plot()
+                        : shown == m_runs->rooflinePlot() ? m_runs->rooflinePlot()->plot()
+                        : shown == m_tunes->plot()        ? m_tunes->plot()->plot()
+                                                          : m_scheduleEditor->measurePlot()->plot();
     if (widgets::exportPlot(plot, path))
         log("Exported plot to " + path);
     else
@@ -331,7 +331,7 @@ void MainWindow::rebuildRecentMenu() {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     QSettings().setValue("window/state", saveState());
-    QFile::remove(autosavePath());  // a normal exit: nothing to recover
+    QFile::remove(SessionController::autosavePath());  // a normal exit: nothing to recover
     QMainWindow::closeEvent(event);
 }
 

@@ -88,10 +88,10 @@ TEST(StudioCuda, CompilesTheModelForCudaAndExportsThePtxTheCliBuilds) {
     }
 
     // Export writes the CUDA package; its PTX is `tessera compile --target cuda`'s.
-    QSignalSpy exported(&s.window, &studio::MainWindow::packageExported);
-    QSignalSpy failed(&s.window, &studio::MainWindow::exportFailed);
+    QSignalSpy exported(s.window.exports(), &tessera::studio::ExportController::exported);
+    QSignalSpy failed(s.window.exports(), &tessera::studio::ExportController::failed);
     const QString studioPackage = dir.filePath("studio.tar");
-    s.window.exportPackageTo(studioPackage);
+    s.window.exports()->exportTo(studioPackage);
     ASSERT_TRUE(QTest::qWaitFor([&]() { return exported.count() + failed.count() > 0; }, 120000));
     ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
     const QJsonObject meta =

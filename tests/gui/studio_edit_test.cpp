@@ -287,20 +287,20 @@ TEST(StudioViews, EveryNamedViewCanBeRaised) {
 TEST(StudioPlots, RunFillsTheRooflineWithMeasuredPeaks) {
     Studio s;
     ASSERT_TRUE(s.ok);
-    QSignalSpy finished(&s.window, &MainWindow::runFinished);
-    s.window.runModel();
+    QSignalSpy finished(s.window.runs(), &tessera::studio::RunController::finished);
+    s.window.runs()->run();
     ASSERT_TRUE(finished.wait(120000));
-    ASSERT_TRUE(QTest::qWaitFor([&]() { return !s.window.isMeasuringPeaks(); }, 60000));
-    const auto* run = s.window.lastRun();
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !s.window.runs()->isMeasuringPeaks(); }, 60000));
+    const auto* run = s.window.runs()->lastRun();
     ASSERT_NE(run, nullptr);
     int withFlops = 0;
     for (const auto& k : run->kernels) {
         EXPECT_GT(k.bytes, 0) << k.label.toStdString();
         if (k.flops > 0 && k.ms > 0) ++withFlops;
     }
-    EXPECT_EQ(s.window.rooflinePlot()->kernelCount(), withFlops);
-    EXPECT_GT(s.window.rooflinePlot()->peakGflops(), 0);
-    EXPECT_GT(s.window.rooflinePlot()->bandwidth(), 0);
+    EXPECT_EQ(s.window.runs()->rooflinePlot()->kernelCount(), withFlops);
+    EXPECT_GT(s.window.runs()->rooflinePlot()->peakGflops(), 0);
+    EXPECT_GT(s.window.runs()->rooflinePlot()->bandwidth(), 0);
 }
 
 #include "app/studio/pass_pipeline_panel.h"
@@ -366,13 +366,13 @@ TEST(StudioSession, SaveAndReloadRestoresEditsPipelineAndTraces) {
         ASSERT_TRUE(editor->addStep(makeStep("split", {editor->loopModel()->rows()[3].name.toStdString()}, {-1, 4})));
         steps = editor->steps();
         s.window.passPanel()->setPipeline({"fuse_ops"});
-        ASSERT_TRUE(s.window.saveSession(path));
+        ASSERT_TRUE(s.window.sessions()->save(path));
         edited = graph::print(s.graph());
     }
     MainWindow window;
     window.setDialogsSuppressed(true);
-    QSignalSpy restored(&window, &MainWindow::sessionRestored);
-    window.openSession(path);
+    QSignalSpy restored(window.sessions(), &tessera::studio::SessionController::restored);
+    window.sessions()->open(path);
     ASSERT_TRUE(restored.wait(60000));
     ASSERT_TRUE(QTest::qWaitFor([&]() { return !window.graphView()->isLayoutPending(); }, 30000));
     EXPECT_EQ(graph::print(window.document()->graph()), edited);
@@ -396,21 +396,21 @@ TEST(StudioSession, BadSessionFilesAreRefusedWithTheReason) {
 }
 
 TEST(StudioSession, AutosaveWritesARecoverableSession) {
-    QFile::remove(MainWindow::autosavePath());
+    QFile::remove(tessera::studio::SessionController::autosavePath());
     Studio s;
     ASSERT_TRUE(s.ok);
     ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::DeleteNode, "relu1")));
-    s.window.autosaveNow();
-    ASSERT_TRUE(QFileInfo::exists(MainWindow::autosavePath()));
+    s.window.sessions()->autosaveNow();
+    ASSERT_TRUE(QFileInfo::exists(tessera::studio::SessionController::autosavePath()));
     tessera::studio::Session recovered;
     QString error;
-    ASSERT_TRUE(tessera::studio::Session::load(MainWindow::autosavePath(), &recovered, &error))
+    ASSERT_TRUE(tessera::studio::Session::load(tessera::studio::SessionController::autosavePath(), &recovered, &error))
         << error.toStdString();
     ASSERT_EQ(recovered.edits.size(), 1u);
     EXPECT_EQ(recovered.edits[0].target, "relu1");
     EXPECT_EQ(recovered.modelSha256, tessera::studio::fileSha256(exampleModel()));
     s.window.close();  // a normal exit removes it
-    EXPECT_FALSE(QFileInfo::exists(MainWindow::autosavePath()));
+    EXPECT_FALSE(QFileInfo::exists(tessera::studio::SessionController::autosavePath()));
 }
 
 TEST(StudioExport, WritesAPackageWithItsMetadataInTheBackground) {
@@ -418,9 +418,9 @@ TEST(StudioExport, WritesAPackageWithItsMetadataInTheBackground) {
     ASSERT_TRUE(s.ok);
     QTemporaryDir dir;
     const QString path = dir.filePath("model.tar");
-    QSignalSpy exported(&s.window, &MainWindow::packageExported);
-    QSignalSpy failed(&s.window, &MainWindow::exportFailed);
-    s.window.exportPackageTo(path);
+    QSignalSpy exported(s.window.exports(), &tessera::studio::ExportController::exported);
+    QSignalSpy failed(s.window.exports(), &tessera::studio::ExportController::failed);
+    s.window.exports()->exportTo(path);
     ASSERT_TRUE(QTest::qWaitFor([&]() { return exported.count() + failed.count() > 0; }, 120000));
     ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
     EXPECT_GT(QFileInfo(path).size(), 1000);

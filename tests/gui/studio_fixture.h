@@ -23,22 +23,22 @@ struct OpenStudio {
     }
     /// Runs the model; the result or null (with `error`) on failure.
     const studio::RunResult* run(QString* error = nullptr) {
-        QSignalSpy finished(&window, &studio::MainWindow::runFinished);
-        QSignalSpy failed(&window, &studio::MainWindow::runFailed);
-        window.runModel();
+        QSignalSpy finished(window.runs(), &tessera::studio::RunController::finished);
+        QSignalSpy failed(window.runs(), &tessera::studio::RunController::failed);
+        window.runs()->run();
         if (!QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 60000))
             return nullptr;
         if (failed.count()) {
             if (error) *error = failed.first().first().toString();
             return nullptr;
         }
-        return window.lastRun();
+        return window.runs()->lastRun();
     }
     /// Tunes for `trials`; false (with `error`) on failure or timeout.
     bool tune(int trials, QString* error = nullptr) {
-        QSignalSpy finished(&window, &studio::MainWindow::tuningFinished);
-        QSignalSpy failed(&window, &studio::MainWindow::tuningFailed);
-        window.startTuning(trials);
+        QSignalSpy finished(window.tuning(), &tessera::studio::TuneController::finished);
+        QSignalSpy failed(window.tuning(), &tessera::studio::TuneController::failed);
+        window.tuning()->start(trials);
         if (!QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 120000))
             return false;
         if (failed.count() && error) *error = failed.first().first().toString();

@@ -62,7 +62,7 @@ TEST(StudioTruth, TheOptLevelSelectsThePassesRunBuildsWith) {
     EXPECT_EQ(run->settings.passes, studio::defaultPasses(1));
     // -O1 has no layout pass: no blocked-layout (NCHWc) kernel ran.
     for (const auto& k : run->kernels) EXPECT_FALSE(k.loopIr.contains("NCHWc")) << k.kernel.toStdString();
-    EXPECT_EQ(s.window.currentSession().optLevel, 1);
+    EXPECT_EQ(s.window.sessions()->currentSession().optLevel, 1);
 }
 
 TEST(StudioTruth, UntickingAPassChangesWhatRunRunsAndMarksTheResultStale) {
@@ -72,28 +72,28 @@ TEST(StudioTruth, UntickingAPassChangesWhatRunRunsAndMarksTheResultStale) {
     ASSERT_NE(fused, nullptr);
     const QStringList before = kernelNames(*fused);  // the next Run replaces the result
     ASSERT_GT(multiNodeKernels(*fused), 0);
-    EXPECT_TRUE(s.window.staleReason().isEmpty());
-    EXPECT_TRUE(s.window.lastRunLabel()->text().startsWith("Last run: -O2"))
-        << s.window.lastRunLabel()->text().toStdString();
+    EXPECT_TRUE(s.window.runs()->staleReason().isEmpty());
+    EXPECT_TRUE(s.window.runs()->lastRunLabel()->text().startsWith("Last run: -O2"))
+        << s.window.runs()->lastRunLabel()->text().toStdString();
 
     setPassChecked(s.window.passPanel(), "fuse_ops", false);
-    EXPECT_EQ(s.window.staleReason(), "passes");
-    EXPECT_TRUE(s.window.lastRunLabel()->text().contains("stale: passes changed"))
-        << s.window.lastRunLabel()->text().toStdString();
-    EXPECT_TRUE(s.window.perfLabel()->text().startsWith("Stale"));
+    EXPECT_EQ(s.window.runs()->staleReason(), "passes");
+    EXPECT_TRUE(s.window.runs()->lastRunLabel()->text().contains("stale: passes changed"))
+        << s.window.runs()->lastRunLabel()->text().toStdString();
+    EXPECT_TRUE(s.window.runs()->perfLabel()->text().startsWith("Stale"));
 
     const RunResult* unfused = s.run();
     ASSERT_NE(unfused, nullptr);
     EXPECT_EQ(multiNodeKernels(*unfused), 0);  // one kernel per node
     EXPECT_NE(kernelNames(*unfused), before);
     EXPECT_FALSE(unfused->settings.passes.contains("fuse_ops"));
-    EXPECT_TRUE(s.window.staleReason().isEmpty());
-    EXPECT_FALSE(s.window.perfLabel()->text().startsWith("Stale"));
+    EXPECT_TRUE(s.window.runs()->staleReason().isEmpty());
+    EXPECT_FALSE(s.window.runs()->perfLabel()->text().startsWith("Stale"));
 
     // Ticking it again makes the shown (unfused) run stale; so does the thread count.
     setPassChecked(s.window.passPanel(), "fuse_ops", true);
     s.window.settingsBar()->setThreads(s.window.settingsBar()->threads() + 1);
-    EXPECT_EQ(s.window.staleReason(), "passes, threads");
+    EXPECT_EQ(s.window.runs()->staleReason(), "passes, threads");
 }
 
 TEST(StudioTruth, TuneThenRunAppliesTheRecordsAtTheRunsThreadCountAndExportKeepsThem) {
@@ -101,7 +101,7 @@ TEST(StudioTruth, TuneThenRunAppliesTheRecordsAtTheRunsThreadCountAndExportKeeps
     OpenStudio s;
     ASSERT_TRUE(s.ok);
     const QString db = dir.filePath("tuning.jsonl");
-    s.window.setTuningDatabase(db);
+    s.window.workspace()->setTuningDatabase(db);
     s.window.settingsBar()->setThreads(2);
     QString error;
     ASSERT_TRUE(s.tune(8, &error)) << error.toStdString();
@@ -109,7 +109,7 @@ TEST(StudioTruth, TuneThenRunAppliesTheRecordsAtTheRunsThreadCountAndExportKeeps
     autotune::Database records(db.toStdString(), /*read_only=*/true);
     ASSERT_FALSE(records.records().empty());
     for (const auto& r : records.records()) EXPECT_EQ(r.threads, 2);
-    EXPECT_TRUE(s.window.staleReason().isEmpty());  // nothing ran yet
+    EXPECT_TRUE(s.window.runs()->staleReason().isEmpty());  // nothing ran yet
 
     const RunResult* tuned = s.run(&error);
     ASSERT_NE(tuned, nullptr) << error.toStdString();
@@ -118,8 +118,8 @@ TEST(StudioTruth, TuneThenRunAppliesTheRecordsAtTheRunsThreadCountAndExportKeeps
     int flagged = 0;
     for (const auto& k : tuned->kernels) flagged += k.tuned ? 1 : 0;
     EXPECT_EQ(flagged, tuned->recordsApplied);
-    EXPECT_TRUE(s.window.lastRunLabel()->text().contains(QString("%1 tuned").arg(tuned->recordsApplied)))
-        << s.window.lastRunLabel()->text().toStdString();
+    EXPECT_TRUE(s.window.runs()->lastRunLabel()->text().contains(QString("%1 tuned").arg(tuned->recordsApplied)))
+        << s.window.runs()->lastRunLabel()->text().toStdString();
     const int applied = tuned->recordsApplied;  // the next Run replaces the result
 
     // At another thread count the records are skipped, and Run says why.
@@ -133,9 +133,9 @@ TEST(StudioTruth, TuneThenRunAppliesTheRecordsAtTheRunsThreadCountAndExportKeeps
 
     // Export builds with the same settings and names the records it used.
     s.window.settingsBar()->setThreads(2);
-    QSignalSpy exported(&s.window, &studio::MainWindow::packageExported);
-    QSignalSpy failed(&s.window, &studio::MainWindow::exportFailed);
-    s.window.exportPackageTo(dir.filePath("model.tar"));
+    QSignalSpy exported(s.window.exports(), &tessera::studio::ExportController::exported);
+    QSignalSpy failed(s.window.exports(), &tessera::studio::ExportController::failed);
+    s.window.exports()->exportTo(dir.filePath("model.tar"));
     ASSERT_TRUE(QTest::qWaitFor([&]() { return exported.count() + failed.count() > 0; }, 120000));
     ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
     const QJsonObject meta =
@@ -218,8 +218,8 @@ TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
         // (A kernel above the ceilings makes the studio measure them once more:
         // a first measurement may run on a busy machine, as in a parallel ctest.)
         ASSERT_TRUE(QTest::qWaitFor(
-            [&]() { return s.window.machinePeaks() != nullptr && !s.window.isMeasuringPeaks(); }, 60000));
-        const widgets::RooflinePlot* roofline = s.window.rooflinePlot();
+            [&]() { return s.window.runs()->machinePeaks() != nullptr && !s.window.runs()->isMeasuringPeaks(); }, 60000));
+        const widgets::RooflinePlot* roofline = s.window.runs()->rooflinePlot();
         EXPECT_GT(roofline->kernelCount(), 0);
         EXPECT_GT(roofline->peakGflops(), 0);
         const QStringList above = roofline->kernelsAbove(0.15);
@@ -230,12 +230,12 @@ TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
         for (const auto& k : run->kernels) flops += k.flops;
         EXPECT_NEAR(flops, s.window.document()->totalFlops(), 1e-6 * flops);
         // Legible results: a sortable kernel table and a heat map on the model's nodes.
-        EXPECT_EQ(s.window.kernelTable()->rowCount(), run->kernels.size());
+        EXPECT_EQ(s.window.runs()->kernelTable()->rowCount(), run->kernels.size());
         int heated = 0;
         for (const widgets::GraphNodeItem* item : s.window.graphView()->nodeItems())
             heated += item->fillColor() != widgets::colorForOp(item->op()) ? 1 : 0;
         EXPECT_EQ(heated, s.window.document()->nodeCount());  // every node ran in some kernel
-        const studio::MachinePeaks* peaks = s.window.machinePeaks();
+        const studio::MachinePeaks* peaks = s.window.runs()->machinePeaks();
         EXPECT_LE(peaks->gflopsOneCore, peaks->gflops);  // one core never beats them all
         // The threads ran together: not a sum of separate runs (which gave 1.75x here);
         // the slack covers a test beside this one slowing one of the measurements.
@@ -270,7 +270,7 @@ TEST(StudioTruth, InsertedNodesSaveAsOnnxAndReopenAsTheSameGraph) {
     // The session file keeps the insertions (op, name, attributes) for replay.
     studio::Session session;
     QString error;
-    ASSERT_TRUE(studio::Session::fromJson(s.window.currentSession().toJson(), "s", &session, &error))
+    ASSERT_TRUE(studio::Session::fromJson(s.window.sessions()->currentSession().toJson(), "s", &session, &error))
         << error.toStdString();
     ASSERT_EQ(session.edits.size(), 2u);
     EXPECT_EQ(session.edits[1].kind, graph::GraphEdit::Kind::InsertAfter);

@@ -88,7 +88,7 @@ TEST(StudioRun, RunUsesTheEditedSchedule) {
                                                 << scheduledIr.toStdString();
         EXPECT_FALSE(defaultIr.contains(line)) << line.toStdString();
     }
-    EXPECT_EQ(s.window.kernelTraces().count(node.toStdString()), 1u);
+    EXPECT_EQ(s.window.workspace()->kernelTraces().count(node.toStdString()), 1u);
 }
 
 TEST(StudioTune, ShortTuningJobPlotsTrialsAsTheyArrive) {
@@ -96,26 +96,26 @@ TEST(StudioTune, ShortTuningJobPlotsTrialsAsTheyArrive) {
     Studio s;
     ASSERT_TRUE(s.ok);
     const QString db = dir.filePath("tuning.jsonl");
-    s.window.setTuningDatabase(db);
+    s.window.workspace()->setTuningDatabase(db);
     int pointsWhileRunning = 0;
-    QObject::connect(&s.window, &MainWindow::trialMeasured, &s.window, [&]() {
-        if (s.window.isTuning()) ++pointsWhileRunning;
+    QObject::connect(s.window.tuning(), &tessera::studio::TuneController::trialMeasured, &s.window, [&]() {
+        if (s.window.tuning()->isTuning()) ++pointsWhileRunning;
     });
-    QSignalSpy points(&s.window, &MainWindow::trialMeasured);
-    QSignalSpy finished(&s.window, &MainWindow::tuningFinished);
-    QSignalSpy failed(&s.window, &MainWindow::tuningFailed);
-    s.window.startTuning(6);
-    EXPECT_TRUE(s.window.isTuning());  // the UI thread did not wait
+    QSignalSpy points(s.window.tuning(), &tessera::studio::TuneController::trialMeasured);
+    QSignalSpy finished(s.window.tuning(), &tessera::studio::TuneController::finished);
+    QSignalSpy failed(s.window.tuning(), &tessera::studio::TuneController::failed);
+    s.window.tuning()->start(6);
+    EXPECT_TRUE(s.window.tuning()->isTuning());  // the UI thread did not wait
     ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 60000));
     ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
     EXPECT_EQ(finished.first().at(0).toInt(), 6);
     EXPECT_EQ(points.count(), 6);
     EXPECT_GT(pointsWhileRunning, 0);  // live, not all at the end
-    EXPECT_EQ(s.window.tunePlot()->pointCount(), 6);
+    EXPECT_EQ(s.window.tuning()->plot()->pointCount(), 6);
     double best = 0;
     for (const auto& p : points) best = std::max(best, p.at(0).toDouble());
     EXPECT_GT(best, 0);
-    EXPECT_DOUBLE_EQ(s.window.tunePlot()->best(), best);
+    EXPECT_DOUBLE_EQ(s.window.tuning()->plot()->best(), best);
     // Every plotted trial is a record of the database.
     autotune::Database records(db.toStdString(), /*read_only=*/true);
     int trials = 0;
@@ -130,16 +130,16 @@ TEST(StudioTune, CancelStopsTuningAndDropsLaterPoints) {
     QTemporaryDir dir;
     Studio s;
     ASSERT_TRUE(s.ok);
-    s.window.setTuningDatabase(dir.filePath("tuning.jsonl"));
-    QSignalSpy points(&s.window, &MainWindow::trialMeasured);
-    QSignalSpy finished(&s.window, &MainWindow::tuningFinished);
-    s.window.startTuning(100000);
+    s.window.workspace()->setTuningDatabase(dir.filePath("tuning.jsonl"));
+    QSignalSpy points(s.window.tuning(), &tessera::studio::TuneController::trialMeasured);
+    QSignalSpy finished(s.window.tuning(), &tessera::studio::TuneController::finished);
+    s.window.tuning()->start(100000);
     ASSERT_TRUE(QTest::qWaitFor([&]() { return points.count() > 0; }, 30000));
     s.window.cancelJobs();
-    EXPECT_FALSE(s.window.isTuning());
-    const int shown = s.window.tunePlot()->pointCount();
+    EXPECT_FALSE(s.window.tuning()->isTuning());
+    const int shown = s.window.tuning()->plot()->pointCount();
     QTest::qWait(300);
-    EXPECT_EQ(s.window.tunePlot()->pointCount(), shown);
+    EXPECT_EQ(s.window.tuning()->plot()->pointCount(), shown);
     EXPECT_EQ(finished.count(), 0);
 }
 

@@ -167,33 +167,33 @@ TEST(StudioWindow, SelectingANodeShowsLoopIrAndProperties) {
 TEST(StudioWindow, RunShowsOneBarPerKernel) {
     Studio studio;
     ASSERT_TRUE(studio.dropAndWait(exampleModel()));
-    QSignalSpy finished(&studio.window, &MainWindow::runFinished);
-    QSignalSpy failed(&studio.window, &MainWindow::runFailed);
-    studio.window.runModel();
-    EXPECT_TRUE(studio.window.isRunning());  // the UI thread did not wait
+    QSignalSpy finished(studio.window.runs(), &tessera::studio::RunController::finished);
+    QSignalSpy failed(studio.window.runs(), &tessera::studio::RunController::failed);
+    studio.window.runs()->run();
+    EXPECT_TRUE(studio.window.runs()->isRunning());  // the UI thread did not wait
     ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 180000));
     ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
-    const tessera::studio::RunResult* run = studio.window.lastRun();
+    const tessera::studio::RunResult* run = studio.window.runs()->lastRun();
     ASSERT_NE(run, nullptr);
     ASSERT_GT(run->kernels.size(), 0);
-    EXPECT_EQ(studio.window.perfPlot()->barCount(), run->kernels.size());
+    EXPECT_EQ(studio.window.runs()->perfPlot()->barCount(), run->kernels.size());
     EXPECT_GT(run->medianMs, 0);
     EXPECT_GT(run->gflops, 0);
-    EXPECT_TRUE(studio.window.perfLabel()->text().contains("GFLOP/s"));
-    EXPECT_FALSE(studio.window.isRunning());
+    EXPECT_TRUE(studio.window.runs()->perfLabel()->text().contains("GFLOP/s"));
+    EXPECT_FALSE(studio.window.runs()->isRunning());
 }
 
 TEST(StudioWindow, OpeningAnotherModelDropsTheRunningJob) {
     Studio studio;
     ASSERT_TRUE(studio.dropAndWait(exampleModel()));
-    QSignalSpy finished(&studio.window, &MainWindow::runFinished);
-    studio.window.runModel();
+    QSignalSpy finished(studio.window.runs(), &tessera::studio::RunController::finished);
+    studio.window.runs()->run();
     ASSERT_TRUE(studio.dropAndWait(otherModel()));
-    EXPECT_FALSE(studio.window.isRunning());
+    EXPECT_FALSE(studio.window.runs()->isRunning());
     // Whatever the old job returns later must not show up.
     QTest::qWait(200);
-    EXPECT_EQ(studio.window.lastRun(), nullptr);
-    EXPECT_EQ(studio.window.perfPlot()->barCount(), 0);
+    EXPECT_EQ(studio.window.runs()->lastRun(), nullptr);
+    EXPECT_EQ(studio.window.runs()->perfPlot()->barCount(), 0);
     EXPECT_EQ(studio.window.document()->path(), otherModel());
 }
 

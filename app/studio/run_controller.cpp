@@ -1,0 +1,282 @@
+// RunController: the Run job, the Performance panel and the machine's ceilings.
+#include "app/studio/run_controller.h"
+
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "app/studio/workspace.h"
+#include "widgets/perf_plot.h"
+#include "widgets/roofline_plot.h"
+
+namespace tessera::studio {
+
+RunController::RunController(Workspace* workspace, QWidget* panelParent)
+    : QObject(workspace),
+      m_workspace(workspace),
+      m_jobs(new JobRunner(this)),
+      m_peakJobs(new JobRunner(this)),
+      m_panel(new QWidget(panelParent)),
+      m_perfLabel(new QLabel(m_panel)),
+      m_plotTabs(new QTabWidget(m_panel)),
+      m_perfPlot(new widgets::PerfPlot(m_panel)),
+      m_roofline(new widgets::RooflinePlot(m_panel)),
+      m_kernelTable(new QTableWidget(0, 7, m_panel)),
+      m_lastRunLabel(new QLabel(panelParent)) {
+    auto* layout = new QVBoxLayout(m_panel);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_perfLabel->setText("Run (F5) to measure latency and GFLOP/s.");
+    m_perfLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_perfLabel);
+    m_plotTabs->addTab(m_perfPlot, "Time per kernel");
+    m_plotTabs->addTab(m_roofline, "Roofline");
+    m_kernelTable->setHorizontalHeaderLabels({"Kernel", "Nodes", "ms", "%", "GFLOP/s", "GB/s", ""});
+    m_kernelTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_kernelTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_kernelTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    m_kernelTable->verticalHeader()->setVisible(false);
+    connect(m_kernelTable, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (const QTableWidgetItem* kernel = m_kernelTable->item(row, 0))  // its first node
+            emit nodeRequested(kernel->data(Qt::UserRole).toString());
+    });
+    m_plotTabs->addTab(m_kernelTable, "Kernels");
+    layout->addWidget(m_plotTabs, 1);
+    connect(m_jobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
+        m_workspace->reportError("Run failed", message);
+        emit failed(message);
+    });
+    connect(m_workspace, &Workspace::buildInputChanged, this, &RunController::noteBuildInputChanged);
+    updateStatus();
+}
+
+bool RunController::isRunning() const { return m_jobs->isRunning(); }
+
+bool RunController::isMeasuringPeaks() const { return m_peakJobs->isRunning(); }
+
+void RunController::clearResult() {
+    m_jobs->cancel();  // a result for the old graph would be stale
+    m_lastRun.reset();
+    m_staleReasons.clear();
+    m_perfPlot->clearBars();
+    m_perfLabel->setText("Run (F5) to measure latency and GFLOP/s.");
+    updateStatus();
+}
+
+QString RunController::staleReason() const {
+    if (!m_lastRun) return {};
+    QStringList reasons = m_staleReasons;
+    const QString settings = m_workspace->buildSettings().differences(m_lastRun->settings);
+    if (!settings.isEmpty()) reasons.prepend(settings);
+    reasons.removeDuplicates();
+    return reasons.join(", ");
+}
+
+void RunController::noteBuildInputChanged(const QString& what) {
+    if (!m_changesSinceRunStart.contains(what)) m_changesSinceRunStart << what;
+    if (m_lastRun && !m_staleReasons.contains(what)) m_staleReasons << what;
+    updateStatus();
+}
+
+void RunController::updateStatus() {
+    if (!m_lastRun) {
+        m_lastRunLabel->setText("Build: " + m_workspace->buildSettings().describe());
+        m_lastRunLabel->setToolTip("What Run, Tune and Export will build with");
+        return;
+    }
+    const RunResult& r = *m_lastRun;
+    QString text = QString("Last run: %1 \u00b7 %2 kernels").arg(r.settings.describe()).arg(r.kernels.size());
+    if (!r.settings.records.isEmpty() && QFileInfo(r.settings.records).isFile())
+        text += QString(" \u00b7 %1 tuned").arg(r.recordsApplied);
+    QString tip = "Passes: " + (r.settings.passes.isEmpty() ? "none" : r.settings.passes.join(", "));
+    if (!r.recordsSkipped.isEmpty())
+        tip += "\nTuning records not applied:\n" + r.recordsSkipped.join("\n");
+    const QString stale = staleReason();
+    if (!stale.isEmpty()) {
+        text += " \u2014 stale: " + stale + " changed";
+        tip += "\nRun (F5) again to measure what the current settings build.";
+    }
+    m_lastRunLabel->setText(text);
+    m_lastRunLabel->setToolTip(tip);
+    QString perf = m_perfLabel->text();
+    const int cut = perf.indexOf("\n");
+    if (perf.startsWith("Stale") && cut >= 0) perf = perf.mid(cut + 1);
+    m_perfLabel->setText(stale.isEmpty() ? perf
+                                         : "Stale (" + stale + " changed since this run)\n" + perf);
+}
+
+void RunController::fillKernelTable(const RunResult& result) {
+    m_kernelTable->setSortingEnabled(false);
+    m_kernelTable->clearContents();
+    m_kernelTable->setRowCount(int(result.kernels.size()));
+    double total = 0;
+    for (const KernelTime& k : result.kernels) total += k.ms;
+    auto number = [](double v, int decimals) {
+        auto* item = new QTableWidgetItem;
+        item->setData(Qt::DisplayRole, QString::number(v, 'f', decimals).toDouble());
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        return item;
+    };
+    for (int row = 0; row < result.kernels.size(); ++row) {
+        const KernelTime& k = result.kernels[row];
+        const bool effective = runtime::executes_other_work(k.flops, k.workFlops);
+        auto* name = new QTableWidgetItem(k.kernel);
+        name->setData(Qt::UserRole, k.nodeNames.isEmpty() ? QString() : k.nodeNames.first());
+        name->setToolTip(k.loopIr.left(4000));
+        m_kernelTable->setItem(row, 0, name);
+        m_kernelTable->setItem(row, 1, new QTableWidgetItem(k.nodeNames.join(", ")));
+        m_kernelTable->setItem(row, 2, number(k.ms, 4));
+        m_kernelTable->setItem(row, 3, number(total > 0 ? 100 * k.ms / total : 0, 1));
+        QTableWidgetItem* gf = number(k.ms > 0 ? k.flops / (k.ms * 1e6) : 0, 2);
+        if (effective)
+            gf->setToolTip("Effective: the op's FLOPs (the direct conv's); the Winograd kernel "
+                           "executes other work (the roofline plots that)");
+        m_kernelTable->setItem(row, 4, gf);
+        m_kernelTable->setItem(row, 5, number(k.ms > 0 ? k.bytes / (k.ms * 1e6) : 0, 2));
+        m_kernelTable->setItem(row, 6, new QTableWidgetItem(QString(effective ? "effective " : "") +
+                                                            (k.tuned ? "tuned" : "")));
+    }
+    m_kernelTable->setSortingEnabled(true);
+    m_kernelTable->sortByColumn(2, Qt::DescendingOrder);
+}
+
+void RunController::run() {
+    const std::shared_ptr<ModelDocument>& document = m_workspace->document();
+    if (!document) {
+        m_workspace->log("Nothing to run: open a model first.");
+        return;
+    }
+    if (m_workspace->isLoading()) {
+        m_workspace->log("Still loading; run again when the model is open.");
+        return;
+    }
+    std::shared_ptr<const graph::Graph> graph = document->snapshot();
+    const ModelDocument* owner = document.get();
+    const KernelTraces traces = m_workspace->kernelTraces();
+    const BuildSettings settings = m_workspace->buildSettings();
+    m_changesSinceRunStart.clear();
+    m_workspace->log("Running " + document->displayName() + " (build, time, profile): " +
+                     settings.describe() +
+                     (traces.empty() ? QString() : QString(", %1 hand schedules").arg(traces.size())));
+    m_jobs->start(
+        "Running " + document->displayName(),
+        [graph, traces, settings](const JobContext& context) {
+            return runAndProfile(*graph, settings, context, traces);
+        },
+        [this, owner](const RunResult& value) {
+            if (m_workspace->document().get() != owner) return;  // another model was opened meanwhile
+            show(value);
+        });
+}
+
+void RunController::show(const RunResult& result) {
+    m_lastRun = std::make_unique<RunResult>(result);
+    m_staleReasons = m_changesSinceRunStart;
+    m_perfLabel->setText(
+        QString("Latency %1 ms (median of %2, min %3 ms)  ·  %4 GFLOP/s  ·  compiled in %5 s")
+            .arg(result.medianMs, 0, 'f', 3)
+            .arg(result.repeat)
+            .arg(result.minMs, 0, 'f', 3)
+            .arg(result.gflops, 0, 'f', 2)
+            .arg(result.compileSeconds, 0, 'f', 2));
+    QStringList labels;
+    QVector<double> ms;
+    double slowest = 0;
+    for (const KernelTime& k : result.kernels) {
+        labels << k.label + (k.tuned ? " \u2605" : "");
+        ms << k.ms;
+        slowest = std::max(slowest, k.ms);
+    }
+    m_perfPlot->setBars(labels, ms);
+    // The roofline plots the work a kernel executes: a Winograd kernel's
+    // "effective" FLOPs (the direct conv's) could top the machine's peak.
+    QVector<double> intensity, gflops;
+    QStringList points;
+    QVector<KernelTime> byTime = result.kernels;  // the slowest first get the labels
+    std::stable_sort(byTime.begin(), byTime.end(),
+                     [](const KernelTime& a, const KernelTime& b) { return a.ms > b.ms; });
+    for (const KernelTime& k : byTime) {
+        const bool transformed = runtime::executes_other_work(k.flops, k.workFlops);
+        const double work = transformed ? k.workFlops : k.flops;
+        intensity << (k.bytes > 0 ? work / k.bytes : 0);
+        gflops << (k.ms > 0 ? work / (k.ms * 1e-3) / 1e9 : 0);
+        points << (transformed ? k.label + " (executed work)" : k.label);
+    }
+    m_roofline->setKernels(points, intensity, gflops);
+    showCeilings();
+    fillKernelTable(result);
+    const std::shared_ptr<ModelDocument>& document = m_workspace->document();
+    if (document && slowest > 0) {  // the compiled graph keeps the model's node names
+        QVector<double> heat(document->nodeCount(), -1.0);
+        for (const KernelTime& k : result.kernels)
+            for (const QString& name : k.nodeNames) {
+                const int n = document->graph().find_node(name.toStdString());
+                if (n >= 0 && n < heat.size()) heat[n] = std::max(heat[n], k.ms / slowest);
+            }
+        emit nodeHeat(heat);
+    }
+    QString records;
+    if (!result.settings.records.isEmpty() && QFileInfo(result.settings.records).isFile()) {
+        records = QString(", %1 of %2 kernels from tuning records")
+                      .arg(result.recordsApplied)
+                      .arg(result.kernels.size());
+        for (const QString& skipped : result.recordsSkipped)
+            m_workspace->log("Tuning record not applied to " + skipped);
+    }
+    m_workspace->log(QString("Run finished: %1 ms median, %2 GFLOP/s, %3 kernels (%4)%5")
+            .arg(result.medianMs, 0, 'f', 3)
+            .arg(result.gflops, 0, 'f', 2)
+            .arg(result.kernels.size())
+            .arg(result.settings.describe(), records));
+    updateStatus();
+    emit finished();
+}
+
+void RunController::measurePeaks() {
+    if (m_peakJobs->isRunning()) return;
+    m_peakJobs->start(
+        "Measuring machine peaks",
+        [](const JobContext&) { return measureMachinePeaks(); },
+        [this](MachinePeaks peaks) {
+            // Measured again: keep the best of both (a busy machine measures low).
+            if (m_peaks) peaks = bestOf(*m_peaks, peaks);
+            m_peaks = std::make_unique<MachinePeaks>(peaks);
+            QStringList roofs;
+            for (const MemoryRoof& r : m_peaks->roofs)
+                roofs << QString("%1 %2 GB/s").arg(r.name).arg(r.gbps, 0, 'f', 1);
+            m_workspace->log(QString("Machine peaks (%1 FMA): %2 GFLOP/s on one core, %3 on %4 threads; %5")
+                    .arg(m_peaks->isa)
+                    .arg(m_peaks->gflopsOneCore, 0, 'f', 1)
+                    .arg(m_peaks->gflops, 0, 'f', 1)
+                    .arg(m_peaks->cores)
+                    .arg(roofs.join(", ")));
+            showCeilings();
+        });
+}
+
+void RunController::showCeilings() {
+    if (!m_peaks) {
+        measurePeaks();
+        return;
+    }
+    // The ceilings of the thread count the shown Run used.
+    const int threads = m_lastRun ? m_lastRun->settings.threads : m_workspace->buildSettings().threads;
+    QVector<QPair<QString, double>> roofs;
+    for (const MemoryRoof& r : m_peaks->roofs) roofs.append({r.name, m_peaks->gbpsFor(r, threads)});
+    m_roofline->setCeilings(m_peaks->gflopsFor(threads), roofs,
+                            QString("Ceilings for %1 thread(s).\n").arg(threads) + m_peaks->method());
+    // A point above the roof: the ceilings were measured while the machine
+    // was busy, or a FLOP count is wrong. Measure once more to tell them apart.
+    if (!m_roofline->kernelsAbove(0.0).isEmpty() && !m_peaksRemeasured) {
+        m_peaksRemeasured = true;
+        m_workspace->log("A kernel plots above the measured ceilings; measuring them again (the first "
+            "measurement may have run on a busy machine).");
+        measurePeaks();
+    }
+}
+
+}  // namespace tessera::studio

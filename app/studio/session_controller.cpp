@@ -1,0 +1,126 @@
+// SessionController: sessions (save, open, restore), autosave and recovery.
+#include "app/studio/session_controller.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QStandardPaths>
+
+#include "app/studio/build_settings_bar.h"
+#include "app/studio/pass_pipeline_panel.h"
+#include "app/studio/workspace.h"
+
+namespace tessera::studio {
+
+SessionController::SessionController(Workspace* workspace, BuildSettingsBar* settingsBar,
+                                     PassPipelinePanel* passPanel, Hooks hooks)
+    : QObject(workspace),
+      m_workspace(workspace),
+      m_settingsBar(settingsBar),
+      m_passPanel(passPanel),
+      m_hooks(std::move(hooks)) {}
+
+Session SessionController::currentSession() const {
+    Session s;
+    if (const std::shared_ptr<ModelDocument>& document = m_workspace->document()) {
+        s.modelPath = QFileInfo(document->path()).absoluteFilePath();
+        s.modelSha256 = fileSha256(document->path());
+        s.edits = document->edits();
+    }
+    const BuildSettings settings = m_workspace->buildSettings();
+    s.pipeline = settings.passes;
+    s.target = settings.target;
+    s.optLevel = settings.optLevel;
+    s.threads = settings.threads;
+    s.traces = m_workspace->traces();
+    s.tuningDb = m_workspace->tuningDatabase();
+    return s;
+}
+
+bool SessionController::save(const QString& path) {
+    if (!m_workspace->document()) {
+        m_workspace->reportError("Cannot save session", "open a model first");
+        return false;
+    }
+    QString error;
+    if (!currentSession().save(path, &error)) {
+        m_workspace->reportError("Cannot save session", error);
+        return false;
+    }
+    m_workspace->log("Saved session " + path);
+    return true;
+}
+
+void SessionController::open(const QString& path) {
+    auto session = std::make_unique<Session>();
+    QString error;
+    if (!Session::load(path, session.get(), &error)) {
+        m_workspace->reportError("Cannot open session", error);
+        emit failed(error);
+        return;
+    }
+    m_workspace->log("Opening session " + path);
+    const QString model = session->modelPath;
+    m_pending = std::move(session);
+    m_hooks.openModel(model);
+}
+
+void SessionController::modelShown() {
+    std::unique_ptr<Session> s = std::move(m_pending);
+    const std::shared_ptr<ModelDocument>& document = m_workspace->document();
+    if (!s || !document) return;
+    const QString sha = fileSha256(document->path());
+    if (!s->modelSha256.isEmpty() && sha != s->modelSha256)
+        m_workspace->log("warning: " + document->path() +
+                         " changed since the session was saved (sha256 differs); replaying its "
+                         "edits anyway");
+    int refused = 0;
+    for (const graph::GraphEdit& e : s->edits)
+        if (!m_hooks.applyEdit(e)) ++refused;
+    if (refused)
+        m_workspace->log(QString("warning: %1 of the session's edits were refused").arg(refused));
+    m_settingsBar->setTarget(s->target);
+    m_settingsBar->setOptLevel(s->optLevel);  // selects the level's passes; the session's follow
+    if (s->threads > 0) m_settingsBar->setThreads(s->threads);
+    if (!s->pipeline.isEmpty()) m_passPanel->setPipeline(s->pipeline);
+    m_workspace->setTraces(s->traces);
+    if (!s->tuningDb.isEmpty()) m_workspace->setTuningDatabase(s->tuningDb);
+    if (s->edits.empty()) m_hooks.refreshNode();  // show the restored trace
+    m_workspace->log(QString("Session restored: %1 edits, %2 schedule traces")
+                         .arg(s->edits.size())
+                         .arg(s->traces.size()));
+    emit restored();
+}
+
+void SessionController::saveDialog() {
+    const QString path = QFileDialog::getSaveFileName(m_workspace->dialogParent(), "Save session",
+                                                      "model.tessera-session",
+                                                      "Tessera sessions (*.tessera-session)");
+    if (!path.isEmpty()) save(path);
+}
+
+void SessionController::openDialog() {
+    const QString path =
+        QFileDialog::getOpenFileName(m_workspace->dialogParent(), "Open session", QString(),
+                                     "Tessera sessions (*.tessera-session);;All files (*)");
+    if (!path.isEmpty()) open(path);
+}
+
+QString SessionController::autosavePath() {
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    return QDir(dir).filePath("autosave.tessera-session");
+}
+
+void SessionController::autosaveNow() {
+    if (!m_workspace->document()) return;
+    const QByteArray json = currentSession().toJson();
+    if (json == m_lastAutosave) return;
+    QDir().mkpath(QFileInfo(autosavePath()).absolutePath());
+    QString error;
+    if (currentSession().save(autosavePath(), &error))
+        m_lastAutosave = json;
+    else
+        m_workspace->log("warning: autosave failed: " + error);
+}
+
+}  // namespace tessera::studio

@@ -1,0 +1,65 @@
+// SessionController: File ▸ Save / Open session: the session of what is open
+// (model path and sha256, graph edits, build settings, pass pipeline,
+// schedule traces, tuning database), opening one (its model first, then the
+// rest once the model is shown), and autosave for crash recovery.
+#pragma once
+
+#include <QByteArray>
+#include <QObject>
+#include <QString>
+#include <functional>
+#include <memory>
+
+#include "app/studio/session.h"
+
+namespace tessera::studio {
+
+class BuildSettingsBar;
+class PassPipelinePanel;
+class Workspace;
+
+class SessionController : public QObject {
+    Q_OBJECT
+public:
+    /// What a restore needs from the window: open a model (in the background;
+    /// modelShown follows), replay one graph edit (false when refused), show
+    /// the selected node again.
+    struct Hooks {
+        std::function<void(const QString& path)> openModel;
+        std::function<bool(const graph::GraphEdit& edit)> applyEdit;
+        std::function<void()> refreshNode;
+    };
+    SessionController(Workspace* workspace, BuildSettingsBar* settingsBar,
+                      PassPipelinePanel* passPanel, Hooks hooks);
+
+    /// The session of what is open.
+    Session currentSession() const;
+    /// Writes the session as JSON; false (logged) on failure.
+    bool save(const QString& path);
+    /// Opens the session's model in the background; once it is shown
+    /// (modelShown), its edits, settings and traces are restored (restored).
+    void open(const QString& path);
+    /// Called when a model is shown: restores the session being opened, if any.
+    void modelShown();
+    void saveDialog();
+    void openDialog();
+
+    /// Writes the autosave file now if anything changed since the last one.
+    void autosaveNow();
+    /// Where autosave writes (removed on a normal exit; found after a crash).
+    static QString autosavePath();
+
+signals:
+    void restored();
+    void failed(const QString& message);
+
+private:
+    Workspace* m_workspace;
+    BuildSettingsBar* m_settingsBar;
+    PassPipelinePanel* m_passPanel;
+    Hooks m_hooks;
+    std::unique_ptr<Session> m_pending;  // applied once its model is shown
+    QByteArray m_lastAutosave;
+};
+
+}  // namespace tessera::studio

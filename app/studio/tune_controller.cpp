@@ -1,0 +1,100 @@
+// TuneController: the tuning job, its live plot and its summary.
+#include "app/studio/tune_controller.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QPointer>
+#include <QStandardPaths>
+
+#include "app/studio/tune_job.h"
+#include "app/studio/workspace.h"
+#include "widgets/series_plot.h"
+
+namespace tessera::studio {
+
+TuneController::TuneController(Workspace* workspace, QWidget* plotParent)
+    : QObject(workspace),
+      m_workspace(workspace),
+      m_jobs(new JobRunner(this)),
+      m_plot(new widgets::SeriesPlot("GFLOP/s per trial", plotParent)) {
+    m_plot->setObjectName("TunePlot");
+    if (m_workspace->tuningDatabase().isEmpty()) {
+        const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+        m_workspace->setTuningDatabase(QDir(dir).filePath("tuning.jsonl"));
+    }
+    connect(m_jobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
+        m_workspace->reportError("Tuning failed", message);
+        emit failed(message);
+    });
+}
+
+bool TuneController::isTuning() const { return m_jobs->isRunning(); }
+
+void TuneController::tuneDialog() {
+    int trials = 64;
+    if (!m_workspace->dialogsSuppressed()) {
+        bool ok = false;
+        trials = QInputDialog::getInt(m_workspace->dialogParent(), "Tune kernels",
+                                      "Trials (measured candidates, all kernels):\n" +
+                                          m_workspace->tuningDatabase(),
+                                      64, 1, 100000, 16, &ok);
+        if (!ok) return;
+    }
+    start(trials);
+}
+
+void TuneController::start(int trials) {
+    const std::shared_ptr<ModelDocument>& document = m_workspace->document();
+    if (!document || m_workspace->isLoading()) {
+        m_workspace->log("Nothing to tune: open a model first.");
+        return;
+    }
+    const BuildSettings settings = m_workspace->buildSettings();
+    QDir().mkpath(QFileInfo(settings.records).absolutePath());
+    std::shared_ptr<const graph::Graph> graph = document->snapshot();
+    m_plot->clear();
+    emit started();
+    m_workspace->log(QString("Tuning %1: %2 trials for %3, database %4")
+                         .arg(document->displayName())
+                         .arg(trials)
+                         .arg(settings.describe(), settings.records));
+    // Points travel to the UI thread; those of a superseded or cancelled job are dropped.
+    auto jobId = std::make_shared<int>(0);
+    QPointer<TuneController> self(this);
+    auto onTrial = [self, jobId](const TunePoint& point) {
+        if (!self) return;
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, jobId, point]() {
+                if (!self || self->m_jobs->currentJob() != *jobId) return;
+                self->m_plot->addPoint(point.gflops, point.task);
+                if (!point.error.isEmpty())
+                    self->m_workspace->log(QString("Trial %1 (%2) failed: %3")
+                                               .arg(point.trial)
+                                               .arg(point.task, oneLine(point.error)));
+                emit self->trialMeasured(point.gflops, point.bestGflops);
+            },
+            Qt::QueuedConnection);
+    };
+    *jobId = m_jobs->start(
+        "Tuning " + document->displayName(),
+        [graph, settings, trials, onTrial](const JobContext& context) {
+            return tuneModel(*graph, settings, trials, context, onTrial);
+        },
+        [this](const TuneSummary& r) {
+            if (r.measured > 0) m_workspace->noteBuildInputChanged("tuning records");
+            m_workspace->log(
+                QString("Tuning %1: %2 tasks, %3 trials measured (%4 in the database); estimated "
+                        "latency %5 ms (default schedules %6 ms)")
+                    .arg(r.cancelled ? "cancelled" : "finished")
+                    .arg(r.tasks)
+                    .arg(r.measured)
+                    .arg(r.trials)
+                    .arg(r.latencyMs, 0, 'f', 4)
+                    .arg(r.defaultLatencyMs, 0, 'f', 4));
+            emit finished(r.measured, r.cancelled);
+        });
+}
+
+}  // namespace tessera::studio

@@ -1,0 +1,64 @@
+// Workspace: the shared state of the studio's controllers.
+#include "app/studio/workspace.h"
+
+#include <QMessageBox>
+
+#include "app/studio/build_settings_bar.h"
+#include "app/studio/job_runner.h"
+#include "app/studio/pass_pipeline_panel.h"
+
+namespace tessera::studio {
+
+Workspace::Workspace(BuildSettingsBar* settingsBar, PassPipelinePanel* passPanel, JobRunner* loads,
+                     QWidget* dialogParent)
+    : QObject(dialogParent),
+      m_settingsBar(settingsBar),
+      m_passPanel(passPanel),
+      m_loads(loads),
+      m_dialogParent(dialogParent) {}
+
+void Workspace::setDocument(std::shared_ptr<ModelDocument> document) {
+    m_document = std::move(document);
+    m_traces.clear();
+}
+
+bool Workspace::isLoading() const { return m_loads->isRunning(); }
+
+BuildSettings Workspace::buildSettings() const {
+    BuildSettings settings;
+    settings.target = m_settingsBar->target();
+    settings.optLevel = m_settingsBar->optLevel();
+    settings.passes = m_passPanel->pipeline();
+    settings.threads = m_settingsBar->threads();
+    settings.records = m_tuningDb;
+    return settings;
+}
+
+void Workspace::setTrace(const QString& node, const std::vector<schedule::Step>& steps) {
+    if (steps.empty())
+        m_traces.remove(node);
+    else
+        m_traces[node] = steps;
+}
+
+KernelTraces Workspace::kernelTraces() const {
+    KernelTraces traces;
+    for (auto it = m_traces.begin(); it != m_traces.end(); ++it) {
+        schedule::Trace trace;
+        trace.steps = it.value();
+        if (!trace.steps.empty()) traces[it.key().toStdString()] = trace;
+    }
+    return traces;
+}
+
+void Workspace::reportError(const QString& title, const QString& message) {
+    log("error: " + title + ": " + message);
+    emit errorReported(title, message);
+    if (m_dialogsSuppressed) return;
+    // Window-modal but not blocking: no nested event loop inside job callbacks.
+    auto* box = new QMessageBox(QMessageBox::Critical, title, message, QMessageBox::Ok, m_dialogParent);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+}  // namespace tessera::studio

@@ -1,0 +1,79 @@
+// Workspace: what the studio's controllers share: the open model, the one set
+// of build settings (the toolbar's target, opt level and threads, the pass
+// panel's passes, the tuning database), the per-node schedule traces, the
+// message log and error reports, and the notice that something a build reads
+// changed. The window owns it and the controllers; none of them owns another.
+#pragma once
+
+#include <QMap>
+#include <QObject>
+#include <QString>
+#include <memory>
+#include <vector>
+
+#include "app/studio/build_settings.h"
+#include "app/studio/model_document.h"
+#include "engine/schedule/trace.h"
+
+class QWidget;
+
+namespace tessera::studio {
+
+class BuildSettingsBar;
+class JobRunner;
+class PassPipelinePanel;
+
+class Workspace : public QObject {
+    Q_OBJECT
+public:
+    /// `dialogParent` parents error dialogs; `loads` is the job that opens models.
+    Workspace(BuildSettingsBar* settingsBar, PassPipelinePanel* passPanel, JobRunner* loads,
+              QWidget* dialogParent);
+
+    const std::shared_ptr<ModelDocument>& document() const { return m_document; }
+    void setDocument(std::shared_ptr<ModelDocument> document);
+    /// A model is being opened (Run and Tune wait for it).
+    bool isLoading() const;
+
+    /// The one set of options Run, Tune, Export and the code views build with.
+    BuildSettings buildSettings() const;
+    QString tuningDatabase() const { return m_tuningDb; }
+    void setTuningDatabase(const QString& path) { m_tuningDb = path; }
+
+    /// Schedule traces by node name (the schedule editor's steps).
+    using Traces = QMap<QString, std::vector<schedule::Step>>;
+    const Traces& traces() const { return m_traces; }
+    void setTrace(const QString& node, const std::vector<schedule::Step>& steps);
+    void setTraces(const Traces& traces) { m_traces = traces; }
+    /// The traces as Run and Export pass them to the build.
+    KernelTraces kernelTraces() const;
+
+    /// When set, errors only go to the log (screenshot mode, tests).
+    void setDialogsSuppressed(bool suppressed) { m_dialogsSuppressed = suppressed; }
+    bool dialogsSuppressed() const { return m_dialogsSuppressed; }
+    QWidget* dialogParent() const { return m_dialogParent; }
+
+    void log(const QString& message) { emit logged(message); }
+    /// Logs "error: title: message", emits errorReported and shows a dialog
+    /// unless dialogs are suppressed.
+    void reportError(const QString& title, const QString& message);
+    /// Something builds read changed ("graph edited", "schedules", "tuning records").
+    void noteBuildInputChanged(const QString& what) { emit buildInputChanged(what); }
+
+signals:
+    void logged(const QString& message);
+    void errorReported(const QString& title, const QString& message);
+    void buildInputChanged(const QString& what);
+
+private:
+    BuildSettingsBar* m_settingsBar;
+    PassPipelinePanel* m_passPanel;
+    JobRunner* m_loads;
+    QWidget* m_dialogParent;
+    std::shared_ptr<ModelDocument> m_document;
+    QString m_tuningDb;
+    Traces m_traces;
+    bool m_dialogsSuppressed = false;
+};
+
+}  // namespace tessera::studio
