@@ -8,6 +8,7 @@
 #include <QGraphicsSceneEvent>
 #include <QImage>
 #include <QScrollBar>
+#include <QSet>
 #include <QSvgGenerator>
 #include <QFutureWatcher>
 #include <QPainter>
@@ -17,6 +18,7 @@
 #include <QWheelEvent>
 #include <QtMath>
 #include <memory>
+#include <utility>
 
 #include "widgets/graph_layout.h"
 
@@ -102,7 +104,10 @@ QColor colorForOp(const QString& op) {
 // ---- GraphNodeItem
 
 GraphNodeItem::GraphNodeItem(int nodeIndex, const GraphViewNode& node, QSizeF size)
-    : m_index(nodeIndex), m_node(node), m_size(size) {
+    : GraphNodeItem(QVector<int>{nodeIndex}, node, size) {}
+
+GraphNodeItem::GraphNodeItem(const QVector<int>& members, const GraphViewNode& node, QSizeF size)
+    : m_index(members.isEmpty() ? -1 : members.first()), m_members(members), m_node(node), m_size(size) {
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
     setToolTip(node.toolTip.isEmpty() ? node.op + "\n" + node.name : node.toolTip);
@@ -252,6 +257,7 @@ void GraphView::clearGraph() {
     const bool hadSelection = m_current != -1;
     m_current = -1;
     m_nodeItems.clear();
+    m_itemOf.clear();
     m_edgeItems.clear();
     m_groupItems.clear();
     {
@@ -264,6 +270,82 @@ void GraphView::clearGraph() {
 }
 
 void GraphView::setGraph(const GraphViewData& data) {
+    m_data = data;
+    m_collapse.clear();
+    QVector<QVector<int>> members;
+    for (int i = 0; i < data.nodes.size(); ++i) members.append(QVector<int>{i});
+    layOut(data, members);
+}
+
+namespace {
+
+// The graph with each group drawn as one node: `members` gets the graph
+// nodes of every node shown. Boxes around groups are dropped.
+GraphViewData collapsedGraph(const GraphViewData& data, const QVector<GraphViewCollapse>& groups,
+                             QVector<QVector<int>>* members) {
+    QVector<int> groupOf(data.nodes.size(), -1);
+    for (int g = 0; g < groups.size(); ++g)
+        if (groups[g].nodes.size() > 1)
+            for (int n : groups[g].nodes)
+                if (n >= 0 && n < groupOf.size() && groupOf[n] < 0) groupOf[n] = g;
+    GraphViewData shown;
+    QVector<int> shownOf(data.nodes.size(), -1), shownOfGroup(groups.size(), -1);
+    for (int n = 0; n < data.nodes.size(); ++n) {
+        const int g = groupOf[n];
+        if (g < 0) {
+            shownOf[n] = int(shown.nodes.size());
+            shown.nodes.append(data.nodes[n]);
+            members->append(QVector<int>{n});
+            continue;
+        }
+        if (shownOfGroup[g] < 0) {
+            QVector<int> inGroup;
+            QStringList ops, tip{groups[g].title};
+            for (int m : groups[g].nodes)
+                if (m >= 0 && m < groupOf.size() && groupOf[m] == g) {
+                    inGroup.append(m);
+                    if (!ops.contains(data.nodes[m].op)) ops << data.nodes[m].op;
+                    tip << "  " + data.nodes[m].op + "  " + data.nodes[m].name;
+                }
+            GraphViewNode box;
+            box.op = ops.size() > 3 ? ops.mid(0, 3).join(" + ") + " + \u2026" : ops.join(" + ");
+            box.name = QString("%1 (%2 nodes)").arg(groups[g].title).arg(inGroup.size());
+            box.shape = data.nodes[inGroup.last()].shape;
+            box.toolTip = tip.join('\n');
+            shownOfGroup[g] = int(shown.nodes.size());
+            shown.nodes.append(box);
+            members->append(inGroup);
+        }
+        shownOf[n] = shownOfGroup[g];
+    }
+    QSet<QPair<int, int>> seen;
+    for (const auto& [from, to] : data.edges) {
+        if (from < 0 || to < 0 || from >= shownOf.size() || to >= shownOf.size()) continue;
+        const QPair<int, int> e{shownOf[from], shownOf[to]};
+        if (e.first != e.second && !seen.contains(e)) {
+            seen.insert(e);
+            shown.edges.append(e);
+        }
+    }
+    return shown;
+}
+
+}  // namespace
+
+void GraphView::setCollapsed(const QVector<GraphViewCollapse>& groups) {
+    const int current = m_current;
+    m_collapse = groups;
+    QVector<QVector<int>> members;
+    if (groups.isEmpty()) {
+        for (int i = 0; i < m_data.nodes.size(); ++i) members.append(QVector<int>{i});
+        layOut(m_data, members);
+    } else {
+        layOut(collapsedGraph(m_data, groups, &members), members);
+    }
+    m_restoreCurrent = current;
+}
+
+void GraphView::layOut(const GraphViewData& data, const QVector<QVector<int>>& members) {
     clearGraph();
     const int generation = m_generation;
     m_pending = true;
@@ -300,7 +382,7 @@ void GraphView::setGraph(const GraphViewData& data) {
     });
 
     auto* watcher = new QFutureWatcher<LayoutOutcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, data]() {
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, data, members]() {
         watcher->deleteLater();
         if (generation != m_generation) return;  // superseded by a newer graph
         m_pending = false;
@@ -309,20 +391,25 @@ void GraphView::setGraph(const GraphViewData& data) {
             emit layoutFailed(outcome.error);
             return;
         }
-        buildScene(outcome.result, data);
+        buildScene(outcome.result, data, members);
+        if (m_restoreCurrent >= 0) setCurrentNode(std::exchange(m_restoreCurrent, -1));
         emit layoutFinished();
     });
     watcher->setFuture(future);
 }
 
-void GraphView::buildScene(const LayoutResult& layout, const GraphViewData& data) {
+void GraphView::buildScene(const LayoutResult& layout, const GraphViewData& data,
+                           const QVector<QVector<int>>& members) {
     QVector<QRectF> boxes;
+    m_itemOf = QVector<GraphNodeItem*>(m_data.nodes.size(), nullptr);
     for (int i = 0; i < data.nodes.size(); ++i) {
         const LayoutNodeBox& box = layout.nodes[i];
-        auto* item = new GraphNodeItem(i, data.nodes[i], QSizeF(box.width, box.height));
+        auto* item = new GraphNodeItem(members[i], data.nodes[i], QSizeF(box.width, box.height));
         item->setPos(toQPoint(box.center));
         m_scene->addItem(item);
         m_nodeItems.append(item);
+        for (int n : members[i])
+            if (n >= 0 && n < m_itemOf.size()) m_itemOf[n] = item;
         boxes.append(QRectF(box.center.x - box.width / 2, box.center.y - box.height / 2, box.width,
                             box.height));
     }
@@ -376,14 +463,14 @@ void GraphView::buildScene(const LayoutResult& layout, const GraphViewData& data
 }
 
 void GraphView::setCurrentNode(int index) {
-    if (index < -1 || index >= m_nodeItems.size()) index = -1;
+    if (!itemOf(index)) index = -1;
     {
         const QSignalBlocker blocker(m_scene);
         m_scene->clearSelection();
-        if (index >= 0) m_nodeItems[index]->setSelected(true);
+        if (index >= 0) itemOf(index)->setSelected(true);
     }
     m_scene->update();
-    if (index >= 0) ensureVisible(m_nodeItems[index], 40, 40);
+    if (index >= 0) ensureVisible(itemOf(index), 40, 40);
     if (index != m_current) {
         m_current = index;
         emit currentNodeChanged(index);
@@ -392,9 +479,11 @@ void GraphView::setCurrentNode(int index) {
 
 void GraphView::setNodeHeat(const QVector<double>& heat) {
     for (GraphNodeItem* item : m_nodeItems) {
-        const int i = item->nodeIndex();
-        if (i < heat.size() && heat[i] >= 0) {
-            const double t = qBound(0.0, heat[i], 1.0);
+        double hottest = -1;  // a collapsed box is as hot as its hottest member
+        for (int i : item->members())
+            if (i >= 0 && i < heat.size()) hottest = std::max(hottest, heat[i]);
+        if (hottest >= 0) {
+            const double t = qBound(0.0, hottest, 1.0);
             // White (cold) to red (hot).
             item->setFillColor(QColor::fromRgbF(1.0, 1.0 - 0.6 * t, 1.0 - 0.7 * t));
         } else {
@@ -411,6 +500,7 @@ void GraphView::onSceneSelectionChanged() {
             break;
         }
     if (index == -1 && m_current != -1) return;  // keep the last selection on empty clicks
+    if (index >= 0 && itemOf(m_current) == itemOf(index)) return;  // the same collapsed box
     if (index != m_current) {
         m_current = index;
         emit currentNodeChanged(index);
@@ -454,7 +544,7 @@ void GraphView::wheelEvent(QWheelEvent* event) {
 void GraphView::setHighlightedNodes(const QVector<int>& nodes, const QColor& color) {
     for (GraphNodeItem* item : m_nodeItems) item->setHighlight(QColor());
     for (int n : nodes)
-        if (n >= 0 && n < m_nodeItems.size()) m_nodeItems[n]->setHighlight(color);
+        if (GraphNodeItem* item = itemOf(n)) item->setHighlight(color);
 }
 
 int GraphView::nodeAt(const QPoint& viewportPos) const {
@@ -467,10 +557,10 @@ QVector<int> GraphView::findNodes(const QString& text) const {
     QVector<int> found;
     const QString needle = text.trimmed();
     if (needle.isEmpty()) return found;
-    for (GraphNodeItem* item : m_nodeItems)
-        if (item->name().contains(needle, Qt::CaseInsensitive) ||
-            item->op().contains(needle, Qt::CaseInsensitive))
-            found.append(item->nodeIndex());
+    for (int n = 0; n < m_data.nodes.size(); ++n)
+        if (m_data.nodes[n].name.contains(needle, Qt::CaseInsensitive) ||
+            m_data.nodes[n].op.contains(needle, Qt::CaseInsensitive))
+            found.append(n);
     return found;
 }
 
@@ -485,7 +575,7 @@ int GraphView::search(const QString& text) {
             break;
         }
     setCurrentNode(next);
-    centerOn(m_nodeItems[next]);
+    if (GraphNodeItem* item = itemOf(next)) centerOn(item);
     updateOverview();
     return int(found.size());
 }

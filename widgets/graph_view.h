@@ -28,6 +28,13 @@ struct GraphViewGroup {
     QVector<int> nodes;
 };
 
+/// Nodes the view draws as one box while collapsed (a fused kernel, a name
+/// scope such as a repeated block): the box shows the members' ops and `title`.
+struct GraphViewCollapse {
+    QString title;
+    QVector<int> nodes;
+};
+
 /// A graph to show: nodes plus directed edges between node indices.
 struct GraphViewData {
     QVector<GraphViewNode> nodes;
@@ -43,9 +50,13 @@ class GraphNodeItem : public QGraphicsItem {
 public:
     enum { Type = QGraphicsItem::UserType + 1 };
     GraphNodeItem(int nodeIndex, const GraphViewNode& node, QSizeF size);
+    /// A box standing for several nodes (collapsed); nodeIndex() is the first.
+    GraphNodeItem(const QVector<int>& members, const GraphViewNode& node, QSizeF size);
 
     int type() const override { return Type; }
     int nodeIndex() const { return m_index; }
+    /// The graph nodes this box stands for (one unless collapsed).
+    const QVector<int>& members() const { return m_members; }
     QString op() const { return m_node.op; }
     QString name() const { return m_node.name; }
     QString shapeText() const { return m_node.shape; }
@@ -66,6 +77,7 @@ public:
 
 private:
     int m_index;
+    QVector<int> m_members;
     GraphViewNode m_node;
     QSizeF m_size;
     QColor m_fill;
@@ -102,7 +114,16 @@ public:
     void clearGraph();
 
     bool isLayoutPending() const { return m_pending; }
+    /// Draws each group as one box (lays the graph out again; layoutFinished
+    /// follows); an empty list expands everything. Node indices everywhere
+    /// stay the graph's: a collapsed box answers for each of its members.
+    /// setGraph expands.
+    void setCollapsed(const QVector<GraphViewCollapse>& groups);
+    bool isCollapsed() const { return !m_collapse.isEmpty(); }
+    /// The boxes drawn, in graph order (one per node unless collapsed).
     QList<GraphNodeItem*> nodeItems() const { return m_nodeItems; }
+    /// The box that draws `node` (its own, or its collapsed group's); null if none.
+    GraphNodeItem* itemOf(int node) const { return node >= 0 && node < m_itemOf.size() ? m_itemOf[node] : nullptr; }
     QList<GraphEdgeItem*> edgeItems() const { return m_edgeItems; }
     /// The selected node index, or -1.
     int currentNode() const { return m_current; }
@@ -147,7 +168,9 @@ protected:
     void scrollContentsBy(int dx, int dy) override;
 
 private:
-    void buildScene(const LayoutResult& layout, const GraphViewData& data);
+    void layOut(const GraphViewData& shown, const QVector<QVector<int>>& members);
+    void buildScene(const LayoutResult& layout, const GraphViewData& shown,
+                    const QVector<QVector<int>>& members);
     void onSceneSelectionChanged();
     void zoomBy(double factor);
     void updateOverview();
@@ -155,12 +178,16 @@ private:
 
     QGraphicsScene* m_scene;
     QList<GraphNodeItem*> m_nodeItems;
+    QVector<GraphNodeItem*> m_itemOf;  // graph node -> the box drawing it
+    GraphViewData m_data;              // the graph as given (expanded)
+    QVector<GraphViewCollapse> m_collapse;
     QList<GraphEdgeItem*> m_edgeItems;
     QList<QGraphicsItem*> m_groupItems;
     GraphOverview* m_overview;
     int m_generation = 0;
     bool m_pending = false;
     int m_current = -1;
+    int m_restoreCurrent = -1;  // selected again once a collapse's layout is drawn
 };
 
 /// A small view of the whole scene with the main view's visible area as a

@@ -35,6 +35,7 @@
 #include <variant>
 
 #include "app/studio/build_settings_bar.h"
+#include "app/studio/graph_collapse.h"
 #include "app/studio/pass_pipeline_panel.h"
 #include "app/studio/schedule_editor.h"
 #include "engine/driver/driver.h"
@@ -89,6 +90,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_scheduleEditor(new ScheduleEditor(this)),
       m_passPanel(new PassPipelinePanel(this)),
       m_codeJobs(new JobRunner(this)),
+      m_collapseJobs(new JobRunner(this)),
       m_undo(new QUndoStack(this)),
       m_search(new QLineEdit(this)),
       m_properties(new QTreeWidget(this)),
@@ -217,6 +219,9 @@ MainWindow::MainWindow(QWidget* parent)
             updateBusyState();
         });
     }
+    connect(m_collapseJobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
+        reportError("Cannot collapse the fused kernels", message);
+    });
     connect(m_loadJobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
         reportError("Cannot open model", message);
         emit loadFailed(message);
@@ -333,6 +338,12 @@ void MainWindow::createActions() {
         ->setShortcut(QKeySequence::ZoomIn);
     viewMenu->addAction("Zoom &out", m_graphView, &widgets::GraphView::zoomOut)
         ->setShortcut(QKeySequence::ZoomOut);
+    QMenu* collapse = viewMenu->addMenu("&Collapse graph");
+    for (const auto& [how, text] :
+         {std::pair{"none", "&Expand all"}, {"fused", "&Fused kernels (as the build fuses them)"},
+          {"scope1", "Name scopes, level &1"}, {"scope2", "Name scopes, level &2 (blocks)"},
+          {"scope3", "Name scopes, level &3"}})
+        collapse->addAction(text, this, [this, how = QString(how)]() { collapseGraph(how); });
     viewMenu->addSeparator();
     for (QDockWidget* dock :
          {m_propertiesDock, m_scheduleDock, m_codeDock, m_passDock, m_perfDock, m_messagesDock})
@@ -500,6 +511,34 @@ void MainWindow::cancelJobs() {
     m_tunes->jobs()->cancel();
     m_scheduleEditor->jobs()->cancel();
     m_passPanel->jobs()->cancel();
+}
+
+void MainWindow::collapseGraph(const QString& how) {
+    if (!m_document || m_loadJobs->isRunning()) return;
+    const int current = m_graphView->currentNode();  // selected again after the layout
+    m_selectAfterLayout = current >= 0 && current < m_document->nodeCount()
+                              ? QString::fromStdString(m_document->graph().nodes[size_t(current)].name)
+                              : QString("");
+    if (how == "fused") {  // the kernels the code views' build makes
+        std::shared_ptr<const graph::Graph> graph = m_document->snapshot();
+        driver::BuildOptions options = buildSettings().buildOptions(m_workspace->kernelTraces());
+        options.jit = false;
+        m_collapseJobs->start(
+            "Finding the fused kernels",
+            [graph, options](const JobContext&) {
+                return fusedKernelGroups(*graph, *driver::build(*graph, options));
+            },
+            [this](const QVector<widgets::GraphViewCollapse>& groups) {
+                log(QString("Graph: %1 fused kernels drawn as one box each").arg(groups.size()));
+                m_graphView->setCollapsed(groups);
+            });
+        return;
+    }
+    const int level = how.startsWith("scope") ? how.mid(5).toInt() : 0;
+    const QVector<widgets::GraphViewCollapse> groups =
+        level > 0 ? nameScopeGroups(m_document->graph(), level) : QVector<widgets::GraphViewCollapse>{};
+    if (level > 0) log(QString("Graph: %1 name scopes at level %2 collapsed").arg(groups.size()).arg(level));
+    m_graphView->setCollapsed(groups);
 }
 
 void MainWindow::showPlot(const QString& name) {

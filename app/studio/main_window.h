@@ -114,6 +114,11 @@ public:
         return m_workspace->traces().value(node);
     }
     bool isCompilingCode() const { return m_codeJobs->isRunning(); }
+    /// Draws groups of nodes as one box: "fused" (the kernels the build makes,
+    /// found in a job), "scope1".."scope3" (name scopes at that level, repeated
+    /// blocks marked) or "none" (expanded); the selection stays.
+    void collapseGraph(const QString& how);
+    bool isCollapsing() const { return m_collapseJobs->isRunning(); }
     /// Raises the Performance dock's tab "bars", "roofline" or "tuning".
     void showPlot(const QString& name);
     QTreeWidget* propertiesView() const { return m_properties; }
@@ -183,6 +188,7 @@ private:
     PassPipelinePanel* m_passPanel;
     QDockWidget* m_passDock = nullptr;
     JobRunner* m_codeJobs;
+    JobRunner* m_collapseJobs;
     QUndoStack* m_undo;
     QLineEdit* m_search;
     QMenu* m_recentMenu = nullptr;
