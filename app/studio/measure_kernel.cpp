@@ -1,12 +1,12 @@
-// measureKernel: jit_compile + random buffers + median of timed calls.
+// measureKernel: jit_compile + random buffers + runtime::time_kernel.
 #include "app/studio/measure_kernel.h"
 
 #include <algorithm>
-#include <chrono>
 #include <vector>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
+#include "engine/runtime/kernel_timing.h"
 #include "engine/runtime/ndarray.h"
 
 namespace tessera::studio {
@@ -38,30 +38,29 @@ KernelMeasurement measureKernel(const tir::PrimFunc& func, double flops, const J
 
     std::vector<runtime::NDArray> buffers;
     std::vector<void*> args;
+    std::vector<size_t> bytes;
     uint64_t seed = 11;
     for (const tir::Buffer& b : func->params) {
         graph::TensorType type{toGraphType(b->dtype), b.const_shape()};
         buffers.push_back(runtime::random_ndarray(type, seed++));
         args.push_back(buffers.back().raw());
+        bytes.push_back(size_t(buffers.back().num_bytes()));
     }
-    using Clock = std::chrono::steady_clock;
-    auto timeOne = [&]() {
-        const auto t0 = Clock::now();
-        fn(args.data());
-        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    };
-    const double first = timeOne();  // warm-up (page faults, caches)
-    const int repeat = std::clamp(int(budgetMs / std::max(first, 1e-3)), 3, 200);
-    std::vector<double> times;
-    for (int i = 0; i < repeat; ++i) {
-        context.throwIfCancelled();
-        times.push_back(timeOne());
-        if (i % 8 == 0) context.reportProgress(0.4 + 0.6 * (i + 1) / repeat);
-    }
-    std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
+    // Timed as the tuner and the profiler time kernels (runtime::time_kernel,
+    // caches flushed before each run), for about `budgetMs`.
+    runtime::TimingOptions timing;
+    timing.min_seconds = budgetMs * 1e-3;
+    timing.max_repeat = 200;
+    int done = 0;
+    const std::vector<double> times =
+        runtime::time_kernel(fn, args.data(), bytes, timing, [&](double) {
+            if (++done % 8 == 0) context.reportProgress(std::min(1.0, 0.4 + 0.6 * done / 200.0));
+            return !context.isCancelled();
+        });
+    context.throwIfCancelled();
     KernelMeasurement m;
-    m.medianMs = times[times.size() / 2];
-    m.repeat = repeat;
+    m.medianMs = runtime::median_ms(times);
+    m.repeat = int(times.size());
     m.gflops = m.medianMs > 0 ? flops / (m.medianMs * 1e-3) / 1e9 : 0;
     context.reportProgress(1.0);
     return m;

@@ -14,7 +14,8 @@ struct KernelMeasurement {
 };
 
 /// Compiles `func` with codegen::jit_compile, fills its parameter buffers with
-/// seeded random data and times about `budgetMs` of calls after a warm-up.
+/// seeded random data and times about `budgetMs` of calls after a warm-up
+/// with runtime::time_kernel (as the tuner and the profiler do).
 KernelMeasurement measureKernel(const tir::PrimFunc& func, double flops, const JobContext& context,
                                 double budgetMs = 200);
 

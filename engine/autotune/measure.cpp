@@ -15,14 +15,9 @@
 #include <random>
 #include <thread>
 
-#include <time.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
+#include "engine/runtime/kernel_timing.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 #include "engine/tir/passes/unroll_loops.h"
@@ -37,41 +32,24 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-/// Evicts `bytes` at `p` from every cache level.
-void flush_from_caches(const void* p, size_t bytes) {
-#if defined(__x86_64__) || defined(__i386__)
-    const char* c = static_cast<const char*>(p);
-    for (size_t off = 0; off < bytes; off += 64) _mm_clflush(c + off);
-    if (bytes) _mm_clflush(c + bytes - 1);
-    _mm_mfence();
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
-// The worker: warm-up, timed repeats, times written to the pipe as doubles.
+// The worker: warm-up, timed repeats (runtime::time_kernel, as the profiler
+// and the studio time kernels), times written to the pipe as doubles.
 [[noreturn]] void worker(runtime::KernelFn fn, void** args, const std::vector<size_t>& bytes,
                          const MeasureOptions& o, int fd, double timeout_s) {
     alarm(unsigned(std::ceil(timeout_s)) + 1);  // a backstop; the parent kills first
-    for (int i = 0; i < o.warmup; ++i) fn(args);
-    auto start = Clock::now();
+    runtime::TimingOptions timing;
+    timing.warmup = o.warmup;
+    timing.min_repeat = o.min_repeat;
+    timing.max_repeat = o.max_repeat;
+    timing.min_seconds = o.min_seconds;
+    timing.slow_seconds = o.slow_seconds;
+    timing.flush_cache = o.flush_cache;
     // One thread: its CPU time, which time-slicing with other processes does not inflate.
-    const bool cpu = o.cpu_clock && o.threads == 1;
-    for (int i = 0; i < o.max_repeat; ++i) {
-        if (o.flush_cache)
-            for (size_t a = 0; a < bytes.size(); ++a) flush_from_caches(args[a], bytes[a]);
-        auto t0 = Clock::now();
-        timespec c0{}, c1{};
-        if (cpu) clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-        fn(args);
-        if (cpu) clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
-        double ms = cpu ? (double(c1.tv_sec - c0.tv_sec) * 1e3 + double(c1.tv_nsec - c0.tv_nsec) * 1e-6)
-                        : std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    timing.cpu_clock = o.cpu_clock && o.threads == 1;
+    runtime::time_kernel(fn, args, bytes, timing, [fd](double ms) {
         if (write(fd, &ms, sizeof ms) != ssize_t(sizeof ms)) _exit(3);
-        if (i + 1 >= o.min_repeat && seconds_since(start) >= o.min_seconds) break;
-        if (ms > 1000.0 * o.slow_seconds) break;  // a slow candidate: one timing is enough
-    }
+        return true;
+    });
     _exit(0);
 }
 

@@ -194,20 +194,19 @@ NDArray GraphExecutor::constant(int v) const {
     return m_info[size_t(v)].kind == BufferInfo::Constant ? m_buffers[size_t(v)] : NDArray();
 }
 
-std::vector<KernelProfile> GraphExecutor::profile(int repeat) {
+std::vector<KernelProfile> GraphExecutor::profile(int repeat, const TimingOptions& timing) {
     TS_USER_CHECK(repeat >= 1) << "profile repeat must be at least 1, got " << repeat;
-    using Clock = std::chrono::steady_clock;
     if (m_threads > 0 && m_thread_setter) m_thread_setter(m_threads);
+    // Each call timed as the tuner and the studio time kernels (time_once:
+    // its buffers flushed from the caches first, when `timing` says so).
+    std::vector<std::vector<size_t>> bytes(m_calls.size());
+    for (size_t k = 0; k < m_calls.size(); ++k)
+        for (int v : m_calls[k].args) bytes[k].push_back(size_t(m_types[size_t(v)].num_bytes()));
     std::vector<std::vector<double>> times(m_calls.size());
     for (auto& t : times) t.reserve(size_t(repeat));
-    for (int r = 0; r < repeat; ++r) {
-        for (size_t k = 0; k < m_calls.size(); ++k) {
-            auto t0 = Clock::now();
-            m_calls[k].fn(m_args[k].data());
-            auto t1 = Clock::now();
-            times[k].push_back(std::chrono::duration<double>(t1 - t0).count());
-        }
-    }
+    for (int r = 0; r < repeat; ++r)
+        for (size_t k = 0; k < m_calls.size(); ++k)
+            times[k].push_back(time_once(m_calls[k].fn, m_args[k].data(), bytes[k], timing) * 1e-3);
     std::vector<KernelProfile> result;
     std::map<std::string, size_t> slot;
     for (size_t k = 0; k < m_calls.size(); ++k) {

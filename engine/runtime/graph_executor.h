@@ -6,14 +6,11 @@
 #include <functional>
 #include <string>
 
+#include "engine/runtime/kernel_timing.h"
 #include "engine/runtime/memory_plan.h"
 #include "engine/runtime/ndarray.h"
 
 namespace tessera::runtime {
-
-/// The calling convention of every kernel: args[i] is the data pointer of the
-/// i-th buffer parameter.
-using KernelFn = void (*)(void** args);
 
 /// Sets the number of worker threads of the parallel runtime kernels use
 /// (OpenMP's omp_set_num_threads), or nullptr when there is none.
@@ -92,8 +89,10 @@ public:
     /// The i-th output (a copy owned by the caller).
     NDArray get_output(size_t i) const;
     NDArray get_output(const std::string& name) const { return get_output(output_index(name)); }
-    /// Runs `repeat` times and returns per-kernel median times, in first-call order.
-    std::vector<KernelProfile> profile(int repeat);
+    /// Runs `repeat` times and returns per-kernel median times, in first-call
+    /// order; each call is timed with time_once (its buffers flushed from the
+    /// caches first, as the tuner and the studio time kernels).
+    std::vector<KernelProfile> profile(int repeat, const TimingOptions& timing = {});
     const std::vector<KernelCall>& calls() const { return m_calls; }
     /// The type of every value, and the value indices of inputs and outputs.
     const std::vector<TensorType>& value_types() const { return m_types; }
