@@ -37,15 +37,9 @@ double seconds_since(Clock::time_point t0) {
 [[noreturn]] void worker(runtime::KernelFn fn, void** args, const std::vector<size_t>& bytes,
                          const MeasureOptions& o, int fd, double timeout_s) {
     alarm(unsigned(std::ceil(timeout_s)) + 1);  // a backstop; the parent kills first
-    runtime::TimingOptions timing;
-    timing.warmup = o.warmup;
-    timing.min_repeat = o.min_repeat;
-    timing.max_repeat = o.max_repeat;
-    timing.min_seconds = o.min_seconds;
-    timing.slow_seconds = o.slow_seconds;
-    timing.flush_cache = o.flush_cache;
+    runtime::TimingOptions timing = o.timing;
     // One thread: its CPU time, which time-slicing with other processes does not inflate.
-    timing.cpu_clock = o.cpu_clock && o.threads == 1;
+    timing.cpu_clock = o.timing.cpu_clock && o.threads == 1;
     runtime::time_kernel(fn, args, bytes, timing, [fd](double ms) {
         if (write(fd, &ms, sizeof ms) != ssize_t(sizeof ms)) _exit(3);
         return true;

@@ -11,6 +11,7 @@
 
 #include "engine/autotune/task.h"
 #include "engine/runtime/graph_executor.h"
+#include "engine/runtime/kernel_timing.h"
 
 namespace tessera::autotune {
 
@@ -23,21 +24,14 @@ struct CancelToken {
 
 struct MeasureOptions {
     double timeout_s = 10;      // per candidate (compile excluded)
-    int warmup = 1;
-    int min_repeat = 3;
-    int max_repeat = 20;
-    double min_seconds = 0.05;  // keep repeating until this much time ran
-    double slow_seconds = 0.5;  // one run longer than this ends the repeats
+    /// How each candidate is timed (runtime::time_kernel, as the profiler and
+    /// the studio time kernels). Caches are flushed before each run (TVM's
+    /// enable_cpu_cache_flush): in a model, a kernel's weights come from
+    /// memory, and a repeat loop that finds them in cache ranks candidates by
+    /// a speed they never have. cpu_clock applies with threads == 1 only: the
+    /// thread's CPU time is robust on a shared machine.
+    runtime::TimingOptions timing = {.cpu_clock = true};
     int threads = 1;            // OpenMP team of parallel loops
-    /// With threads == 1, time runs by the thread's CPU time (robust on a
-    /// shared machine); otherwise, and when false, by wall-clock time.
-    bool cpu_clock = true;
-    /// Flush the kernel's buffers out of the caches before each timed run
-    /// (TVM's enable_cpu_cache_flush): in a model, a kernel's weights come
-    /// from memory, and a repeat loop that finds them in cache ranks
-    /// candidates by a speed they never have (weight prefetching, loop
-    /// orders that stream weights once).
-    bool flush_cache = true;
     int opt_level = 2;          // LLVM level: builds use 2 by default (BuildOptions)
     int workers = 1;            // compile threads
     /// Compile-time limits for runaway candidates: more than this many memory

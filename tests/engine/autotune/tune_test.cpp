@@ -60,8 +60,8 @@ TuneOptions quick(int trials) {
     o.batch = 4;
     o.population = 16;
     o.generations = 1;
-    o.measure.min_seconds = 0.001;
-    o.measure.min_repeat = 2;
+    o.measure.timing.min_seconds = 0.001;
+    o.measure.timing.min_repeat = 2;
     o.measure.timeout_s = 5;
     return o;
 }
