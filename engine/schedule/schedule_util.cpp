@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "engine/arith/analyzer.h"
+#include "engine/arith/linear_form.h"
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
@@ -331,192 +333,54 @@ bool is_true(const Expr& e) { return !e.defined() || is_const_int(simplify(e), 1
 // ---------------------------------------------------------------- bounds
 
 Interval relax(const Expr& e, const std::map<const Variable*, Interval>& dom) {
-    switch (e.node_type()) {
-        case NodeType::IntImm: return {e, e};
-        case NodeType::Variable: {
-            auto it = dom.find(e.as<Variable>());
-            if (it != dom.end()) return it->second;
-            return {e, e};
-        }
-        case NodeType::Add: {
-            auto* op = e.as<Add>();
-            Interval a = relax(op->a, dom), b = relax(op->b, dom);
-            if (!a.ok() || !b.ok()) return {};
-            return {simp(a.lo + b.lo), simp(a.hi + b.hi)};
-        }
-        case NodeType::Sub: {
-            auto* op = e.as<Sub>();
-            Interval a = relax(op->a, dom), b = relax(op->b, dom);
-            if (!a.ok() || !b.ok()) return {};
-            return {simp(a.lo - b.hi), simp(a.hi - b.lo)};
-        }
-        case NodeType::Mul: {
-            auto* op = e.as<Mul>();
-            Interval a = relax(op->a, dom), b = relax(op->b, dom);
-            if (!a.ok() || !b.ok()) return {};
-            if (const int64_t* c = as_const_int(b.lo); c && b.lo.same_as(b.hi)) {
-                if (*c >= 0) return {simp(a.lo * b.lo), simp(a.hi * b.lo)};
-                return {simp(a.hi * b.lo), simp(a.lo * b.lo)};
-            }
-            if (const int64_t* c = as_const_int(a.lo); c && a.lo.same_as(a.hi)) {
-                if (*c >= 0) return {simp(a.lo * b.lo), simp(a.lo * b.hi)};
-                return {simp(a.lo * b.hi), simp(a.lo * b.lo)};
-            }
-            if (a.lo.same_as(a.hi) && b.lo.same_as(b.hi)) return {e, e};
-            return {};
-        }
-        case NodeType::FloorDiv: {
-            auto* op = e.as<FloorDiv>();
-            Interval a = relax(op->a, dom);
-            const int64_t* c = as_const_int(op->b);
-            if (!a.ok() || !c || *c <= 0) return {};
-            return {simp(floordiv(a.lo, op->b)), simp(floordiv(a.hi, op->b))};
-        }
-        case NodeType::FloorMod: {
-            auto* op = e.as<FloorMod>();
-            Interval a = relax(op->a, dom);
-            const int64_t* c = as_const_int(op->b);
-            if (!a.ok() || !c || *c <= 0) return {};
-            if (a.lo.same_as(a.hi)) return {simp(floormod(a.lo, op->b)), simp(floormod(a.lo, op->b))};
-            return {int_const(0), int_const(*c - 1)};
-        }
-        case NodeType::Min:
-        case NodeType::Max: {
-            bool is_min = e.node_type() == NodeType::Min;
-            Expr ea = is_min ? e.as<Min>()->a : e.as<Max>()->a;
-            Expr eb = is_min ? e.as<Min>()->b : e.as<Max>()->b;
-            Interval a = relax(ea, dom), b = relax(eb, dom);
-            if (!a.ok() || !b.ok()) return {};
-            if (is_min) return {simp(min(a.lo, b.lo)), simp(min(a.hi, b.hi))};
-            return {simp(max(a.lo, b.lo)), simp(max(a.hi, b.hi))};
-        }
-        default: {
-            bool free = true;
-            for (auto& [v, _] : dom)
-                if (uses_var(e, v)) free = false;
-            if (free) return {e, e};
-            return {};
-        }
+    // arith::eval_set over the variables' ranges: the engine's one bounds analysis.
+    std::map<const Variable*, Range> ranges;
+    for (const auto& [v, iv] : dom) {
+        if (!iv.ok()) return {};
+        ranges[v] = Range{iv.lo, simp(iv.hi - iv.lo + int_const(1))};
     }
+    arith::Analyzer ana;
+    const arith::IntSet set = arith::eval_set(e, ranges, ana);
+    if (!set.bounded()) return {};
+    return {simp(set.min), simp(set.max)};
 }
-
-namespace {
-struct Linear {
-    std::vector<std::pair<Expr, int64_t>> terms;
-    int64_t c = 0;
-    void add(const Expr& atom, int64_t k) {
-        for (auto& [a, kk] : terms)
-            if (structural_equal(a, atom)) {
-                kk += k;
-                return;
-            }
-        terms.push_back({atom, k});
-    }
-};
-
-void to_linear(const Expr& e, int64_t scale, Linear& out) {
-    if (const int64_t* c = as_const_int(e)) {
-        out.c += scale * *c;
-    } else if (auto* a = e.as<Add>()) {
-        to_linear(a->a, scale, out);
-        to_linear(a->b, scale, out);
-    } else if (auto* s = e.as<Sub>()) {
-        to_linear(s->a, scale, out);
-        to_linear(s->b, -scale, out);
-    } else if (auto* m = e.as<Mul>(); m && as_const_int(m->b)) {
-        to_linear(m->a, scale * *as_const_int(m->b), out);
-    } else if (m && as_const_int(m->a)) {
-        to_linear(m->b, scale * *as_const_int(m->a), out);
-    } else {
-        out.add(e, scale);
-    }
-}
-}  // namespace
 
 std::optional<int64_t> const_diff(const Expr& a, const Expr& b) {
-    Linear l;
-    to_linear(simp(a), 1, l);
-    to_linear(simp(b), -1, l);
-    for (auto& [atom, k] : l.terms)
-        if (k != 0) return std::nullopt;
-    return l.c;
+    arith::LinearForm l = arith::to_linear(simp(a));
+    l.add(arith::to_linear(simp(b)), -1);
+    for (const arith::LinearTerm& term : l.terms)
+        if (term.coeff != 0) return std::nullopt;
+    return l.constant;
 }
 
 namespace {
-int64_t fdiv(int64_t a, int64_t b) {
-    int64_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
+
+// True when every variable of e is in `vars`.
+bool free_vars_within(const Expr& e, const std::set<const Variable*>& vars) {
+    struct Finder : IRVisitor {
+        const std::set<const Variable*>* allowed = nullptr;
+        bool outside = false;
+        using IRVisitor::visit;
+        void visit(const Variable* op) override { outside |= !allowed->count(op); }
+    } finder;
+    finder.allowed = &vars;
+    finder.visit_expr(e);
+    return !finder.outside;
 }
+
 }  // namespace
 
 std::optional<std::pair<int64_t, int64_t>> num_bound(
     const Expr& e, const std::map<const Variable*, std::pair<int64_t, int64_t>>& env) {
-    using R = std::optional<std::pair<int64_t, int64_t>>;
-    auto bin = [&](const Expr& x, const Expr& y) -> std::pair<R, R> {
-        return {num_bound(x, env), num_bound(y, env)};
-    };
-    switch (e.node_type()) {
-        case NodeType::IntImm: {
-            int64_t v = e.as<IntImm>()->value;
-            return std::pair{v, v};
-        }
-        case NodeType::Variable: {
-            auto it = env.find(e.as<Variable>());
-            if (it == env.end()) return std::nullopt;
-            return it->second;
-        }
-        case NodeType::Cast: return num_bound(e.as<Cast>()->value, env);
-        case NodeType::Add: {
-            auto [a, b] = bin(e.as<Add>()->a, e.as<Add>()->b);
-            if (!a || !b) return std::nullopt;
-            return std::pair{a->first + b->first, a->second + b->second};
-        }
-        case NodeType::Sub: {
-            auto [a, b] = bin(e.as<Sub>()->a, e.as<Sub>()->b);
-            if (!a || !b) return std::nullopt;
-            return std::pair{a->first - b->second, a->second - b->first};
-        }
-        case NodeType::Mul: {
-            auto [a, b] = bin(e.as<Mul>()->a, e.as<Mul>()->b);
-            if (!a || !b) return std::nullopt;
-            int64_t c[4] = {a->first * b->first, a->first * b->second, a->second * b->first,
-                            a->second * b->second};
-            return std::pair{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
-        }
-        case NodeType::FloorDiv:
-        case NodeType::Div: {
-            Expr x = e.node_type() == NodeType::Div ? e.as<Div>()->a : e.as<FloorDiv>()->a;
-            Expr y = e.node_type() == NodeType::Div ? e.as<Div>()->b : e.as<FloorDiv>()->b;
-            auto [a, b] = bin(x, y);
-            if (!a || !b || b->first != b->second || b->first <= 0) return std::nullopt;
-            if (e.node_type() == NodeType::Div && a->first < 0) return std::nullopt;
-            return std::pair{fdiv(a->first, b->first), fdiv(a->second, b->first)};
-        }
-        case NodeType::FloorMod:
-        case NodeType::Mod: {
-            Expr x = e.node_type() == NodeType::Mod ? e.as<Mod>()->a : e.as<FloorMod>()->a;
-            Expr y = e.node_type() == NodeType::Mod ? e.as<Mod>()->b : e.as<FloorMod>()->b;
-            auto [a, b] = bin(x, y);
-            if (!a || !b || b->first != b->second || b->first <= 0) return std::nullopt;
-            if (e.node_type() == NodeType::Mod && a->first < 0) return std::nullopt;
-            int64_t c = b->first;
-            if (fdiv(a->first, c) == fdiv(a->second, c))
-                return std::pair{a->first - fdiv(a->first, c) * c, a->second - fdiv(a->first, c) * c};
-            return std::pair{int64_t(0), c - 1};
-        }
-        case NodeType::Min: {
-            auto [a, b] = bin(e.as<Min>()->a, e.as<Min>()->b);
-            if (!a || !b) return std::nullopt;
-            return std::pair{std::min(a->first, b->first), std::min(a->second, b->second)};
-        }
-        case NodeType::Max: {
-            auto [a, b] = bin(e.as<Max>()->a, e.as<Max>()->b);
-            if (!a || !b) return std::nullopt;
-            return std::pair{std::max(a->first, b->first), std::max(a->second, b->second)};
-        }
-        default: return std::nullopt;
-    }
+    // arith's constant bounds with the variables bound; a free variable fails.
+    std::set<const Variable*> bound;
+    for (const auto& [v, r] : env) bound.insert(v);
+    if (!free_vars_within(e, bound)) return std::nullopt;
+    arith::Analyzer ana;
+    for (const auto& [v, r] : env) ana.bind(Var(v), arith::ConstIntBound{r.first, r.second});
+    const arith::ConstIntBound b = ana.const_int_bound(e);
+    if (!b.bounded()) return std::nullopt;
+    return std::pair{b.min_value, b.max_value};
 }
 
 std::map<const Variable*, std::pair<int64_t, int64_t>> loop_env(const Path& path) {
