@@ -272,6 +272,7 @@ void GraphView::clearGraph() {
 void GraphView::setGraph(const GraphViewData& data) {
     m_data = data;
     m_collapse.clear();
+    m_heat.clear();
     QVector<QVector<int>> members;
     for (int i = 0; i < data.nodes.size(); ++i) members.append(QVector<int>{i});
     layOut(data, members);
@@ -455,6 +456,7 @@ void GraphView::buildScene(const LayoutResult& layout, const GraphViewData& data
         caption->setZValue(-1);
         m_groupItems << box << caption;
     }
+    if (!m_heat.isEmpty()) setNodeHeat(QVector<double>(m_heat));
     const double margin = 30;
     m_scene->setSceneRect(
         QRectF(-margin, -margin, layout.width + 2 * margin, layout.height + 2 * margin));
@@ -478,6 +480,7 @@ void GraphView::setCurrentNode(int index) {
 }
 
 void GraphView::setNodeHeat(const QVector<double>& heat) {
+    m_heat = heat;
     for (GraphNodeItem* item : m_nodeItems) {
         double hottest = -1;  // a collapsed box is as hot as its hottest member
         for (int i : item->members())

@@ -188,6 +188,7 @@ private:
     bool m_pending = false;
     int m_current = -1;
     int m_restoreCurrent = -1;  // selected again once a collapse's layout is drawn
+    QVector<double> m_heat;     // setNodeHeat's, drawn again after a collapse
 };
 
 /// A small view of the whole scene with the main view's visible area as a

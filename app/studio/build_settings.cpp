@@ -22,12 +22,14 @@ driver::BuildOptions BuildSettings::buildOptions(const KernelTraces& traces) con
 }
 
 QString BuildSettings::describe() const {
-    QString text = QString("-O%1 \u00b7 %2 passes \u00b7 %3 thread%4")
-                       .arg(optLevel)
-                       .arg(passes.size())
-                       .arg(threads)
-                       .arg(threads == 1 ? "" : "s");
-    if (target == "cuda") text = "CUDA \u00b7 " + text;
+    // The passes the target runs of the chosen ones (CUDA leaves convert_layout out).
+    const driver::BuildOptions options = buildOptions();
+    const size_t run = driver::find_target(options.target).graph_passes(options.passes, optLevel).size();
+    QString text = QString("-O%1 \u00b7 %2 passes").arg(optLevel).arg(run);
+    if (target == "cuda")  // the GPU's grid, not CPU threads, runs the kernels
+        text = "CUDA \u00b7 " + text;
+    else
+        text += QString(" \u00b7 %1 thread%2").arg(threads).arg(threads == 1 ? "" : "s");
     if (!records.isEmpty() && QFileInfo(records).isFile())
         text += " \u00b7 records " + QFileInfo(records).fileName();
     return text;

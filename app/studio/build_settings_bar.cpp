@@ -45,7 +45,11 @@ BuildSettingsBar::BuildSettingsBar(QWidget* parent)
             [this](int index) { emit optLevelChanged(m_optLevel->itemData(index).toInt()); });
     connect(m_threads, &QSpinBox::valueChanged, this, &BuildSettingsBar::threadsChanged);
     connect(m_target, &QComboBox::currentIndexChanged, this,
-            [this](int index) { emit targetChanged(m_target->itemData(index).toString()); });
+            [this](int index) {
+                const QString target = m_target->itemData(index).toString();
+                m_threads->setEnabled(target != "cuda");  // GPU kernels: blocks and threads of the grid
+                emit targetChanged(target);
+            });
 }
 
 QString BuildSettingsBar::target() const { return m_target->currentData().toString(); }

@@ -38,8 +38,7 @@ void ExportController::exportTo(const QString& path) {
                     .arg(r.kernels)
                     .arg(r.recordsApplied)
                     .arg(r.bytes / 1024)
-                    .arg(settings.describe(),
-                         settings.passes.isEmpty() ? "none" : settings.passes.join(", "));
+                    .arg(settings.describe(), r.passes.isEmpty() ? "none" : r.passes.join(", "));
             m_workspace->log(summary + "\n" + r.metaJson);
             if (!m_workspace->dialogsSuppressed()) {
                 auto* box = new QMessageBox(QMessageBox::Information, "Package exported", summary,

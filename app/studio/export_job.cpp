@@ -31,6 +31,7 @@ ExportResult exportPackage(const graph::Graph& graph, const BuildSettings& setti
     result.bytes = QFileInfo(path).size();
     result.kernels = int(compiled->kernels.size());
     result.recordsApplied = compiled->records_applied();
+    for (const std::string& p : exportOptions.passes) result.passes << QString::fromStdString(p);
     context.reportProgress(1.0);
     return result;
 }

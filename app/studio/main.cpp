@@ -163,7 +163,7 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     parser.addPositionalArgument("model", "ONNX model (or .tessera-session) to open.", "[MODEL]");
     const QCommandLineOption screenshotOption("screenshot",
-                                              "Render the window to FILE.png and exit.", "FILE");
+                                              "Render the window to FILE (a PNG image) and exit.", "FILE");
     const QCommandLineOption viewOption("view", "View to raise: graph, schedule, code, passes, plots or tuning.", "NAME",
                                         "graph");
     parser.addOption(screenshotOption);

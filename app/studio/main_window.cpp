@@ -5,6 +5,7 @@
 #include "engine/core/error.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -175,7 +176,11 @@ MainWindow::MainWindow(QWidget* parent)
         if (m_document && !m_loadJobs->isRunning()) showKernelCode(m_graphView->currentNode());
     };
     connect(m_settingsBar, &BuildSettingsBar::threadsChanged, this, showCurrentKernel);
-    connect(m_settingsBar, &BuildSettingsBar::targetChanged, this, [this, showCurrentKernel]() {
+    connect(m_settingsBar, &BuildSettingsBar::targetChanged, this, [this, showCurrentKernel](const QString& target) {
+        // The panes show what the target builds: CUDA C and PTX, or LLVM IR and assembly.
+        const bool gpu = target == "cuda";
+        m_codePanes->showKind(0, "Loop IR");
+        m_codePanes->showKind(1, gpu ? "CUDA C" : "LLVM IR");
         m_runs->updateStatus();
         showCurrentKernel();
     });
@@ -185,6 +190,7 @@ MainWindow::MainWindow(QWidget* parent)
         const int node = m_graphView->currentNode();
         if (node < 0 || node >= m_document->nodeCount()) return;
         const QString name = QString::fromStdString(m_document->graph().nodes[node].name);
+        if (m_workspace->traces().value(name) == m_scheduleEditor->steps()) return;  // shown again
         m_workspace->setTrace(name, m_scheduleEditor->steps());
         m_workspace->noteBuildInputChanged("schedules");
         showKernelCode(node);  // the kernel that runs, with the new schedule
@@ -339,11 +345,18 @@ void MainWindow::createActions() {
     viewMenu->addAction("Zoom &out", m_graphView, &widgets::GraphView::zoomOut)
         ->setShortcut(QKeySequence::ZoomOut);
     QMenu* collapse = viewMenu->addMenu("&Collapse graph");
+    auto* collapseModes = new QActionGroup(collapse);  // the mode shown is checked
     for (const auto& [how, text] :
          {std::pair{"none", "&Expand all"}, {"fused", "&Fused kernels (as the build fuses them)"},
           {"scope1", "Name scopes, level &1"}, {"scope2", "Name scopes, level &2 (blocks)"},
           {"scope3", "Name scopes, level &3"}})
-        collapse->addAction(text, this, [this, how = QString(how)]() { collapseGraph(how); });
+        collapseModes->addAction(collapse->addAction(text, this, [this, how = QString(how)]() {
+            collapseGraph(how);
+        }))->setCheckable(true);
+    collapseModes->actions().first()->setChecked(true);
+    connect(m_graphView, &widgets::GraphView::layoutFinished, collapseModes, [this, collapseModes]() {
+        if (!m_graphView->isCollapsed()) collapseModes->actions().first()->setChecked(true);
+    });
     viewMenu->addSeparator();
     for (QDockWidget* dock :
          {m_propertiesDock, m_scheduleDock, m_codeDock, m_passDock, m_perfDock, m_messagesDock})

@@ -80,7 +80,7 @@ void MainWindow::showKernelCode(int node) {
                 const int index = m_document ? m_document->graph().find_node(n.toStdString()) : -1;
                 if (index >= 0) members << index;
             }
-            if (members.size() > 1) m_graphView->setHighlightedNodes(members, QColor(0x30, 0x80, 0xe0));
+            m_graphView->setHighlightedNodes(members, QColor(0x30, 0x80, 0xe0));  // the kernel's nodes
             emit kernelCodeShown(code.kernel);
         });
 }

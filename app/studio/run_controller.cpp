@@ -35,7 +35,8 @@ RunController::RunController(Workspace* workspace, QWidget* panelParent)
     layout->addWidget(m_perfLabel);
     m_plotTabs->addTab(m_perfPlot, "Time per kernel");
     m_plotTabs->addTab(m_roofline, "Roofline");
-    m_kernelTable->setHorizontalHeaderLabels({"Kernel", "Nodes", "ms", "%", "GFLOP/s", "GB/s", ""});
+    m_kernelTable->setHorizontalHeaderLabels({"Kernel", "Nodes", "\u00b5s", "%", "GFLOP/s", "GB/s", "Notes"});
+    m_kernelTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_kernelTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_kernelTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_kernelTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
@@ -63,6 +64,8 @@ void RunController::clearResult() {
     m_lastRun.reset();
     m_staleReasons.clear();
     m_perfPlot->clearBars();
+    m_roofline->setKernels({}, {}, {});
+    m_kernelTable->setRowCount(0);
     m_perfLabel->setText("Run (F5) to measure latency and GFLOP/s.");
     updateStatus();
 }
@@ -129,7 +132,7 @@ void RunController::fillKernelTable(const RunResult& result) {
         name->setToolTip(k.loopIr.left(4000));
         m_kernelTable->setItem(row, 0, name);
         m_kernelTable->setItem(row, 1, new QTableWidgetItem(k.nodeNames.join(", ")));
-        m_kernelTable->setItem(row, 2, number(k.ms, 4));
+        m_kernelTable->setItem(row, 2, number(k.ms * 1e3, 2));  // µs: small kernels stay readable
         m_kernelTable->setItem(row, 3, number(total > 0 ? 100 * k.ms / total : 0, 1));
         QTableWidgetItem* gf = number(k.ms > 0 ? k.flops / (k.ms * 1e6) : 0, 2);
         if (effective)

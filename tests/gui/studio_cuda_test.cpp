@@ -58,6 +58,8 @@ TEST(StudioCuda, CompilesTheModelForCudaAndExportsThePtxTheCliBuilds) {
     target->setCurrentIndex(target->findData("cuda"));  // as the user picks it
     EXPECT_EQ(s.window.buildSettings().target, "cuda");
     EXPECT_TRUE(s.window.buildSettings().describe().startsWith("CUDA"));
+    EXPECT_FALSE(s.window.buildSettings().describe().contains("thread"));  // the grid runs GPU kernels
+    EXPECT_EQ(s.window.codePanes()->shownKind(1), "CUDA C");
 
     // The code panes show the GPU kernel of the selected node, as inspect prints it.
     QSignalSpy shown(&s.window, &studio::MainWindow::kernelCodeShown);
