@@ -2,6 +2,9 @@
 // on block and loop names through the Schedule API, so the result is a Trace.
 #include "engine/topi/schedule_cpu.h"
 
+#include <cstdlib>
+#include <iostream>
+
 #include <algorithm>
 
 #include "engine/schedule/query.h"
@@ -138,9 +141,14 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
                 schedule_matmul_block(s, block, o, packs, &done);
             else
                 r.reduction(block);
-        } catch (const schedule::ScheduleError&) {
+        } catch (const schedule::ScheduleError& e) {
             s = before;  // this block keeps its default loops
             if (packs) packs->resize(npacks);
+            // A rule that does not fit a block is normal (another one or the
+            // default loops take it); TESSERA_DEBUG=1 says which and why.
+            if (const char* debug = std::getenv("TESSERA_DEBUG"); debug && std::atoi(debug) >= 1)
+                std::cerr << "// schedule rule for block '" << block << "' of node '" << n.name
+                          << "' (" << n.op << ") did not apply: " << e.what() << "\n";
         }
     }
     return s;

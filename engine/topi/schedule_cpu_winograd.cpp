@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/schedule/query.h"
+#include "engine/tir/op.h"
 #include "engine/topi/schedule_cpu_util.h"
 
 namespace tessera::topi {
@@ -26,6 +27,40 @@ namespace {
 constexpr int64_t kWholePlaneWeightBytes = 2 << 20;
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+/// The extent of iteration variable `i` of `block`.
+int64_t iter_extent(const Schedule& s, const std::string& block, size_t i) {
+    const tir::Block* b = find_block(s.func(), block);
+    const int64_t* e = b && i < b->iter_vars.size() ? tir::as_const_int(b->iter_vars[i].dom.extent)
+                                                    : nullptr;
+    if (!e) throw schedule::ScheduleError(0, "winograd", "block '" + block + "' has no constant dim " +
+                                                             std::to_string(i));
+    return *e;
+}
+
+/// The innermost loops of `block` after compute_at, one per iteration variable
+/// in `dims` (indices into its iteration variables), "" for a variable of
+/// extent 1: compute_at makes no loop for those (with 16-lane vectors a conv
+/// of up to 16 input or output channels has one channel block).
+Names own_loops(const Schedule& s, const std::string& block, const std::vector<size_t>& dims) {
+    size_t present = 0;
+    for (size_t d : dims) present += iter_extent(s, block, d) > 1 ? 1 : 0;
+    const Names all = s.get_loops(block);
+    if (all.size() < present)
+        throw schedule::ScheduleError(0, "winograd", "block '" + block + "' has too few loops");
+    Names own;
+    size_t k = all.size() - present;
+    for (size_t d : dims) own.push_back(iter_extent(s, block, d) > 1 ? all[k++] : std::string());
+    return own;
+}
+
+/// `names` without the empty ones.
+Names present(std::initializer_list<std::string> names) {
+    Names out;
+    for (const std::string& n : names)
+        if (!n.empty()) out.push_back(n);
+    return out;
+}
 
 
 /// The first block whose name starts with `prefix`.
@@ -116,21 +151,22 @@ struct WinogradRule {
     }
 
     // M's own loops (e, nu, oco, tw, oci, rco, rci) -> e nu oco_o tw_o |
-    // rco rci | tw_i(unrolled) oco_i(unrolled) oci(vector).
+    // rco rci | tw_i(unrolled) oco_i(unrolled) oci(vector); a channel block
+    // count of 1 (oco or rco) has no loop.
     void gemm(const std::string& mm) {
-        Names all = s.get_loops(mm);
-        Names l(all.end() - 7, all.end());
-        const int64_t eoc = loop_extent(s.func(), l[2]);
+        // M's iteration variables: n th e nu oco tw oci rco rci.
+        const Names l = own_loops(s, mm, {2, 3, 4, 5, 6, 7, 8});
+        const int64_t eoc = iter_extent(s, mm, 4);
         const int64_t etw = loop_extent(s.func(), l[3]);
         const auto [ocv, p] = register_tile(eoc, etw);
-        Names ocs = s.split(l[2], {-1, ocv});
+        Names ocs = l[2].empty() ? Names{"", ""} : s.split(l[2], {-1, ocv});
         Names tws = s.split(l[3], {-1, p});
-        s.reorder({l[0], l[1], ocs[0], tws[0], l[5], l[6], tws[1], ocs[1], l[4]});
-        std::string init = s.decompose_reduction(mm, l[5]);
+        s.reorder(present({l[0], l[1], ocs[0], tws[0], l[5], l[6], tws[1], ocs[1], l[4]}));
+        std::string init = s.decompose_reduction(mm, l[5].empty() ? l[6] : l[5]);
         Names il = s.get_loops(init);
         if (!il.empty()) s.vectorize(il.back());
         s.unroll(tws[1]);
-        s.unroll(ocs[1]);
+        if (!ocs[1].empty()) s.unroll(ocs[1]);
         s.vectorize(l[4]);
     }
 
@@ -181,11 +217,12 @@ struct WinogradRule {
     }
 
     // V's own loops (e, nu, c, tw, i) -> c tw | e nu (unrolled) i(vector):
-    // one alpha x alpha input tile of a channel block in, alpha^2 vectors out.
+    // one alpha x alpha input tile of a channel block in, alpha^2 vectors out
+    // (one channel block: no c loop).
     void transform(const std::string& v) {
-        Names all = s.get_loops(v);
-        Names l(all.end() - 5, all.end());
-        s.reorder({l[2], l[3], l[0], l[1], l[4]});
+        // V's iteration variables: n th e nu c tw i.
+        const Names l = own_loops(s, v, {2, 3, 4, 5, 6});
+        s.reorder(present({l[2], l[3], l[0], l[1], l[4]}));
         s.unroll(l[0]);
         s.unroll(l[1]);
         s.vectorize(l[4]);
