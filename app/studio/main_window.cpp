@@ -90,7 +90,6 @@ MainWindow::MainWindow(QWidget* parent)
       m_codePanes(new widgets::CodePanes(this)),
       m_scheduleEditor(new ScheduleEditor(this)),
       m_passPanel(new PassPipelinePanel(this)),
-      m_codeJobs(new JobRunner(this)),
       m_collapseJobs(new JobRunner(this)),
       m_undo(new QUndoStack(this)),
       m_search(new QLineEdit(this)),
@@ -108,7 +107,8 @@ MainWindow::MainWindow(QWidget* parent)
           m_workspace, m_settingsBar, m_passPanel,
           {[this](const QString& path) { openModel(path); },
            [this](const graph::GraphEdit& edit) { return applyGraphEdit(edit); },
-           [this]() { showNode(m_graphView->currentNode()); }})) {
+           [this]() { showNode(m_graphView->currentNode()); }})),
+      m_schedules(new ScheduleController(m_workspace, m_scheduleEditor, m_codePanes)) {
     setWindowTitle("Tessera Studio");
     setAcceptDrops(true);
     setCentralWidget(m_graphView);
@@ -158,8 +158,10 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& title, const QString& message) {
                 m_statusLabel->setText(title + ": " + message);
             });
-    connect(m_workspace, &Workspace::buildInputChanged, this, [this](const QString& what) {
-        if (what == "tuning records") m_kernelBuildKey.clear();  // the code views rebuild
+    connect(m_schedules, &ScheduleController::titleChanged, m_codeDock, &QDockWidget::setWindowTitle);
+    connect(m_schedules, &ScheduleController::kernelShown, this, &MainWindow::kernelCodeShown);
+    connect(m_schedules, &ScheduleController::kernelNodes, this, [this](const QVector<int>& nodes) {
+        m_graphView->setHighlightedNodes(nodes, QColor(0x30, 0x80, 0xe0));
     });
     connect(m_runs, &RunController::nodeHeat, m_graphView, &widgets::GraphView::setNodeHeat);
     connect(m_runs, &RunController::nodeRequested, this, [this](const QString& name) {
@@ -172,9 +174,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_tunes, &TuneController::started, this, [this]() { showPlot("tuning"); });
     connect(m_sessions, &SessionController::failed, this, &MainWindow::loadFailed);
     // The code panes show what the settings build now.
-    auto showCurrentKernel = [this]() {
-        if (m_document && !m_loadJobs->isRunning()) showKernelCode(m_graphView->currentNode());
-    };
+    auto showCurrentKernel = [this]() { m_schedules->refresh(); };
     connect(m_settingsBar, &BuildSettingsBar::threadsChanged, this, showCurrentKernel);
     connect(m_settingsBar, &BuildSettingsBar::targetChanged, this, [this, showCurrentKernel](const QString& target) {
         // The panes show what the target builds: CUDA C and PTX, or LLVM IR and assembly.
@@ -185,22 +185,6 @@ MainWindow::MainWindow(QWidget* parent)
         showCurrentKernel();
     });
     connect(m_passPanel, &PassPipelinePanel::pipelineChanged, this, showCurrentKernel);
-    connect(m_scheduleEditor, &ScheduleEditor::stepsChanged, this, [this]() {
-        if (!m_document) return;
-        const int node = m_graphView->currentNode();
-        if (node < 0 || node >= m_document->nodeCount()) return;
-        const QString name = QString::fromStdString(m_document->graph().nodes[node].name);
-        if (m_workspace->traces().value(name) == m_scheduleEditor->steps()) return;  // shown again
-        m_workspace->setTrace(name, m_scheduleEditor->steps());
-        m_workspace->noteBuildInputChanged("schedules");
-        showKernelCode(node);  // the kernel that runs, with the new schedule
-    });
-    connect(m_scheduleEditor, &ScheduleEditor::measured, this, [this](double gflops, double ms) {
-        log(QString("Measured %1: %2 ms, %3 GFLOP/s")
-                .arg(m_codeDock->windowTitle())
-                .arg(ms, 0, 'f', 4)
-                .arg(gflops, 0, 'f', 2));
-    });
     connect(m_graphView, &widgets::GraphView::layoutFailed, this, [this](const QString& message) {
         updateBusyState();
         log("error: graph layout failed: " + message);
@@ -464,8 +448,6 @@ void MainWindow::setDocument(std::shared_ptr<ModelDocument> document) {
     m_document = std::move(document);
     m_workspace->setDocument(m_document);  // and no schedule traces
     m_runs->clearResult();  // a result for the old model would be stale
-    m_kernelBuild.reset();  // the code views' build was of the old model
-    m_kernelBuildKey.clear();
     m_codePanes->clear();
     m_properties->clear();
     m_undo->clear();
@@ -484,37 +466,12 @@ void MainWindow::setDocument(std::shared_ptr<ModelDocument> document) {
 void MainWindow::showNode(int node) {
     m_fillingProperties = true;
     m_properties->clear();
-    m_codeJobs->cancel();
-    if (!m_document || node < 0 || node >= m_document->nodeCount()) {
-        m_fillingProperties = false;
-        m_codePanes->clear();
-        m_codeDock->setWindowTitle("Code");
-        m_scheduleEditor->setFunction({}, {}, 0);
-        return;
+    if (m_document && node >= 0 && node < m_document->nodeCount()) {
+        addRows(nullptr, m_properties, m_document->properties(node));
+        m_properties->expandAll();
     }
-    addRows(nullptr, m_properties, m_document->properties(node));
-    m_properties->expandAll();
     m_fillingProperties = false;
-    showNodeCode(node);
-}
-
-void MainWindow::showNodeCode(int node) {
-    const graph::Node& n = m_document->graph().nodes[node];
-    const QString title = QString::fromStdString(n.op + " " + n.name);
-    showKernelCode(node);
-    tir::PrimFunc func;
-    try {
-        func = driver::lower_op(m_document->graph(), node);
-    } catch (const std::exception& e) {
-        log("error: lowering " + QString::fromStdString(n.name) + ": " +
-            oneLine(QString::fromStdString(e.what())));
-        m_scheduleEditor->setFunction({}, {}, 0);
-        return;
-    }
-    // The schedule editor replays the op's trace on the op alone.
-    m_scheduleEditor->setFunction(title, func,
-                                  graph::node_flops(m_document->graph(), n),
-                                  m_workspace->traces().value(QString::fromStdString(n.name)));
+    m_schedules->showNode(node);  // the kernel that runs it and its schedule
 }
 
 void MainWindow::cancelJobs() {

@@ -17,6 +17,7 @@
 #include "app/studio/job_runner.h"
 #include "app/studio/model_document.h"
 #include "app/studio/run_controller.h"
+#include "app/studio/schedule_controller.h"
 #include "app/studio/session_controller.h"
 #include "app/studio/tune_controller.h"
 #include "app/studio/workspace.h"
@@ -66,6 +67,7 @@ public:
     TuneController* tuning() const { return m_tunes; }
     ExportController* exports() const { return m_exports; }
     SessionController* sessions() const { return m_sessions; }
+    ScheduleController* schedules() const { return m_schedules; }
 
     /// Starts loading a model in the background. modelLoaded follows once it
     /// is shown and laid out, or loadFailed (the previous model stays open).
@@ -113,7 +115,7 @@ public:
     std::vector<schedule::Step> traceOf(const QString& node) const {
         return m_workspace->traces().value(node);
     }
-    bool isCompilingCode() const { return m_codeJobs->isRunning(); }
+    bool isCompilingCode() const { return m_schedules->isCompiling(); }
     /// Draws groups of nodes as one box: "fused" (the kernels the build makes,
     /// found in a job), "scope1".."scope3" (name scopes at that level, repeated
     /// blocks marked) or "none" (expanded); the selection stays.
@@ -169,13 +171,6 @@ private:
     void installGraph(std::shared_ptr<const graph::Graph> graph,
                       const std::vector<graph::GraphEdit>& edits);
     void onPropertyEdited(QTreeWidgetItem* item, int column);
-    void showNodeCode(int node);
-    /// The code panes: the kernel that runs `node` as the build settings make
-    /// it (loop IR, LLVM IR, assembly; CUDA C as the CUDA target builds its
-    /// group), in a job; its nodes highlighted in the graph.
-    void showKernelCode(int node);
-    /// What the scheduled build of the code views depends on (graph, settings, schedules).
-    QString kernelBuildKey() const;
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
 
@@ -187,7 +182,6 @@ private:
     ScheduleEditor* m_scheduleEditor;
     PassPipelinePanel* m_passPanel;
     QDockWidget* m_passDock = nullptr;
-    JobRunner* m_codeJobs;
     JobRunner* m_collapseJobs;
     QUndoStack* m_undo;
     QLineEdit* m_search;
@@ -207,13 +201,12 @@ private:
     QLabel* m_statusLabel;
     QAction* m_runAction = nullptr;
     BuildSettingsBar* m_settingsBar;
-    std::shared_ptr<const driver::CompiledModel> m_kernelBuild;  // the code views' build
-    QString m_kernelBuildKey;                                     // ... and what it was built from
     Workspace* m_workspace;
     RunController* m_runs;
     TuneController* m_tunes;
     ExportController* m_exports;
     SessionController* m_sessions;
+    ScheduleController* m_schedules;
 };
 
 }  // namespace tessera::studio

@@ -20,6 +20,7 @@ Workspace::Workspace(BuildSettingsBar* settingsBar, PassPipelinePanel* passPanel
 void Workspace::setDocument(std::shared_ptr<ModelDocument> document) {
     m_document = std::move(document);
     m_traces.clear();
+    ++m_revision;
 }
 
 bool Workspace::isLoading() const { return m_loads->isRunning(); }

@@ -58,7 +58,12 @@ public:
     /// unless dialogs are suppressed.
     void reportError(const QString& title, const QString& message);
     /// Something builds read changed ("graph edited", "schedules", "tuning records").
-    void noteBuildInputChanged(const QString& what) { emit buildInputChanged(what); }
+    void noteBuildInputChanged(const QString& what) {
+        ++m_revision;
+        emit buildInputChanged(what);
+    }
+    /// Counts the changes to what builds read (the document and build inputs).
+    int revision() const { return m_revision; }
 
 signals:
     void logged(const QString& message);
@@ -74,6 +79,7 @@ private:
     QString m_tuningDb;
     Traces m_traces;
     bool m_dialogsSuppressed = false;
+    int m_revision = 0;
 };
 
 }  // namespace tessera::studio

@@ -1,0 +1,151 @@
+// ScheduleController: the kernel code job, the build it reuses and the
+// schedule editor's trace of the selected node.
+#include "app/studio/schedule_controller.h"
+
+#include "app/studio/kernel_code_job.h"
+#include "app/studio/schedule_editor.h"
+#include "app/studio/workspace.h"
+#include "engine/core/error.h"
+#include "widgets/code_panes.h"
+
+namespace tessera::studio {
+
+ScheduleController::ScheduleController(Workspace* workspace, ScheduleEditor* editor,
+                                       widgets::CodePanes* panes)
+    : QObject(workspace),
+      m_workspace(workspace),
+      m_editor(editor),
+      m_panes(panes),
+      m_jobs(new JobRunner(this)) {
+    connect(m_editor, &ScheduleEditor::stepsChanged, this, &ScheduleController::onStepsChanged);
+    connect(m_editor, &ScheduleEditor::measured, this, [this](double gflops, double ms) {
+        m_workspace->log(QString("Measured %1: %2 ms, %3 GFLOP/s")
+                             .arg(m_title)
+                             .arg(ms, 0, 'f', 4)
+                             .arg(gflops, 0, 'f', 2));
+    });
+}
+
+bool ScheduleController::isCompiling() const { return m_jobs->isRunning(); }
+
+QString ScheduleController::buildKey() const {
+    const BuildSettings s = m_workspace->buildSettings();
+    QString key = QString("%1|%2|%3|O%4|%5|t%6|%7")
+                      .arg(quintptr(m_workspace->document().get()))
+                      .arg(m_workspace->revision())
+                      .arg(s.target)
+                      .arg(s.optLevel)
+                      .arg(s.passes.join(","))
+                      .arg(s.threads)
+                      .arg(s.records);
+    for (const auto& [node, trace] : m_workspace->kernelTraces())
+        key += "|" + QString::fromStdString(node + "=" + trace.to_json());
+    return key;
+}
+
+void ScheduleController::showNode(int node) {
+    m_jobs->cancel();
+    const std::shared_ptr<ModelDocument>& document = m_workspace->document();
+    m_node = document && node >= 0 && node < document->nodeCount() ? node : -1;
+    if (m_node < 0) {
+        m_panes->clear();
+        m_kernel.clear();
+        m_title = "Code";
+        emit titleChanged(m_title);
+        m_editor->setFunction({}, {}, 0);
+        return;
+    }
+    showKernel();
+    const graph::Node& n = document->graph().nodes[size_t(node)];
+    tir::PrimFunc func;
+    try {
+        func = driver::lower_op(document->graph(), node);
+    } catch (const std::exception& e) {
+        m_workspace->log("error: lowering " + QString::fromStdString(n.name) + ": " +
+                         oneLine(QString::fromStdString(e.what())));
+        m_editor->setFunction({}, {}, 0);
+        return;
+    }
+    // The schedule editor replays the op's trace on the op alone.
+    m_editor->setFunction(QString::fromStdString(n.op + " " + n.name), func,
+                          graph::node_flops(document->graph(), n),
+                          m_workspace->traces().value(QString::fromStdString(n.name)));
+}
+
+void ScheduleController::refresh() {
+    if (m_workspace->document() && !m_workspace->isLoading() && m_node >= 0) showKernel();
+}
+
+void ScheduleController::onStepsChanged() {
+    const std::shared_ptr<ModelDocument>& document = m_workspace->document();
+    if (!document || m_node < 0 || m_node >= document->nodeCount()) return;
+    const QString name = QString::fromStdString(document->graph().nodes[size_t(m_node)].name);
+    if (m_workspace->traces().value(name) == m_editor->steps()) return;  // shown again
+    m_workspace->setTrace(name, m_editor->steps());
+    m_workspace->noteBuildInputChanged("schedules");
+    showKernel();  // the kernel that runs, with the new schedule
+}
+
+void ScheduleController::showKernel() {
+    m_jobs->cancel();
+    const std::shared_ptr<ModelDocument>& document = m_workspace->document();
+    if (!document || m_node < 0 || m_node >= document->nodeCount()) return;
+    const QString name = QString::fromStdString(document->graph().nodes[size_t(m_node)].name);
+    const QString key = buildKey();
+    std::shared_ptr<const driver::CompiledModel> cached = key == m_buildKey ? m_build : nullptr;
+    std::shared_ptr<const graph::Graph> graph = document->snapshot();
+    const BuildSettings settings = m_workspace->buildSettings();
+    const KernelTraces traces = m_workspace->kernelTraces();
+    const QString previousKernel = m_kernel;
+    emit titleChanged("Code - building the kernel of " + name + "...");
+    m_jobs->start(
+        "Building the kernel of " + name,
+        [graph, settings, traces, name, cached](const JobContext& context) {
+            try {
+                return kernelCodeOf(*graph, settings, traces, name, cached, context);
+            } catch (const UserError& e) {  // shown in the panes, not as a failed job
+                KernelCode failed;
+                failed.node = name;
+                failed.error = QString::fromStdString(e.what());
+                return failed;
+            }
+        },
+        [this, key, name, previousKernel, settings](const KernelCode& code) {
+            if (!code.error.isEmpty()) {
+                m_panes->clear();
+                m_panes->setText("Loop IR", "# the kernel of node '" + name + "':\n# " +
+                                                oneLine(code.error) + "\n");
+                m_kernel.clear();
+                m_title = "Code - " + name;
+                emit titleChanged(m_title);
+                emit kernelShown(QString());
+                return;
+            }
+            m_build = code.model;
+            m_buildKey = key;
+            // Diff against what the same kernel showed before (a schedule edit).
+            const bool sameKernel = previousKernel == code.kernel;
+            for (const auto& [kind, text] : {std::pair{QString("Loop IR"), code.loopIr},
+                                             {QString("LLVM IR"), code.llvmIr},
+                                             {QString("Assembly"), code.assembly},
+                                             {QString("CUDA C"), code.cudaC},
+                                             {QString("PTX"), code.ptx}}) {
+                m_panes->setPrevious(kind, sameKernel ? m_panes->text(kind) : text);
+                m_panes->setText(kind, text);
+            }
+            m_kernel = code.kernel;
+            m_title = QString("Code - kernel %1 (%2) \u00b7 %3")
+                          .arg(code.kernel, code.nodes.join(", "), settings.describe());
+            emit titleChanged(m_title);
+            QVector<int> members;
+            const std::shared_ptr<ModelDocument>& doc = m_workspace->document();
+            for (const QString& n : code.nodes) {
+                const int index = doc ? doc->graph().find_node(n.toStdString()) : -1;
+                if (index >= 0) members << index;
+            }
+            emit kernelNodes(members);
+            emit kernelShown(code.kernel);
+        });
+}
+
+}  // namespace tessera::studio

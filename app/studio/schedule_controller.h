@@ -1,0 +1,62 @@
+// ScheduleController: the selected node's kernel. The code panes show the
+// kernel that runs the node as the workspace's settings build it
+// (kernel_code_job.h; built in a job, the build reused while nothing it reads
+// changes), and the schedule editor edits the node's trace, which the
+// workspace keeps for Run, Tune and Export.
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+#include <QVector>
+#include <memory>
+
+#include "engine/driver/driver.h"
+
+namespace tessera::widgets {
+class CodePanes;
+}
+
+namespace tessera::studio {
+
+class JobRunner;
+class ScheduleEditor;
+class Workspace;
+
+class ScheduleController : public QObject {
+    Q_OBJECT
+public:
+    ScheduleController(Workspace* workspace, ScheduleEditor* editor, widgets::CodePanes* panes);
+
+    /// Shows the kernel and schedule of `node` of the open model (-1 clears).
+    void showNode(int node);
+    /// Shows the current node's kernel again (the settings changed).
+    void refresh();
+    bool isCompiling() const;
+    JobRunner* jobs() const { return m_jobs; }
+
+signals:
+    /// The panes show `kernel` (empty: why there is none, in the panes).
+    void kernelShown(const QString& kernel);
+    /// A title for the code panes: "Code - kernel K (nodes) · settings".
+    void titleChanged(const QString& title);
+    /// The open model's nodes the shown kernel runs.
+    void kernelNodes(const QVector<int>& nodes);
+
+private:
+    void showKernel();
+    void onStepsChanged();
+    /// What the scheduled build of the code views depends on.
+    QString buildKey() const;
+
+    Workspace* m_workspace;
+    ScheduleEditor* m_editor;
+    widgets::CodePanes* m_panes;
+    JobRunner* m_jobs;
+    int m_node = -1;
+    QString m_kernel;  // shown in the panes
+    QString m_title;
+    std::shared_ptr<const driver::CompiledModel> m_build;  // the code views' build
+    QString m_buildKey;                                     // ... and what it was built from
+};
+
+}  // namespace tessera::studio
