@@ -106,9 +106,10 @@ MainWindow::MainWindow(QWidget* parent)
       m_sessions(new SessionController(
           m_workspace, m_settingsBar, m_passPanel,
           {[this](const QString& path) { openModel(path); },
-           [this](const graph::GraphEdit& edit) { return applyGraphEdit(edit); },
+           [this](const graph::GraphEdit& edit) { return m_edits->apply(edit); },
            [this]() { showNode(m_graphView->currentNode()); }})),
-      m_schedules(new ScheduleController(m_workspace, m_scheduleEditor, m_codePanes)) {
+      m_schedules(new ScheduleController(m_workspace, m_scheduleEditor, m_codePanes)),
+      m_edits(new EditController(m_workspace, m_undo, m_graphView)) {
     setWindowTitle("Tessera Studio");
     setAcceptDrops(true);
     setCentralWidget(m_graphView);
@@ -143,7 +144,17 @@ MainWindow::MainWindow(QWidget* parent)
         emit modelLoaded(m_document->path());
         m_sessions->modelShown();
     });
-    connect(m_properties, &QTreeWidget::itemChanged, this, &MainWindow::onPropertyEdited);
+    connect(m_properties, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* item, int column) {
+        if (!m_fillingProperties) m_edits->propertyEdited(item, column);
+    });
+    connect(m_edits, &EditController::refused, this, &MainWindow::editRefused);
+    connect(m_edits, &EditController::nodeRefresh, this, &MainWindow::showNode);
+    connect(m_edits, &EditController::graphInstalled, this, [this](const QString& select) {
+        m_runs->clearResult();  // a result for the old graph would be stale
+        m_selectAfterLayout = select;
+        m_graphView->setGraph(m_document->graphViewData());
+        m_passPanel->setGraph(m_document->snapshot());
+    });
     // One set of build settings: an opt level selects its pass pipeline; any
     // change marks the last Run's figures stale.
     m_passPanel->setPipeline(defaultPasses(m_settingsBar->optLevel()));
@@ -294,7 +305,7 @@ void MainWindow::createActions() {
     fileMenu->addAction("Open &session...", m_sessions, &SessionController::openDialog);
     fileMenu->addAction("Save s&ession...", m_sessions, &SessionController::saveDialog)
         ->setShortcut(QKeySequence::Save);
-    fileMenu->addAction("&Save model as ONNX...", this, &MainWindow::saveOnnxDialog)
+    fileMenu->addAction("&Save model as ONNX...", m_edits, &EditController::saveOnnxDialog)
         ->setShortcut(QKeySequence::SaveAs);
     fileMenu->addAction("E&xport package...", m_exports, &ExportController::exportDialog)
         ->setShortcut(Qt::CTRL | Qt::Key_E);
@@ -313,7 +324,7 @@ void MainWindow::createActions() {
     QAction* cancelAction = modelMenu->addAction(style()->standardIcon(QStyle::SP_BrowserStop),
                                                  "&Cancel job", this, &MainWindow::cancelJobs);
     cancelAction->setShortcut(Qt::Key_Escape);
-    modelMenu->addAction("Set &input shape...", this, &MainWindow::setInputShapeDialog);
+    modelMenu->addAction("Set &input shape...", m_edits, &EditController::setInputShapeDialog);
 
     QMenu* scheduleMenu = menuBar()->addMenu("&Schedule");
     scheduleMenu->addAction("&Measure kernel", m_scheduleEditor, &ScheduleEditor::measure)

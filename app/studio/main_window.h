@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "app/studio/build_settings.h"
+#include "app/studio/edit_controller.h"
 #include "app/studio/export_controller.h"
 #include "app/studio/job_runner.h"
 #include "app/studio/model_document.h"
@@ -68,6 +69,7 @@ public:
     ExportController* exports() const { return m_exports; }
     SessionController* sessions() const { return m_sessions; }
     ScheduleController* schedules() const { return m_schedules; }
+    EditController* edits() const { return m_edits; }
 
     /// Starts loading a model in the background. modelLoaded follows once it
     /// is shown and laid out, or loadFailed (the previous model stays open).
@@ -79,19 +81,10 @@ public:
     /// "tuning" (the plots' tuning tab). False if unknown.
     bool raiseView(const QString& name);
 
-    /// Applies a graph edit through the undo stack. A refused edit changes
-    /// nothing, is logged with its reason and emits editRefused; returns false.
-    bool applyGraphEdit(const graph::GraphEdit& edit);
     QUndoStack* undoStack() const { return m_undo; }
     /// The graph's context menu for a node (show loop IR, schedule, rename,
     /// replace op, delete); the caller owns it. Its actions select the node first.
     QMenu* nodeContextMenu(int node);
-    /// Inserts node `name` applying `op` (with `attrs`) to the output of
-    /// `node`, through the undo stack; false (logged) when refused.
-    bool insertNodeAfter(int node, const QString& op, const QString& name,
-                         const std::map<std::string, graph::AttrValue>& attrs = {});
-    /// Saves the (edited) model as ONNX; false (logged) on failure.
-    bool saveOnnx(const QString& path);
     /// Highlights nodes matching `text`, selects the next; returns the match count.
     int searchGraph(const QString& text);
     QLineEdit* searchBox() const { return m_search; }
@@ -134,14 +127,6 @@ public slots:
     void cancelJobs();
     /// Shows a node's loop IR and properties (-1 clears them).
     void showNode(int node);
-    void deleteCurrentNode();
-    void renameCurrentNode();
-    void replaceCurrentOp();
-    /// Asks for an op (picker with descriptions), a name and attributes, and
-    /// inserts that node after the selected one.
-    void insertNodeDialog();
-    void setInputShapeDialog();
-    void saveOnnxDialog();
     void exportGraphDialog();
     void exportPlotDialog();
     void showAbout();
@@ -168,9 +153,6 @@ private:
     void log(const QString& message);
     void updateBusyState();
     void createEditActions(QMenu* editMenu);
-    void installGraph(std::shared_ptr<const graph::Graph> graph,
-                      const std::vector<graph::GraphEdit>& edits);
-    void onPropertyEdited(QTreeWidgetItem* item, int column);
     void addRecentFile(const QString& path);
     void rebuildRecentMenu();
 
@@ -207,6 +189,7 @@ private:
     ExportController* m_exports;
     SessionController* m_sessions;
     ScheduleController* m_schedules;
+    EditController* m_edits;
 };
 
 }  // namespace tessera::studio

@@ -58,7 +58,7 @@ struct Studio {
     /// Applies an edit and waits until the graph is shown again.
     bool edit(const graph::GraphEdit& e) {
         QSignalSpy changed(&window, &MainWindow::graphChanged);
-        if (!window.applyGraphEdit(e)) return false;
+        if (!window.edits()->apply(e)) return false;
         return changed.wait(30000);
     }
     bool waitChanged(const std::function<void()>& action) {
@@ -105,7 +105,7 @@ TEST(StudioEdit, RefusedEditChangesNothingAndSaysWhy) {
     ASSERT_TRUE(s.ok);
     const std::string original = graph::print(s.graph());
     QSignalSpy refused(&s.window, &MainWindow::editRefused);
-    EXPECT_FALSE(s.window.applyGraphEdit(makeEdit(graph::GraphEdit::Kind::DeleteNode, "pool1")));
+    EXPECT_FALSE(s.window.edits()->apply(makeEdit(graph::GraphEdit::Kind::DeleteNode, "pool1")));
     ASSERT_EQ(refused.count(), 1);
     EXPECT_TRUE(refused.first().first().toString().contains("pool1"));
     EXPECT_EQ(graph::print(s.graph()), original);
@@ -162,7 +162,7 @@ TEST(StudioEdit, SavedOnnxReloadsAsTheEditedGraph) {
     ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::DeleteNode, "relu2")));
     QTemporaryDir dir;
     const QString path = dir.filePath("edited.onnx");
-    ASSERT_TRUE(s.window.saveOnnx(path));
+    ASSERT_TRUE(s.window.edits()->saveOnnx(path));
     EXPECT_EQ(graph::print(driver::load_model(path.toStdString())), graph::print(s.graph()));
 }
 

@@ -251,20 +251,20 @@ TEST(StudioTruth, InsertedNodesSaveAsOnnxAndReopenAsTheSameGraph) {
     ASSERT_TRUE(s.ok);
     QSignalSpy changed(&s.window, &studio::MainWindow::graphChanged);
     const int relu = s.window.document()->graph().find_node("relu1");
-    ASSERT_TRUE(s.window.insertNodeAfter(relu, "sigmoid", "gate"));
+    ASSERT_TRUE(s.window.edits()->insertNodeAfter(relu, "sigmoid", "gate"));
     ASSERT_TRUE(changed.wait(30000));
     const int gate = s.window.document()->graph().find_node("gate");
     ASSERT_GE(gate, 0);
     EXPECT_EQ(s.window.graphView()->currentNode(), gate);  // the new node is selected
-    ASSERT_TRUE(s.window.insertNodeAfter(gate, "nn.hard_sigmoid", "hard", {{"alpha", 0.3}, {"beta", 0.4}}));
+    ASSERT_TRUE(s.window.edits()->insertNodeAfter(gate, "nn.hard_sigmoid", "hard", {{"alpha", 0.3}, {"beta", 0.4}}));
     ASSERT_TRUE(changed.wait(30000));
     // Refused: the op does not take the input; nothing changes.
     const int nodes = s.window.document()->nodeCount();
-    EXPECT_FALSE(s.window.insertNodeAfter(gate, "nn.conv2d", "bad"));
+    EXPECT_FALSE(s.window.edits()->insertNodeAfter(gate, "nn.conv2d", "bad"));
     EXPECT_EQ(s.window.document()->nodeCount(), nodes);
 
     const QString path = dir.filePath("edited.onnx");
-    ASSERT_TRUE(s.window.saveOnnx(path));
+    ASSERT_TRUE(s.window.edits()->saveOnnx(path));
     const graph::Graph reopened = driver::load_model(path.toStdString());
     EXPECT_EQ(graph::print(reopened), graph::print(s.window.document()->graph()));
     // The session file keeps the insertions (op, name, attributes) for replay.
