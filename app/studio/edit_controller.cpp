@@ -4,7 +4,6 @@
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QLineEdit>
-#include <QTreeWidgetItem>
 #include <QUndoStack>
 
 #include "app/studio/edit_command.h"
@@ -59,26 +58,26 @@ void EditController::install(std::shared_ptr<const graph::Graph> graph,
     emit graphInstalled(keep);
 }
 
-void EditController::propertyEdited(QTreeWidgetItem* item, int column) {
-    if (column != 1 || !document()) return;
+void EditController::propertyEdited(const QString& kind, const QString& property,
+                                    const QString& text) {
+    if (!document()) return;
     const int node = m_graphView->currentNode();
     if (node < 0 || node >= document()->nodeCount()) return;
     const graph::Node& n = document()->graph().nodes[node];
-    const QString role = item->data(0, Qt::UserRole).toString();
     graph::GraphEdit edit;
     edit.target = n.name;
-    if (role == "name") {
+    if (kind == "name") {
         edit.kind = graph::GraphEdit::Kind::Rename;
-        edit.key = item->text(1).trimmed().toStdString();
-    } else if (role == "attr") {
-        const std::string key = item->text(0).toStdString();
+        edit.key = text.trimmed().toStdString();
+    } else if (kind == "attr") {
+        const std::string key = property.toStdString();
         auto it = n.attrs.find(key);
         if (it == n.attrs.end()) return;
         edit.kind = graph::GraphEdit::Kind::SetAttribute;
         edit.key = key;
-        if (!attrFromString(item->text(1), it->second, &edit.value)) {
+        if (!attrFromString(text, it->second, &edit.value)) {
             const QString message = QString("node '%1': '%2' is not a valid value for %3 (was %4)")
-                                        .arg(QString::fromStdString(n.name), item->text(1),
+                                        .arg(QString::fromStdString(n.name), text,
                                              QString::fromStdString(key), attrToString(it->second));
             m_workspace->reportError("Edit refused", message);
             emit refused(message);

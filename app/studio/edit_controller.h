@@ -13,7 +13,6 @@
 
 #include "engine/graph/graph_edit.h"
 
-class QTreeWidgetItem;
 class QUndoStack;
 
 namespace tessera::widgets {
@@ -39,9 +38,10 @@ public:
                          const std::map<std::string, graph::AttrValue>& attrs = {});
     /// Saves the (edited) model as ONNX; false (logged) on failure.
     bool saveOnnx(const QString& path);
-    /// An edit typed into the properties tree (a "name" or "attr" row of the
-    /// selected node); a refused one asks for the node to be shown again.
-    void propertyEdited(QTreeWidgetItem* item, int column);
+    /// An edit typed into the Properties dock (PropertiesModel::edited): the
+    /// selected node's name (kind "name") or attribute `property` ("attr") is
+    /// to become `text`; a refused one asks for the node to be shown again.
+    void propertyEdited(const QString& kind, const QString& property, const QString& text);
 
     void deleteCurrentNode();
     void renameCurrentNode();

@@ -30,7 +30,7 @@
 #include <QTime>
 #include <QToolBar>
 #include <QToolButton>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <variant>
@@ -38,6 +38,7 @@
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/graph_collapse.h"
 #include "app/studio/pass_pipeline_panel.h"
+#include "app/studio/properties_model.h"
 #include "app/studio/schedule_editor.h"
 #include "engine/driver/driver.h"
 #include "engine/graph/op_registry.h"
@@ -64,23 +65,6 @@ QString droppedModel(const QMimeData* mime) {
     return {};
 }
 
-// Attribute rows and the name row are editable (double-click the value).
-void addRows(QTreeWidgetItem* parent, QTreeWidget* tree, const QVector<PropertyRow>& rows) {
-    for (const PropertyRow& row : rows) {
-        auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(tree);
-        item->setText(0, row.key);
-        item->setText(1, row.value);
-        item->setToolTip(1, row.value);
-        const bool attr = parent && parent->text(0) == "attributes";
-        if (attr || (!parent && row.key == "name")) {
-            item->setFlags(item->flags() | Qt::ItemIsEditable);
-            item->setData(0, Qt::UserRole, attr ? "attr" : "name");
-            item->setToolTip(1, "Double-click to edit");
-        }
-        addRows(item, tree, row.children);
-    }
-}
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -93,7 +77,8 @@ MainWindow::MainWindow(QWidget* parent)
       m_collapseJobs(new JobRunner(this)),
       m_undo(new QUndoStack(this)),
       m_search(new QLineEdit(this)),
-      m_properties(new QTreeWidget(this)),
+      m_properties(new QTreeView(this)),
+      m_propertyModel(new PropertiesModel(this)),
       m_messages(new QPlainTextEdit(this)),
       m_progress(new QProgressBar(this)),
       m_cancelButton(new QToolButton(this)),
@@ -144,9 +129,7 @@ MainWindow::MainWindow(QWidget* parent)
         emit modelLoaded(m_document->path());
         m_sessions->modelShown();
     });
-    connect(m_properties, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* item, int column) {
-        if (!m_fillingProperties) m_edits->propertyEdited(item, column);
-    });
+    connect(m_propertyModel, &PropertiesModel::edited, m_edits, &EditController::propertyEdited);
     connect(m_edits, &EditController::refused, this, &MainWindow::editRefused);
     connect(m_edits, &EditController::nodeRefresh, this, &MainWindow::showNode);
     connect(m_edits, &EditController::graphInstalled, this, [this](const QString& select) {
@@ -252,8 +235,7 @@ void MainWindow::createDocks() {
     setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
-    m_properties->setColumnCount(2);
-    m_properties->setHeaderLabels({"Property", "Value"});
+    m_properties->setModel(m_propertyModel);
     m_properties->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_properties->setAlternatingRowColors(true);
     m_properties->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
@@ -460,7 +442,7 @@ void MainWindow::setDocument(std::shared_ptr<ModelDocument> document) {
     m_workspace->setDocument(m_document);  // and no schedule traces
     m_runs->clearResult();  // a result for the old model would be stale
     m_codePanes->clear();
-    m_properties->clear();
+    m_propertyModel->setRows({});
     m_undo->clear();
     m_selectAfterLayout = QString();
     addRecentFile(m_document->path());
@@ -475,13 +457,9 @@ void MainWindow::setDocument(std::shared_ptr<ModelDocument> document) {
 }
 
 void MainWindow::showNode(int node) {
-    m_fillingProperties = true;
-    m_properties->clear();
-    if (m_document && node >= 0 && node < m_document->nodeCount()) {
-        addRows(nullptr, m_properties, m_document->properties(node));
-        m_properties->expandAll();
-    }
-    m_fillingProperties = false;
+    const bool shown = m_document && node >= 0 && node < m_document->nodeCount();
+    m_propertyModel->setRows(shown ? m_document->properties(node) : QVector<PropertyRow>{});
+    m_properties->expandAll();
     m_schedules->showNode(node);  // the kernel that runs it and its schedule
 }
 

@@ -35,8 +35,7 @@ class QProgressBar;
 class QToolBar;
 class QToolButton;
 class QTableWidget;
-class QTreeWidget;
-class QTreeWidgetItem;
+class QTreeView;
 
 namespace tessera::widgets {
 class CodePanes;
@@ -51,6 +50,7 @@ namespace tessera::studio {
 
 class BuildSettingsBar;
 class PassPipelinePanel;
+class PropertiesModel;
 class ScheduleEditor;
 
 class MainWindow : public QMainWindow {
@@ -116,7 +116,8 @@ public:
     bool isCollapsing() const { return m_collapseJobs->isRunning(); }
     /// Raises the Performance dock's tab "bars", "roofline" or "tuning".
     void showPlot(const QString& name);
-    QTreeWidget* propertiesView() const { return m_properties; }
+    QTreeView* propertiesView() const { return m_properties; }
+    PropertiesModel* propertiesModel() const { return m_propertyModel; }
     QPlainTextEdit* messagesView() const { return m_messages; }
     /// The status bar's progress: opening a model goes 0-60 % while importing
     /// and 60-100 % while laying out; jobs report their own fraction.
@@ -171,8 +172,8 @@ private:
     QTabWidget* m_plotTabs = nullptr;
     QDockWidget* m_scheduleDock = nullptr;
     QString m_selectAfterLayout;  // node name to select once a relayout finishes
-    bool m_fillingProperties = false;
-    QTreeWidget* m_properties;
+    QTreeView* m_properties;
+    PropertiesModel* m_propertyModel;
     QPlainTextEdit* m_messages;
     QDockWidget* m_codeDock = nullptr;
     QDockWidget* m_propertiesDock = nullptr;

@@ -18,6 +18,7 @@
 #include "app/studio/edit_command.h"
 #include "app/studio/loop_tree_model.h"
 #include "app/studio/main_window.h"
+#include "app/studio/properties_model.h"
 #include "app/studio/schedule_editor.h"
 #include "engine/driver/driver.h"
 #include "engine/graph/graph_edit.h"
@@ -71,9 +72,9 @@ struct Studio {
     }
 };
 
-QTreeWidgetItem* findProperty(QTreeWidget* tree, const QString& key) {
-    QList<QTreeWidgetItem*> items = tree->findItems(key, Qt::MatchExactly | Qt::MatchRecursive, 0);
-    return items.isEmpty() ? nullptr : items.first();
+// The Value cell of the Properties dock's row `key`.
+QModelIndex findProperty(studio::PropertiesModel* model, const QString& key) {
+    return model->find(key);
 }
 
 }  // namespace
@@ -117,32 +118,35 @@ TEST(StudioEdit, PropertiesPanelEditsAttributesAndNames) {
     Studio s;
     ASSERT_TRUE(s.ok);
     s.select("conv2");
-    QTreeWidgetItem* strides = findProperty(s.window.propertiesView(), "strides");
-    ASSERT_NE(strides, nullptr);
-    EXPECT_TRUE(strides->flags() & Qt::ItemIsEditable);
-    ASSERT_TRUE(s.waitChanged([&]() { strides->setText(1, "[2, 2]"); }));
+    studio::PropertiesModel* props = s.window.propertiesModel();
+    QAbstractItemModelTester tester(props, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QModelIndex strides = findProperty(props, "strides");
+    ASSERT_TRUE(strides.isValid());
+    EXPECT_TRUE(props->flags(strides) & Qt::ItemIsEditable);
+    EXPECT_FALSE(props->flags(props->index(0, 1)) & Qt::ItemIsEditable);  // the op is not
+    ASSERT_TRUE(s.waitChanged([&]() { props->setData(strides, "[2, 2]"); }));
     EXPECT_EQ(s.outShape("conv2"), "Tensor[(1, 16, 8, 8), float32]");
     EXPECT_EQ(s.window.graphView()->currentNode(), s.graph().find_node("conv2"));
 
-    QTreeWidgetItem* name = findProperty(s.window.propertiesView(), "name");
-    ASSERT_NE(name, nullptr);
-    ASSERT_TRUE(s.waitChanged([&]() { name->setText(1, "conv_b"); }));
+    QModelIndex name = findProperty(props, "name");
+    ASSERT_TRUE(name.isValid());
+    ASSERT_TRUE(s.waitChanged([&]() { props->setData(name, "conv_b"); }));
     EXPECT_GE(s.graph().find_node("conv_b"), 0);
     EXPECT_EQ(s.window.graphView()->currentNode(), s.graph().find_node("conv_b"));
 
     // Weights show their shape and statistics.
-    QTreeWidgetItem* mean = findProperty(s.window.propertiesView(), "mean");
-    ASSERT_NE(mean, nullptr);
+    QModelIndex mean = findProperty(props, "mean");
+    ASSERT_TRUE(mean.isValid());
     const graph::Value& w = s.graph().values[s.graph().find_value("w2")];
     double sum = 0;
     for (int64_t i = 0; i < w.type.num_elements(); ++i) sum += w.constant->as<float>()[i];
-    EXPECT_NEAR(mean->text(1).toDouble(), sum / double(w.type.num_elements()), 1e-4);
+    EXPECT_NEAR(mean.data().toDouble(), sum / double(w.type.num_elements()), 1e-4);
 
     // A value that does not parse is refused.
     QSignalSpy refused(&s.window, &MainWindow::editRefused);
-    QTreeWidgetItem* groups = findProperty(s.window.propertiesView(), "groups");
-    ASSERT_NE(groups, nullptr);
-    groups->setText(1, "many");
+    QModelIndex groups = findProperty(props, "groups");
+    ASSERT_TRUE(groups.isValid());
+    props->setData(groups, "many");
     EXPECT_EQ(refused.count(), 1);
 }
 
