@@ -27,7 +27,7 @@ void add_nn_nd_ops(std::vector<OpDef>& table);
 /// nn.global_avg_pool2d_NCHWc (blocked layout for CPU conv; ops_layout.cpp).
 void add_layout_ops(std::vector<OpDef>& table);
 void add_winograd_ops(std::vector<OpDef>& table);  // ops_winograd.cpp: nn.conv2d_winograd_NCHWc
-void add_elemx_ops(std::vector<OpDef>& table);  // ops_elemx.cpp: extra elementwise/unary/window/quantization ops
+void add_elemx_ops(std::vector<OpDef>& table);  // ops_math_signal.cpp: extra elementwise/unary/window/quantization ops
 void add_index_ops(std::vector<OpDef>& table);  // ops_index.cpp: indexing, scatter and data-dependent-shape ops
 void add_dtype_ops(std::vector<OpDef>& table);  // ops_dtype.cpp: narrow and half-precision dtypes at the graph boundary
 /// The dtype named by dtype_name() ("float32", ...); UserError naming the node otherwise.

@@ -20,7 +20,7 @@ using ComputeFn = Tensors (*)(const graph::Node&, const Tensors&, const Types&);
 using ComputeTable = std::map<std::string, ComputeFn>;
 void add_layout_computes(ComputeTable& t);  // topi_conv_nchwc.cpp: blocked conv and pools
 void add_winograd_computes(ComputeTable& t);  // topi_conv_winograd.cpp: Winograd 3x3 conv
-void add_elemx_computes(ComputeTable& t);  // topi_elemx.cpp: extra elementwise/unary/window/quantization ops
+void add_elemx_computes(ComputeTable& t);  // topi_math_signal.cpp: extra elementwise/unary/window/quantization ops
 void add_index_computes(ComputeTable& t);  // topi_index.cpp: indexing, scatter and data-dependent-shape ops
 void add_dtype_computes(ComputeTable& t);  // topi_dtype.cpp: narrow and half-precision dtypes at the graph boundary
 
@@ -93,7 +93,7 @@ Tensors gather_elements(const graph::Node& n, const Tensors& in, const Types& ou
 Tensors broadcast_to(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors tile(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors pad(const graph::Node& n, const Tensors& in, const Types& out);
-// topi_pool_extra.cpp
+// topi_pool_deconv.cpp
 Tensors avg_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors global_max_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors conv2d_transpose(const graph::Node& n, const Tensors& in, const Types& out);

@@ -1,4 +1,4 @@
-// The ONNX converters of onnx_elemx*.cpp on ONNX's node models with random
+// The ONNX converters of onnx_math_signal.cpp and onnx_quantization.cpp on ONNX's node models with random
 // non-zero data against naive C++ references (windows and MelWeightMatrix,
 // whose outputs are import-time constants, against ONNX's expected outputs).
 #include <algorithm>

@@ -1,8 +1,8 @@
 // ONNX converters for extra elementwise/unary/window ops: inverse and
 // hyperbolic trigonometry, Shrink, BitShift, Hardmax, OneHot, EyeLike, LRN,
 // MeanVarianceNormalization, Det, Hann/Hamming/Blackman windows,
-// MelWeightMatrix, DFT and STFT. Quantization ops: onnx_elemx_quant.cpp.
-#include "engine/frontend/onnx/onnx_elemx.h"
+// MelWeightMatrix, DFT and STFT. Quantization ops: onnx_quantization.cpp.
+#include "engine/frontend/onnx/onnx_math_signal.h"
 
 #include <algorithm>
 #include <cmath>

@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "engine/core/error.h"
-#include "engine/frontend/onnx/onnx_elemx.h"
+#include "engine/frontend/onnx/onnx_math_signal.h"
 
 namespace tessera::frontend::onnx_import {
 

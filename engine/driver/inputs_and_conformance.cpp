@@ -19,7 +19,7 @@ using runtime::NDArray;
 
 // load_model.cpp: import options with constant folding.
 frontend::ImportOptions import_options(const std::map<std::string, std::vector<int64_t>>& shapes);
-// test_data_values.cpp: a conformance case with sequence, optional or string inputs/outputs.
+// conformance_sequences.cpp: a conformance case with sequence, optional or string inputs/outputs.
 ConformanceResult run_value_case(const std::string& case_dir, ConformanceResult r);
 
 std::vector<NDArray> random_inputs(const graph::Graph& g, uint64_t seed) {

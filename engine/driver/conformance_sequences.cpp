@@ -84,7 +84,7 @@ std::string compare_output(const frontend::OutputLayout& l, const std::vector<ND
 }  // namespace
 
 // Runs every data set of a case whose model has non-tensor inputs/outputs.
-// (Called by run_conformance_case in test_data.cpp.)
+// (Called by run_conformance_case in inputs_and_conformance.cpp.)
 ConformanceResult run_value_case(const std::string& case_dir, ConformanceResult r) {
     const std::string model_path = (fs::path(case_dir) / "model.onnx").string();
     const frontend::IoKinds kinds = frontend::onnx_io_kinds(model_path);

@@ -1,4 +1,4 @@
-// Private to onnx_elemx*.cpp: constant-building helpers shared by the extra
+// Private to onnx_math_signal.cpp and onnx_quantization.cpp: constant-building helpers shared by the extra
 // elementwise/window converters and the quantization converters.
 #pragma once
 
@@ -18,7 +18,7 @@ int internal_constant(NodeCtx& ctx, ConstTensor c);
 /// An int64 constant of rank `rank`, all dims 1 but `axis` = extent, holding 0..extent-1.
 int iota_along(NodeCtx& ctx, int64_t rank, int64_t axis, int64_t extent);
 /// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
-/// ConvInteger, QLinearMatMul, QLinearConv (onnx_elemx_quant.cpp).
+/// ConvInteger, QLinearMatMul, QLinearConv (onnx_quantization.cpp).
 void add_quant_converters(ConverterTable& t);
 
 }  // namespace tessera::frontend::onnx_import

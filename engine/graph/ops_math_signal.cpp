@@ -1,7 +1,7 @@
 // Graph ops for extra elementwise/unary/window/quantization ops: inverse and
 // hyperbolic trigonometry, shrink, bit shifts, LRN, determinant, DFT and STFT.
 // (Quantization, windows, Hardmax, OneHot, EyeLike and MVN are expanded at
-// import into existing ops; see onnx_elemx.cpp.)
+// import into existing ops; see onnx_math_signal.cpp.)
 #include <string>
 
 #include "engine/core/error.h"
