@@ -19,6 +19,7 @@
 
 #include "engine/autotune/cost_model.h"
 #include "engine/autotune/database.h"
+#include "engine/autotune/search_defaults.h"
 #include "engine/autotune/space_gpu.h"
 #include "engine/autotune/task.h"
 
@@ -40,10 +41,10 @@ using GpuMeasureFn = std::function<GpuTrial(const GpuSketch&, const tir::PrimFun
 using GpuCheckFn = std::function<void(const tir::PrimFunc& scheduled)>;
 
 struct GpuSearchOptions {
-    int batch = 8;        // candidates measured per round
-    int population = 48;  // evolutionary search population
-    int generations = 3;
-    double epsilon = 0.2;  // share of random candidates per batch (1 = random search)
+    int batch = kSearchBatch;            // candidates measured per round
+    int population = kSearchPopulation;  // evolutionary search population
+    int generations = kSearchGenerations;
+    double epsilon = kSearchEpsilon;     // share of random candidates per batch (1 = random search)
     GpuSpaceOptions space;
     GpuCheckFn check;  // may be null
     /// The GPU measured on (gpu_fingerprint()), written in every record; a
@@ -161,8 +162,8 @@ struct GpuTuneLoopOptions {
     /// `confirm_rounds` rounds (order rotated each round) and records each
     /// one's per-round medians as a confirmed record, which
     /// best_gpu_record prefers. 0 = off.
-    int confirm_top = 3;
-    int confirm_rounds = 3;
+    int confirm_top = kConfirmTop;
+    int confirm_rounds = kConfirmRounds;
 };
 
 struct GpuTuneLoopResult {

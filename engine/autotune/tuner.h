@@ -12,6 +12,7 @@
 
 #include "engine/autotune/database.h"
 #include "engine/autotune/measure.h"
+#include "engine/autotune/search_defaults.h"
 #include "engine/autotune/space.h"
 #include "engine/autotune/task.h"
 
@@ -20,17 +21,17 @@ namespace tessera::autotune {
 struct TuneOptions {
     int trials = 64;       // total measured candidates over all tasks (recorded ones included)
     int threads = 1;       // threads the kernels run on (1 = no parallel loops)
-    int batch = 8;         // candidates measured per round of one task
-    int population = 48;   // evolutionary search population
-    int generations = 3;
-    double epsilon = 0.2;  // share of random candidates per batch
+    int batch = kSearchBatch;            // candidates measured per round of one task
+    int population = kSearchPopulation;  // evolutionary search population
+    int generations = kSearchGenerations;
+    double epsilon = kSearchEpsilon;     // share of random candidates per batch
     uint64_t seed = 1;
     /// At the end, each task measured in this session re-measures its
     /// `confirm_top` fastest candidates and the default, alternately, in
     /// `confirm_rounds` rounds, and records each one's median of round medians
     /// as a confirmed record (which best() prefers). 0 = off.
-    int confirm_top = 3;
-    int confirm_rounds = 3;
+    int confirm_top = kConfirmTop;
+    int confirm_rounds = kConfirmRounds;
     MeasureOptions measure;
 };
 
