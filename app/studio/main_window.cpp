@@ -164,6 +164,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_runs, &RunController::finished, this, [this]() {
         m_statusLabel->setText(m_document ? m_document->displayName() : QString());
+        m_perfDock->raise();  // the result, in front of the Messages tab
     });
     connect(m_tunes, &TuneController::started, this, [this]() { showPlot("tuning"); });
     connect(m_sessions, &SessionController::failed, this, &MainWindow::loadFailed);
