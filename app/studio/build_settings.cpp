@@ -23,8 +23,12 @@ driver::BuildOptions BuildSettings::buildOptions(const KernelTraces& traces) con
 
 QString BuildSettings::describe() const {
     // The passes the target runs of the chosen ones (CUDA leaves convert_layout out).
-    const driver::BuildOptions options = buildOptions();
-    const size_t run = driver::find_target(options.target).graph_passes(options.passes, optLevel).size();
+    size_t run = size_t(passes.size());
+    try {
+        const driver::BuildOptions options = buildOptions();
+        run = driver::find_target(options.target).graph_passes(options.passes, optLevel).size();
+    } catch (const std::exception&) {  // an unknown pass or target: the build will say so
+    }
     QString text = QString("-O%1 \u00b7 %2 passes").arg(optLevel).arg(run);
     if (target == "cuda")  // the GPU's grid, not CPU threads, runs the kernels
         text = "CUDA \u00b7 " + text;
