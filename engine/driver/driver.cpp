@@ -93,27 +93,27 @@ std::vector<tir::PrimFunc> lower_fused(const graph::Graph& g) {
     return funcs;
 }
 
-std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs) {
-    if (cuda) {  // UserError without a device
-        std::shared_ptr<runtime::CudaGraphExecutor> ex = cuda->make_executor();
-        TS_USER_CHECK(inputs.size() == ex->num_inputs())
-            << "model '" << graph.name << "' has " << ex->num_inputs() << " inputs, got "
-            << inputs.size();
-        for (size_t i = 0; i < inputs.size(); ++i) ex->set_input(i, inputs[i]);
-        ex->run();
-        std::vector<NDArray> outputs;
-        for (size_t i = 0; i < ex->num_outputs(); ++i) outputs.push_back(ex->get_output(i));
-        return outputs;
-    }
-    TS_CHECK(executor != nullptr) << "CompiledModel without an executor";
-    TS_USER_CHECK(inputs.size() == executor->num_inputs())
-        << "model '" << graph.name << "' has " << executor->num_inputs() << " inputs, got "
-        << inputs.size();
-    for (size_t i = 0; i < inputs.size(); ++i) executor->set_input(i, inputs[i]);
-    executor->run();
+namespace {
+
+// Sets the inputs, runs, copies the outputs: the same for both executors.
+template <typename Executor>
+std::vector<NDArray> run_executor(Executor& ex, const std::string& model,
+                                  const std::vector<NDArray>& inputs) {
+    TS_USER_CHECK(inputs.size() == ex.num_inputs())
+        << "model '" << model << "' has " << ex.num_inputs() << " inputs, got " << inputs.size();
+    for (size_t i = 0; i < inputs.size(); ++i) ex.set_input(i, inputs[i]);
+    ex.run();
     std::vector<NDArray> outputs;
-    for (size_t i = 0; i < executor->num_outputs(); ++i) outputs.push_back(executor->get_output(i));
+    for (size_t i = 0; i < ex.num_outputs(); ++i) outputs.push_back(ex.get_output(i));
     return outputs;
+}
+
+}  // namespace
+
+std::vector<NDArray> CompiledModel::run(const std::vector<NDArray>& inputs) {
+    if (cuda) return run_executor(*cuda->make_executor(), graph.name, inputs);  // UserError without a device
+    TS_CHECK(executor != nullptr) << "CompiledModel without an executor";
+    return run_executor(*executor, graph.name, inputs);
 }
 
 codegen::LlvmOptions llvm_options(const BuildOptions& options) {
