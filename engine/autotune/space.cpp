@@ -376,15 +376,13 @@ Realized realize(const tir::PrimFunc& func, const Candidate& c, const SpaceOptio
         Schedule s = generate(func, c, o);
         return {s.func(), s.trace()};
     }
-    topi::CpuScheduleOptions cpu = knob_options(c, o);
-    return {topi::schedule_cpu_default(func, *o.anchor, cpu),
-            topi::cpu_default_trace(func, *o.anchor, cpu)};
+    Schedule s = topi::cpu_default_schedule(func, *o.anchor, knob_options(c, o));
+    return {s.func(), s.trace()};
 }
 
 Schedule generate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o) {
     if (c.knobbed) {
-        topi::CpuScheduleOptions cpu = knob_options(c, o);
-        return topi::cpu_default_trace(func, *o.anchor, cpu).apply(func);
+        return topi::cpu_default_schedule(func, *o.anchor, knob_options(c, o));
     }
     Schedule s(func);
     std::map<std::string, TileLoops> tiled;

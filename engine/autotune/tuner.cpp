@@ -479,22 +479,20 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const Database& db, const st
     }
 }
 
-tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
-                         const topi::CpuScheduleOptions& cpu, const Database& db,
-                         const std::string& target, bool* applied, int opt_level,
-                         std::string* skipped) {
-    if (applied) *applied = false;
+std::optional<Realized> best_schedule(const tir::PrimFunc& func, const graph::Node& anchor,
+                                      const topi::CpuScheduleOptions& cpu, const Database& db,
+                                      const std::string& target, int opt_level,
+                                      std::string* skipped) {
     if (skipped) skipped->clear();
     const std::string key = workload_key(func, target);
     const TuningRecord* r = db.best(key, target, opt_level, cpu.threads);
     // Tuned for another thread count (parallel loops or not): the default is safer.
     if (!r || (r->threads >= 0 && r->threads != cpu.threads)) {
         if (skipped) *skipped = db.why_not_applied(key, target, opt_level, cpu.threads);
-        return func;
+        return std::nullopt;
     }
     try {
         Candidate c = r->decisions.empty() ? Candidate{} : Candidate::from_json(r->decisions);
-        tir::PrimFunc out;
         if (c.knobbed) {
             SpaceOptions o;
             o.threads = cpu.threads;
@@ -502,16 +500,23 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
             o.anchor = &anchor;
             o.cpu = cpu;
             o.knobs = topi::cpu_schedule_knobs(func, anchor, cpu);
-            out = realize(func, c, o).func;
-        } else {
-            out = r->trace.apply(func).func();
+            return realize(func, c, o);
         }
-        if (applied) *applied = true;
-        return out;
+        schedule::Schedule s = r->trace.apply(func);
+        return Realized{s.func(), s.trace()};
     } catch (const UserError& e) {
         if (skipped) *skipped = std::string("its best record no longer applies: ") + e.what();
-        return func;
+        return std::nullopt;
     }
+}
+
+tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
+                         const topi::CpuScheduleOptions& cpu, const Database& db,
+                         const std::string& target, bool* applied, int opt_level,
+                         std::string* skipped) {
+    std::optional<Realized> r = best_schedule(func, anchor, cpu, db, target, opt_level, skipped);
+    if (applied) *applied = r.has_value();
+    return r ? r->func : func;
 }
 
 }  // namespace tessera::autotune

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -107,5 +108,13 @@ tir::PrimFunc apply_best(const tir::PrimFunc& func, const graph::Node& anchor,
                          const topi::CpuScheduleOptions& cpu, const Database& db,
                          const std::string& target = "llvm", bool* applied = nullptr,
                          int opt_level = -1, std::string* skipped = nullptr);
+
+/// What apply_best applies, with the trace that rebuilds it from `func`
+/// (a knobbed record's knob values expanded into the default rule's steps);
+/// nothing when no record applies (`skipped` says why).
+std::optional<Realized> best_schedule(const tir::PrimFunc& func, const graph::Node& anchor,
+                                      const topi::CpuScheduleOptions& cpu, const Database& db,
+                                      const std::string& target = "llvm", int opt_level = -1,
+                                      std::string* skipped = nullptr);
 
 }  // namespace tessera::autotune

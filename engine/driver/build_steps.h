@@ -5,6 +5,12 @@
 #include <string>
 
 #include "engine/driver/driver.h"
+#include "engine/topi/lower_group.h"
+#include "engine/topi/pack_gemm.h"
+
+namespace tessera::autotune {
+class Database;
+}
 
 namespace tessera::driver {
 
@@ -13,6 +19,26 @@ namespace tessera::driver {
 /// its kernel 'K' (n fused nodes): why" when a step fails.
 tir::PrimFunc apply_kernel_trace(const schedule::Trace& trace, const tir::PrimFunc& kernel,
                                  const std::string& node, size_t fused_nodes);
+
+/// A fused group scheduled for the CPU: the scheduled function and how.
+struct ScheduledGroup {
+    tir::PrimFunc func;
+    KernelSchedule schedule;
+    std::string skipped;  // why a record of this workload was not applied
+};
+
+/// Schedules one fused group of `g` for the CPU the way build() does: the
+/// first node of the group with a hand trace (options.kernel_traces), else
+/// the best record of `records` (may be null), else the default rule of the
+/// group's anchor (options.default_schedules), else unscheduled.
+ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>& group,
+                                  const topi::LoweredGroup& lowered, const BuildOptions& options,
+                                  const autotune::Database* records);
+
+/// The packing nests of `f` whose operand is a constant of `g` (`args` binds
+/// f's params to g's values) removed: those params become the panels.
+topi::PrepackResult fold_constant_packing(const graph::Graph& g, const tir::PrimFunc& f,
+                                          const std::vector<int>& args);
 
 /// The GPU half of build(): schedules model.graph's fused groups (hand
 /// trace, else the best "cuda" record of options.records for this GPU, else

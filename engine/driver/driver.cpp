@@ -192,58 +192,11 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
                 << "fused group of node '" << og.nodes[size_t(group.back())].name << "' reads '"
                 << og.values[size_t(v)].name << "' before it is computed (bad fuse_group attributes)";
         for (int v : lg.outputs) computed[size_t(v)] = true;
-        tir::PrimFunc f = lg.func;
-        bool tuned = false;
-        std::string skipped;  // why a record of this workload was not applied
-        if (records) {  // knobbed-default records rebuild the anchor's default rule
-            topi::CpuScheduleOptions cpu;
-            cpu.threads = options.threads;
-            cpu.vector_lanes = codegen::host_vector_lanes();
-            f = autotune::apply_best(lg.func, og.nodes[size_t(autotune::anchor_node(og, group))],
-                                     cpu, *records, options.target, &tuned,
-                                     options.opt_level,  // measured at the level we build at
-                                     &skipped);
-        }
-        const bool from_records = tuned;
-        for (int nd : group) {
-            const std::string& node_name = og.nodes[size_t(nd)].name;
-            auto trace = options.kernel_traces.find(node_name);
-            if (trace == options.kernel_traces.end()) continue;
-            f = apply_kernel_trace(trace->second, lg.func, node_name, group.size());
-            tuned = true;  // the first traced node of the group wins
-            break;
-        }
-        if (options.default_schedules && !tuned) {
-            // The group's anchor (its matmul/conv, else its last node) picks the rule.
-            int anchor = group.back();
-            for (int nd : group) {
-                topi::CpuOpClass c = topi::cpu_op_class(og.nodes[size_t(nd)]);
-                if (c == topi::CpuOpClass::Matmul || c == topi::CpuOpClass::Conv2d ||
-                    og.nodes[size_t(nd)].op == "nn.conv2d")  // grouped convs too
-                    anchor = nd;
-            }
-            topi::CpuScheduleOptions cpu;
-            cpu.threads = options.threads;
-            cpu.vector_lanes = codegen::host_vector_lanes();
-            // A one-row product whose B is computed at run time: packing B on
-            // every call would cost more than the product reads (constant B is
-            // packed once, at compile time).
-            const graph::Node& an = og.nodes[size_t(anchor)];
-            if (topi::cpu_op_class(an) == topi::CpuOpClass::Matmul && an.inputs.size() >= 2 &&
-                !an.outputs.empty() && !og.values[size_t(an.inputs[1])].is_constant()) {
-                const graph::TensorType& y = og.values[size_t(an.outputs[0])].type;
-                if (!y.shape.empty() && y.shape.back() > 0 &&
-                    y.num_elements() / y.shape.back() == 1)
-                    cpu.knobs.emplace("matmul.pack_b", 0);
-            }
-            f = topi::schedule_cpu_default(f, an, cpu);
-        }
+        ScheduledGroup sg = schedule_cpu_group(og, group, lg, options, records.get());
         // Constant matmul operands are packed into panels here, once, instead
         // of by a packing nest on every call.
         std::vector<int> args = lg.args;
-        topi::PrepackResult pre = topi::prepack_constant_operands(f, [&](size_t p) {
-            return p < args.size() && model->graph.values[size_t(args[p])].is_constant();
-        });
+        topi::PrepackResult pre = fold_constant_packing(og, sg.func, args);
         for (const topi::PrepackedOperand& op : pre.operands) {
             const graph::Value src = model->graph.values[size_t(args[op.param])];
             NDArray x = constant_array(src);
@@ -259,15 +212,16 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
             replaced.insert(args[op.param]);
             args[op.param] = model->graph.add_value(std::move(v));
         }
-        f = pre.func;
+        tir::PrimFunc f = pre.func;
         // Kernel symbols must be unique within one JIT module.
         std::string name = f->name;
         for (int k = 1; names.count(name); ++k) name = f->name + "_" + std::to_string(k);
         if (name != f->name) f = tir::PrimFunc(name, f->params, f->body, f->attrs);
         names.insert(name);
         model->kernels.push_back(f);
-        if (from_records || !skipped.empty())
-            model->record_uses.push_back({name, from_records, skipped});
+        if (sg.schedule.source == "record" || !sg.skipped.empty())
+            model->record_uses.push_back({name, sg.schedule.source == "record", sg.skipped});
+        model->schedules.push_back(std::move(sg.schedule));
 
         runtime::KernelCall c;
         c.kernel = name;

@@ -93,6 +93,23 @@ struct RecordUse {
     std::string reason;  // why not: another thread count, LLVM level, machine...
 };
 
+/// How one CPU kernel was scheduled: replaying `trace` on `unscheduled` (the
+/// fused group's loop IR from topi::lower_group) gives the kernel, before the
+/// packing nests of constant operands are folded into panels computed at
+/// compile time (topi::prepack_constant_operands). The schedule editor starts
+/// from exactly this, and rebuild_kernel() is how it compiles an edit.
+struct KernelSchedule {
+    tir::PrimFunc unscheduled;
+    schedule::Trace trace;  // every step, operand packing included
+    /// "hand" (a BuildOptions::kernel_traces entry; `traced_node` names it),
+    /// "record" (the tuning records), "default" (the target's rules) or
+    /// "none" (default schedules off).
+    std::string source;
+    std::string traced_node;
+    std::string anchor;     // the node whose default rule and knobs apply
+    std::vector<int> args;  // the group's values bound to unscheduled's params
+};
+
 /// A graph compiled into kernels plus an executor.
 struct CompiledModel {
     graph::Graph graph;  // after the graph passes; KernelCall indices refer to it
@@ -109,6 +126,8 @@ struct CompiledModel {
     double compile_seconds = 0;
     double total_flops = 0;  // per inference
     std::vector<RecordUse> record_uses;  // kernels whose workload the records hold
+    /// Target "llvm": how each kernel was scheduled (same order as kernels).
+    std::vector<KernelSchedule> schedules;
 
     int records_applied() const;
     /// The index in `kernels` of the kernel that runs the node named `node`;
@@ -129,6 +148,14 @@ struct CompiledModel {
 /// `progress(done, total)` may be null.
 std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& options = {},
                                      const std::function<void(int, int)>& progress = nullptr);
+
+/// Kernel `index` of a CPU build rebuilt with `trace` in place of its own:
+/// the trace replayed on its unscheduled loop IR and constant operands'
+/// packing folded as build() folds it (same params, packed ones in the
+/// constants' places), so timing it on random data times what the model
+/// runs. Throws UserError (a ScheduleError naming the step) when a step does
+/// not apply.
+tir::PrimFunc rebuild_kernel(const CompiledModel& model, size_t index, const schedule::Trace& trace);
 
 /// The LLVM options a build with `options` compiles its kernels with.
 codegen::LlvmOptions llvm_options(const BuildOptions& options);

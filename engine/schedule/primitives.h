@@ -58,6 +58,11 @@ PrimFunc rfactor(const PrimFunc& f, const std::string& loop, int factor_axis, Na
 PrimFunc decompose_reduction(const PrimFunc& f, const std::string& block, const std::string& loop,
                              Names& out);
 
+// ---- layout (schedule_pack.cpp)
+/// out = {packing block, packed buffer}.
+PrimFunc pack_operand(const PrimFunc& f, const std::string& block, const std::string& buffer,
+                      int tiled_dim, int64_t factor, bool parallel, int vector_lanes, Names& out);
+
 // ---- shared helpers
 /// Substitutes loop variables and simplifies block bindings, predicates and
 /// loop bounds below s.

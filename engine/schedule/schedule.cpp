@@ -206,6 +206,17 @@ void Schedule::annotate(const std::string& target, const std::string& key, const
     ScheduleState::commit(*this, st, [&](Step&) { return detail::annotate(m_func, target, key, value); });
 }
 
+std::string Schedule::pack_operand(const std::string& block, const std::string& buffer,
+                                   int tiled_dim, int64_t factor, bool parallel, int vector_lanes) {
+    Step st = make_step("pack_operand", block, {}, {tiled_dim, factor, parallel ? 1 : 0, vector_lanes},
+                        buffer);
+    ScheduleState::commit(*this, st, [&](Step& s) {
+        return detail::pack_operand(m_func, block, buffer, tiled_dim, factor, parallel,
+                                    vector_lanes, s.outputs);
+    });
+    return m_trace.steps.back().outputs[0];
+}
+
 void Schedule::apply(const Step& step) {
     if (!step.enabled) {
         m_trace.steps.push_back(step);
@@ -260,6 +271,13 @@ void Schedule::apply(const Step& step) {
         decompose_reduction(step.block, loop0());
     } else if (op == "annotate") {
         annotate(step.loops.empty() ? step.block : step.loops[0], step.key, step.value);
+    } else if (op == "pack_operand") {
+        need(!step.block.empty() && !step.key.empty() && step.ints.size() == 4,
+             "block, buffer and [tiled_dim, factor, parallel, vector_lanes]");
+        need(step.ints[0] == 0 || step.ints[0] == 1, "tiled_dim 0 or 1");
+        need(step.ints[3] >= 0 && step.ints[3] <= 1024, "vector_lanes in 0..1024");
+        pack_operand(step.block, step.key, int(step.ints[0]), step.ints[1], step.ints[2] != 0,
+                     int(step.ints[3]));
     } else {
         ScheduleState::fail(*this, op.empty() ? "?" : op, "unknown primitive '" + op + "'");
     }

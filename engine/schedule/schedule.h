@@ -19,6 +19,10 @@
 
 namespace tessera::schedule {
 
+/// The annotation that marks the packing block pack_operand makes; its value
+/// is "SOURCE:TILED_DIM:FACTOR".
+inline constexpr const char* kPackOperandAnnotation = "tessera.pack_operand";
+
 /// An invalid schedule step. Names the step (index in the trace, primitive)
 /// and the reason. The schedule is left exactly as it was before the step.
 class ScheduleError : public UserError {
@@ -88,6 +92,19 @@ public:
     std::string decompose_reduction(const std::string& block, const std::string& loop);
     /// Sets a pragma on a loop or block ("pragma_unroll_explicit", "pragma_auto_unroll_max_step").
     void annotate(const std::string& loop_or_block, const std::string& key, const std::string& value);
+
+    // ---- layout
+    /// Packs the rank-2 parameter `buffer` read by `block` into panels
+    /// Xp[ceil(d_t / F)][d_o][F] (dimension `tiled_dim` tiled by `factor`,
+    /// zero padded), made by a new loop nest placed before the block's nest
+    /// (its outer loop parallel, its panel loop vectorized by `vector_lanes`
+    /// when they divide it, 0 = not); the block reads the panels instead.
+    /// Returns the packing block's name. A packing nest of a constant operand
+    /// is folded at compile time (topi::prepack_constant_operands). Recorded
+    /// as {"op": "pack_operand", "block", "buffer", "ints": [tiled_dim,
+    /// factor, parallel, vector_lanes]}.
+    std::string pack_operand(const std::string& block, const std::string& buffer, int tiled_dim,
+                             int64_t factor, bool parallel = false, int vector_lanes = 0);
 
     /// Replays one recorded step (used by Trace::apply and the studio).
     void apply(const Step& step);

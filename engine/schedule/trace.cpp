@@ -24,6 +24,7 @@ const char* ints_key(const std::string& op) {
 const char* key_key(const std::string& op) {
     if (op == "bind") return "thread";
     if (op == "cache_read" || op == "cache_write") return "scope";
+    if (op == "pack_operand") return "buffer";
     return "key";
 }
 

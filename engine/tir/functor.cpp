@@ -355,4 +355,20 @@ void post_order_visit(const Stmt& s, const std::function<void(const Object*)>& f
     PostOrder(f).visit_stmt(s);
 }
 
+namespace {
+bool accesses(const Stmt& s, const Buffer& b, NodeType type) {
+    bool found = false;
+    post_order_visit(s, [&](const Object* o) {
+        if (o->node_type != type) return;
+        const Buffer& x = type == NodeType::BufferLoad ? static_cast<const BufferLoad*>(o)->buffer
+                                                       : static_cast<const BufferStore*>(o)->buffer;
+        found |= x.same_as(b);
+    });
+    return found;
+}
+}  // namespace
+
+bool loads_buffer(const Stmt& s, const Buffer& b) { return accesses(s, b, NodeType::BufferLoad); }
+bool stores_buffer(const Stmt& s, const Buffer& b) { return accesses(s, b, NodeType::BufferStore); }
+
 }  // namespace tessera::tir

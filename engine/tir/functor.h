@@ -53,4 +53,8 @@ bool uses_var(const Expr& e, const Variable* v);
 /// Calls f on every expression and statement node, children before parents.
 void post_order_visit(const Stmt& s, const std::function<void(const Object*)>& f);
 
+/// True when a BufferLoad / BufferStore below `s` reads / writes `b` (by identity).
+bool loads_buffer(const Stmt& s, const Buffer& b);
+bool stores_buffer(const Stmt& s, const Buffer& b);
+
 }  // namespace tessera::tir

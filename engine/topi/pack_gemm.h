@@ -1,10 +1,10 @@
 // Operand packing for matmul kernels (a layout transform, like TVM's x86
-// dense_pack / BLIS): a 2-D operand X read by a matmul block is copied into
-// panels Xp[ceil(d_t / F)][d_o][F] (dimension t tiled by F, zero padded) by a
-// new loop nest placed before the block's nest, and the block reads Xp
-// instead. With t = the output-column dimension of B and F = the register
-// tile width NR, every k step of the micro-kernel reads NR consecutive
-// floats, and a K x NR panel is one contiguous, cache-resident strip.
+// dense_pack / BLIS): Schedule::pack_operand copies a 2-D operand X into
+// panels Xp[ceil(d_t / F)][d_o][F], so that with t = B's output-column
+// dimension and F = the register tile width NR every k step of the
+// micro-kernel reads NR consecutive floats. This file holds what the
+// compiler does with such a packing nest when X is a constant: the nest is
+// removed and the panels are computed once, at compile time.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +17,8 @@
 
 namespace tessera::topi {
 
+/// A packing decision of the matmul rule, applied with
+/// Schedule::pack_operand once the rule's loop steps are done.
 struct PackSpec {
     std::string block;    // the matmul block
     std::string buffer;   // the operand it reads (a function parameter, rank 2)
@@ -25,17 +27,6 @@ struct PackSpec {
     bool parallel = false;  // run the packing nest's outer loop in parallel
     int vector_lanes = 0;   // vectorize the panel-width loop by this many lanes (0: no)
 };
-
-struct PackResult {
-    tir::PrimFunc func;
-    std::string pack_block;  // the name of the new packing block
-    std::string packed_buffer;
-};
-
-/// Packs one operand as described in PackSpec. Returns nothing (and changes
-/// nothing) when the spec does not apply: no such block, the buffer is not a
-/// rank-2 parameter with constant shape, or it is also written.
-std::optional<PackResult> pack_matmul_operand(const tir::PrimFunc& f, const PackSpec& spec);
 
 /// A parameter whose packing nest was removed: the kernel now takes the
 /// panels Xp[ceil(d_t / F)][d_o][F] (of pack_panels) at that position.
@@ -52,7 +43,7 @@ struct PrepackResult {
 };
 
 /// Packing at compile time: for every packing nest (made by
-/// pack_matmul_operand) whose source parameter satisfies `is_constant`
+/// Schedule::pack_operand) whose source parameter satisfies `is_constant`
 /// (given the parameter index), removes the nest and makes the panel buffer
 /// the parameter in the source's place. The caller passes pack_panels(X) for
 /// it. Nests of other operands, or whose source is still read elsewhere, stay.

@@ -112,7 +112,7 @@ struct Rules {
 };
 
 Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOptions& o,
-               std::vector<PackSpec>* packs = nullptr) {
+               std::vector<PackSpec>* packs) {
     Schedule s(f);
     if ((n.op == "nn.softmax" || n.op == "nn.log_softmax" || n.op == "nn.layer_norm") &&
         schedule_row_chain(s, o))
@@ -151,6 +151,7 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
                           << "' (" << n.op << ") did not apply: " << e.what() << "\n";
         }
     }
+    if (packs) apply_packs(s, *packs);
     return s;
 }
 
@@ -166,10 +167,13 @@ CpuOpClass cpu_op_class(const graph::Node& n) {
 
 tir::PrimFunc schedule_cpu_default(const tir::PrimFunc& f, const graph::Node& n,
                                    const CpuScheduleOptions& options) {
-    // Operand packing (a layout transform, not a schedule step) follows the schedule.
+    return cpu_default_schedule(f, n, options).func();
+}
+
+schedule::Schedule cpu_default_schedule(const tir::PrimFunc& f, const graph::Node& n,
+                                        const CpuScheduleOptions& options) {
     std::vector<PackSpec> packs;
-    Schedule s = build(f, n, options, &packs);
-    return apply_packs(s.func(), packs);
+    return build(f, n, options, &packs);
 }
 
 std::vector<CpuKnob> cpu_schedule_knobs(const tir::PrimFunc& f, const graph::Node& n,
@@ -197,7 +201,7 @@ std::vector<CpuKnob> cpu_schedule_knobs(const tir::PrimFunc& f, const graph::Nod
 
 schedule::Trace cpu_default_trace(const tir::PrimFunc& f, const graph::Node& n,
                                   const CpuScheduleOptions& options) {
-    return build(f, n, options).trace();
+    return cpu_default_schedule(f, n, options).trace();
 }
 
 }  // namespace tessera::topi

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/graph/graph.h"
+#include "engine/schedule/schedule.h"
 #include "engine/schedule/trace.h"
 #include "engine/tir/stmt.h"
 
@@ -48,9 +49,8 @@ CpuOpClass cpu_op_class(const graph::Node& n);
 ///  - matmul/gemm (schedule_cpu_matmul.h): MR x NR register blocking (NR = 2
 ///    vectors, vectorized; MR rows unrolled), the k loop outside the
 ///    micro-kernel with the init decomposed; large products add MC/KC cache
-///    blocking and pack B into NR-wide panels (a layout transform applied
-///    after the schedule: schedule_cpu_default includes it, the Trace of
-///    cpu_default_trace does not); elementwise epilogues run at the tile loop;
+///    blocking and pack B into NR-wide panels (Schedule::pack_operand, the
+///    schedule's last steps); elementwise epilogues run at the tile loop;
 ///  - conv2d: output-channel blocking (unrolled) times an output-row vector,
 ///    reduction loops outside the micro-kernel, parallel outer loops;
 ///  - injective: all loops fused, parallel outer, vectorized inner;
@@ -64,7 +64,12 @@ tir::PrimFunc schedule_cpu_default(const tir::PrimFunc& f, const graph::Node& n,
 std::vector<CpuKnob> cpu_schedule_knobs(const tir::PrimFunc& f, const graph::Node& n,
                                         const CpuScheduleOptions& options = {});
 
-/// The same schedule as a Trace (for inspection and editing).
+/// The default schedule with its trace: every step, operand packing
+/// included, so replaying trace() on `f` gives func() again.
+schedule::Schedule cpu_default_schedule(const tir::PrimFunc& f, const graph::Node& n,
+                                        const CpuScheduleOptions& options = {});
+
+/// cpu_default_schedule(...).trace() (for inspection, editing and records).
 schedule::Trace cpu_default_trace(const tir::PrimFunc& f, const graph::Node& n,
                                   const CpuScheduleOptions& options = {});
 

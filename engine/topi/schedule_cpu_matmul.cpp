@@ -496,11 +496,14 @@ void schedule_matmul_block(Schedule& s, const std::string& block, const CpuSched
     schedule_matmul_core(s, block, o, packs, epilogues);
 }
 
-tir::PrimFunc apply_packs(const tir::PrimFunc& f, const std::vector<PackSpec>& packs) {
-    tir::PrimFunc out = f;
-    for (const PackSpec& p : packs)
-        if (auto r = pack_matmul_operand(out, p)) out = r->func;
-    return out;
+void apply_packs(Schedule& s, const std::vector<PackSpec>& packs) {
+    for (const PackSpec& p : packs) {
+        try {
+            s.pack_operand(p.block, p.buffer, p.tiled_dim, p.factor, p.parallel, p.vector_lanes);
+        } catch (const schedule::ScheduleError&) {
+            // Not packable here (the operand is computed in the kernel): read in place.
+        }
+    }
 }
 
 std::vector<CpuKnob> matmul_knobs(const tir::PrimFunc& f, const graph::Node& n,

@@ -19,7 +19,7 @@ namespace tessera::topi {
 ///    L1 by the MC / MR tiles, the MC x NR block of C in cache across the
 ///    KC blocks and the MR x NR accumulator tile in registers (i2 unrolled,
 ///    j1 NR-wide vectors); B is packed into NR-wide panels (`packs` gets the spec,
-///    applied after the schedule by apply_packs); with parallel loops the
+///    applied as the last steps of the schedule by apply_packs); with parallel loops the
 ///    BLIS order (jc, k0, i0, j1, i1, k1, i2, j2) with one NC block of
 ///    columns per thread, parallel over jc;
 ///  - small ones: (fused(batch.., jo, io)) k ii(unrolled) ji(vector).
@@ -44,8 +44,8 @@ void schedule_matmul_block(schedule::Schedule& s, const std::string& block,
 std::vector<CpuKnob> matmul_knobs(const tir::PrimFunc& f, const graph::Node& n,
                                   const CpuScheduleOptions& options);
 
-/// The schedule's function with the operand packings applied (in order; a
-/// spec that does not apply is skipped).
-tir::PrimFunc apply_packs(const tir::PrimFunc& f, const std::vector<PackSpec>& packs);
+/// Applies the operand packings to `s` with Schedule::pack_operand (in
+/// order, each a recorded step; a spec that does not apply is skipped).
+void apply_packs(schedule::Schedule& s, const std::vector<PackSpec>& packs);
 
 }  // namespace tessera::topi

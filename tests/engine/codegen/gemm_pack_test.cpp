@@ -10,6 +10,8 @@
 #include "engine/schedule/schedule_util.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/printer.h"
+#include "engine/tir/structural_equal.h"
+#include "engine/schedule/schedule.h"
 #include "engine/topi/lower_group.h"
 #include "engine/topi/pack_gemm.h"
 #include "engine/topi/schedule_cpu.h"
@@ -87,23 +89,40 @@ TEST(GemmPack, PackingAlonePreservesTheResult) {
     graph::Graph g = one_node("nn.matmul", {{5, 13}, {13, 21}}, {5, 21});
     tir::PrimFunc f = topi::lower_node(g, 0);
     const std::string block = "T_matmul";
-    auto r = topi::pack_matmul_operand(f, topi::PackSpec{block, "in1", 1, 8, false, 0});
-    ASSERT_TRUE(r.has_value());
-    EXPECT_TRUE(has_block_ending(r->func, "_pack"));
-    compare(g, f, r->func, 1, /*jit=*/false);
-    compare(g, f, r->func, 1, /*jit=*/true);
+    auto packed = [&](const tir::PrimFunc& fn, int tiled_dim, bool parallel, int lanes) {
+        schedule::Schedule s(fn);
+        const std::string pack = s.pack_operand(block, "in1", tiled_dim, 8, parallel, lanes);
+        EXPECT_EQ(s.trace().steps.back().op, "pack_operand");
+        EXPECT_EQ(s.trace().steps.back().outputs.at(0), pack);
+        // The step replays on the unscheduled function to the same kernel.
+        EXPECT_TRUE(tir::structural_equal(s.trace().apply(fn).func(), s.func()));
+        return s.func();
+    };
+    tir::PrimFunc r = packed(f, 1, false, 0);
+    EXPECT_TRUE(has_block_ending(r, "_pack"));
+    compare(g, f, r, 1, /*jit=*/false);
+    compare(g, f, r, 1, /*jit=*/true);
     // The packing nest in parallel (rows of B split over the threads), vectorized.
-    auto rp = topi::pack_matmul_operand(f, topi::PackSpec{block, "in1", 1, 8, true, 8});
-    ASSERT_TRUE(rp.has_value());
-    compare(g, f, rp->func, 0, /*jit=*/true);
+    compare(g, f, packed(f, 1, true, 8), 0, /*jit=*/true);
     // B transposed (N x K): the panels tile its first dimension.
     graph::Graph gt = one_node("nn.gemm", {{5, 13}, {21, 13}}, {5, 21}, {{"transB", int64_t(1)}});
     tir::PrimFunc ft = topi::lower_node(gt, 0);
-    auto rt = topi::pack_matmul_operand(ft, topi::PackSpec{block, "in1", 0, 8, true, 0});
-    ASSERT_TRUE(rt.has_value());
-    compare(gt, ft, rt->func, 0, /*jit=*/true);
-    // Not a parameter of the function: nothing happens.
-    EXPECT_FALSE(topi::pack_matmul_operand(f, topi::PackSpec{block, "nope", 1, 8}).has_value());
+    compare(gt, ft, packed(ft, 0, true, 0), 0, /*jit=*/true);
+    // What cannot be packed is a ScheduleError naming the reason; nothing changes.
+    schedule::Schedule s(f);
+    for (auto [blk, buffer, dim, why] :
+         {std::tuple{block, "nope", 1, "no parameter named 'nope'"},
+          std::tuple{block, "in1", 2, "tiled dimension must be 0 or 1"},
+          std::tuple{std::string("nope_block"), "in1", 1, "no block named 'nope_block'"}}) {
+        try {
+            s.pack_operand(blk, buffer, dim, 8);
+            ADD_FAILURE() << "packing " << buffer << " of " << blk << " applied";
+        } catch (const schedule::ScheduleError& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_TRUE(s.trace().steps.empty());
+    EXPECT_TRUE(tir::structural_equal(s.func(), schedule::Schedule(f).func()));
 }
 
 TEST(GemmPack, BlockedScheduleWithTailsInEveryDimension) {

@@ -1,0 +1,94 @@
+// How build() schedules one fused group for the CPU (hand trace, tuning
+// record or default rule, each a trace replayed on the group's loop IR), and
+// rebuild_kernel(), which the schedule editor compiles its edits with.
+#include "engine/autotune/database.h"
+#include "engine/autotune/task.h"
+#include "engine/autotune/tuner.h"
+#include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/core/error.h"
+#include "engine/driver/build_steps.h"
+#include "engine/topi/schedule_cpu.h"
+
+namespace tessera::driver {
+
+namespace {
+
+topi::CpuScheduleOptions cpu_options(const BuildOptions& options) {
+    topi::CpuScheduleOptions cpu;
+    cpu.threads = options.threads;
+    cpu.vector_lanes = codegen::host_vector_lanes();
+    return cpu;
+}
+
+}  // namespace
+
+ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>& group,
+                                  const topi::LoweredGroup& lowered, const BuildOptions& options,
+                                  const autotune::Database* records) {
+    ScheduledGroup out;
+    KernelSchedule& ks = out.schedule;
+    ks.unscheduled = lowered.func;
+    ks.args = lowered.args;
+    const graph::Node& anchor = g.nodes[size_t(autotune::anchor_node(g, group))];
+    ks.anchor = anchor.name;
+    for (int nd : group) {  // the first traced node of the group wins
+        const std::string& node_name = g.nodes[size_t(nd)].name;
+        auto trace = options.kernel_traces.find(node_name);
+        if (trace == options.kernel_traces.end()) continue;
+        out.func = apply_kernel_trace(trace->second, lowered.func, node_name, group.size());
+        ks.trace = trace->second;
+        ks.source = "hand";
+        ks.traced_node = node_name;
+        return out;
+    }
+    topi::CpuScheduleOptions cpu = cpu_options(options);
+    if (records) {  // measured at the LLVM level we build at
+        if (std::optional<autotune::Realized> best = autotune::best_schedule(
+                lowered.func, anchor, cpu, *records, options.target, options.opt_level,
+                &out.skipped)) {
+            out.func = best->func;
+            ks.trace = best->trace;
+            ks.source = "record";
+            return out;
+        }
+    }
+    if (!options.default_schedules) {
+        out.func = lowered.func;
+        ks.source = "none";
+        return out;
+    }
+    // A one-row product whose B is computed at run time: packing B on every
+    // call would cost more than the product reads (constant B is packed once,
+    // at compile time).
+    if (topi::cpu_op_class(anchor) == topi::CpuOpClass::Matmul && anchor.inputs.size() >= 2 &&
+        !anchor.outputs.empty() && !g.values[size_t(anchor.inputs[1])].is_constant()) {
+        const graph::TensorType& y = g.values[size_t(anchor.outputs[0])].type;
+        if (!y.shape.empty() && y.shape.back() > 0 && y.num_elements() / y.shape.back() == 1)
+            cpu.knobs.emplace("matmul.pack_b", 0);
+    }
+    schedule::Schedule s = topi::cpu_default_schedule(lowered.func, anchor, cpu);
+    out.func = s.func();
+    ks.trace = s.trace();
+    ks.source = "default";
+    return out;
+}
+
+topi::PrepackResult fold_constant_packing(const graph::Graph& g, const tir::PrimFunc& f,
+                                          const std::vector<int>& args) {
+    return topi::prepack_constant_operands(f, [&](size_t p) {
+        return p < args.size() && g.values[size_t(args[p])].is_constant();
+    });
+}
+
+tir::PrimFunc rebuild_kernel(const CompiledModel& model, size_t index,
+                             const schedule::Trace& trace) {
+    TS_USER_CHECK(model.target == "llvm" && index < model.schedules.size())
+        << "kernel " << index << " is not a CPU kernel of this build";
+    const KernelSchedule& ks = model.schedules[index];
+    tir::PrimFunc f = trace.apply(ks.unscheduled).func();
+    f = fold_constant_packing(model.graph, f, ks.args).func;
+    const tir::PrimFunc& built = model.kernels[index];
+    return tir::PrimFunc(built->name, f->params, f->body, f->attrs);
+}
+
+}  // namespace tessera::driver
