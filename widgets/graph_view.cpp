@@ -232,6 +232,8 @@ GraphView::GraphView(QWidget* parent)
     applyTheme();
 }
 
+GraphView::~GraphView() { m_scene->disconnect(this); }
+
 void GraphView::applyTheme() {
     // Follow the system theme: a dark canvas under a dark palette.
     setBackgroundBrush(themed(palette(), QColor(0xfa, 0xfa, 0xf7), QColor(0x26, 0x28, 0x2c)));

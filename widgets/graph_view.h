@@ -106,6 +106,9 @@ class GraphView : public QGraphicsView {
     Q_OBJECT
 public:
     explicit GraphView(QWidget* parent = nullptr);
+    /// Disconnects the scene first: deleting its items emits selectionChanged,
+    /// which must not reach a half-destroyed view.
+    ~GraphView() override;
 
     /// Shows a new graph. Layout runs on a worker thread; the scene is filled
     /// when it finishes (layoutFinished). A newer call supersedes an older one.

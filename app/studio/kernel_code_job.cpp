@@ -28,8 +28,11 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
     TS_USER_CHECK(k >= 0) << "node '" << name << "' runs in no kernel";
     const tir::PrimFunc& f = model.kernels[size_t(k)];
     code.kernel = QString::fromStdString(f->name);
-    for (int n : model.kernel_nodes[size_t(k)])
+    code.index = k;
+    for (int n : model.kernel_nodes[size_t(k)]) {
         code.nodes << QString::fromStdString(model.graph.nodes[size_t(n)].name);
+        code.flops += graph::node_flops(model.graph, model.graph.nodes[size_t(n)]);
+    }
     code.loopIr = QString::fromStdString(tir::print(f));
     if (model.target == "cuda") {  // the kernel as the CUDA target builds and compiles it
         code.cudaC = QString::fromStdString(codegen::emit_cuda_source({f}));

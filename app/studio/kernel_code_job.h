@@ -25,6 +25,8 @@ struct KernelCode {
     QString loopIr, llvmIr, assembly, cudaC;
     QString ptx;         // NVRTC's PTX of the kernel (CUDA target), else a note
     QString error;       // why there is no kernel to show (the other fields empty)
+    int index = -1;      // in model->kernels
+    double flops = 0;    // per run of the kernel (its nodes' flops)
     /// The scheduled build (no JIT) the texts come from: reused for the next
     /// node while the graph, settings and schedules stay the same.
     std::shared_ptr<const driver::CompiledModel> model;

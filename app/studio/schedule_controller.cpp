@@ -6,6 +6,7 @@
 #include "app/studio/schedule_editor.h"
 #include "app/studio/workspace.h"
 #include "engine/core/error.h"
+#include "engine/tir/structural_equal.h"
 #include "widgets/code_panes.h"
 
 namespace tessera::studio {
@@ -55,21 +56,63 @@ void ScheduleController::showNode(int node) {
         m_editor->setFunction({}, {}, 0);
         return;
     }
+    m_traceNode.clear();
+    m_editor->setFunction({}, {}, 0);  // until the kernel that runs the node is built
     showKernel();
-    const graph::Node& n = document->graph().nodes[size_t(node)];
-    tir::PrimFunc func;
+}
+
+void ScheduleController::showNodeAlone() {
+    // The CUDA kernels are not traces yet: the editor replays the node's
+    // trace on the node alone.
+    const std::shared_ptr<ModelDocument>& document = m_workspace->document();
+    const graph::Node& n = document->graph().nodes[size_t(m_node)];
+    m_traceNode = QString::fromStdString(n.name);
+    m_builtSteps = {};
     try {
-        func = driver::lower_op(document->graph(), node);
+        m_editor->setFunction(QString::fromStdString(n.op + " " + n.name + " (alone)"),
+                              driver::lower_op(document->graph(), m_node),
+                              graph::node_flops(document->graph(), n),
+                              m_workspace->traces().value(m_traceNode));
     } catch (const std::exception& e) {
-        m_workspace->log("error: lowering " + QString::fromStdString(n.name) + ": " +
+        m_workspace->log("error: lowering " + m_traceNode + ": " +
                          oneLine(QString::fromStdString(e.what())));
         m_editor->setFunction({}, {}, 0);
+    }
+}
+
+void ScheduleController::showKernelSchedule(const KernelCode& code) {
+    const driver::CompiledModel& model = *code.model;
+    if (code.index < 0 || size_t(code.index) >= model.schedules.size()) {
+        showNodeAlone();
         return;
     }
-    // The schedule editor replays the op's trace on the op alone.
-    m_editor->setFunction(QString::fromStdString(n.op + " " + n.name), func,
-                          graph::node_flops(document->graph(), n),
-                          m_workspace->traces().value(QString::fromStdString(n.name)));
+    const driver::KernelSchedule& ks = model.schedules[size_t(code.index)];
+    // Edits are kept under the node whose trace the build replays.
+    const QString traceNode =
+        QString::fromStdString(ks.traced_node.empty() ? ks.anchor : ks.traced_node);
+    std::shared_ptr<const driver::CompiledModel> built = code.model;
+    const size_t index = size_t(code.index);
+    ScheduleEditor::KernelBuilder builder = [built, index](const schedule::Trace& trace) {
+        return driver::rebuild_kernel(*built, index, trace);
+    };
+    if (traceNode == m_traceNode && m_editor->steps() == ks.trace.steps &&
+        m_editor->base().defined() && tir::structural_equal(m_editor->base(), ks.unscheduled)) {
+        m_editor->setKernelBuilder(builder);  // what the editor shows (an edit, rebuilt)
+        return;
+    }
+    m_traceNode = traceNode;
+    // What the build chooses without a hand schedule.
+    m_builtSteps = ks.source == "hand" ? ks.replaced.steps : ks.trace.steps;
+    static const std::map<std::string, QString> sources = {
+        {"default", "default schedule"}, {"record", "tuned record"},
+        {"hand", "hand schedule"}, {"none", "unscheduled"}};
+    const auto source = sources.find(ks.source);
+    const QString title = QString("kernel %1 (%2) \u00b7 %3 \u00b7 %4 steps")
+                              .arg(code.kernel, code.nodes.join(", "),
+                                   source == sources.end() ? QString::fromStdString(ks.source)
+                                                           : source->second)
+                              .arg(ks.trace.steps.size());
+    m_editor->setFunction(title, ks.unscheduled, code.flops, ks.trace.steps, builder);
 }
 
 void ScheduleController::refresh() {
@@ -79,9 +122,15 @@ void ScheduleController::refresh() {
 void ScheduleController::onStepsChanged() {
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     if (!document || m_node < 0 || m_node >= document->nodeCount()) return;
-    const QString name = QString::fromStdString(document->graph().nodes[size_t(m_node)].name);
-    if (m_workspace->traces().value(name) == m_editor->steps()) return;  // shown again
-    m_workspace->setTrace(name, m_editor->steps());
+    if (m_traceNode.isEmpty()) return;
+    const std::vector<schedule::Step>& steps = m_editor->steps();
+    const bool hand = m_workspace->traces().contains(m_traceNode);
+    if (hand && m_workspace->traces().value(m_traceNode) == steps) return;  // shown again
+    if (!hand && steps == m_builtSteps) return;  // the default or tuned trace, shown
+    if (steps == m_builtSteps)
+        m_workspace->removeTrace(m_traceNode);  // edited back to what the build chooses
+    else
+        m_workspace->setTrace(m_traceNode, steps);
     m_workspace->noteBuildInputChanged("schedules");
     showKernel();  // the kernel that runs, with the new schedule
 }
@@ -123,6 +172,7 @@ void ScheduleController::showKernel() {
             }
             m_build = code.model;
             m_buildKey = key;
+            showKernelSchedule(code);
             // Diff against what the same kernel showed before (a schedule edit).
             const bool sameKernel = previousKernel == code.kernel;
             for (const auto& [kind, text] : {std::pair{QString("Loop IR"), code.loopIr},

@@ -18,6 +18,7 @@ class CodePanes;
 
 namespace tessera::studio {
 
+struct KernelCode;
 class JobRunner;
 class ScheduleEditor;
 class Workspace;
@@ -44,6 +45,11 @@ signals:
 
 private:
     void showKernel();
+    /// The schedule editor on the kernel `code` shows: its unscheduled loop
+    /// IR with the trace the build replayed (default rule, record or hand).
+    void showKernelSchedule(const KernelCode& code);
+    /// The editor on the selected node alone (targets whose kernels are not traces).
+    void showNodeAlone();
     void onStepsChanged();
     /// What the scheduled build of the code views depends on.
     QString buildKey() const;
@@ -53,6 +59,8 @@ private:
     widgets::CodePanes* m_panes;
     JobRunner* m_jobs;
     int m_node = -1;
+    QString m_traceNode;  // the node the editor's steps are kept under
+    std::vector<schedule::Step> m_builtSteps;  // the kernel's trace without a hand schedule
     QString m_kernel;  // shown in the panes
     QString m_title;
     std::shared_ptr<const driver::CompiledModel> m_build;  // the code views' build

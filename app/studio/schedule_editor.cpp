@@ -194,9 +194,10 @@ void ScheduleEditor::buildUi() {
 }
 
 void ScheduleEditor::setFunction(const QString& title, const tir::PrimFunc& func, double flops,
-                                 const std::vector<schedule::Step>& steps) {
+                                 const std::vector<schedule::Step>& steps, KernelBuilder builder) {
     m_jobs->cancel();
     m_base = func;
+    m_builder = std::move(builder);
     m_flops = flops;
     m_steps = steps;
     m_plot->clear();
@@ -275,6 +276,7 @@ void ScheduleEditor::replay() {
             }
         }
         m_scheduled = s.func();
+        m_applied = s.trace();
         m_loopIr = QString::fromStdString(tir::print(m_scheduled));
         previous = QString::fromStdString(tir::print(before));
     }
@@ -407,12 +409,14 @@ void ScheduleEditor::onLoopDropped(const QString& source, bool isBlock, const QS
 void ScheduleEditor::measure() {
     if (!m_scheduled.defined()) return;
     const tir::PrimFunc func = m_scheduled;
+    const schedule::Trace applied = m_applied;
+    const KernelBuilder builder = m_builder;
     const double flops = m_flops;
     const QString label = QString("%1 steps").arg(m_steps.size());
     m_jobs->start(
         "Measuring kernel",
-        [func, flops](const JobContext& context) {
-            return measureKernel(func, flops, context);
+        [func, applied, builder, flops](const JobContext& context) {
+            return measureKernel(builder ? builder(applied) : func, flops, context);
         },
         [this, label](const KernelMeasurement& m) {
             m_plot->addPoint(m.gflops, label);

@@ -8,6 +8,7 @@
 
 #include <QSet>
 #include <QWidget>
+#include <functional>
 #include <vector>
 
 #include "app/studio/job_runner.h"
@@ -46,10 +47,20 @@ class ScheduleEditor : public QWidget {
 public:
     explicit ScheduleEditor(QWidget* parent = nullptr);
 
-    /// Starts editing `func` (the op's default loop IR) with `steps` replayed
-    /// on it; `flops` is used for GFLOP/s. An undefined func clears the editor.
+    /// Compiles a trace of the edited function into the kernel the model
+    /// would run (driver::rebuild_kernel: constant operands' packing folded),
+    /// so that Measure times what `tessera run --profile` times.
+    using KernelBuilder = std::function<tir::PrimFunc(const schedule::Trace&)>;
+
+    /// Starts editing `func` (a kernel's unscheduled loop IR) with `steps`
+    /// replayed on it; `flops` is used for GFLOP/s; `builder`, when given,
+    /// builds what Measure times (else the replayed function itself). An
+    /// undefined func clears the editor.
     void setFunction(const QString& title, const tir::PrimFunc& func, double flops,
-                     const std::vector<schedule::Step>& steps = {});
+                     const std::vector<schedule::Step>& steps = {}, KernelBuilder builder = {});
+    void setKernelBuilder(KernelBuilder builder) { m_builder = std::move(builder); }
+    /// The unscheduled function the steps replay on.
+    const tir::PrimFunc& base() const { return m_base; }
 
     /// Applies one new step (as if from a button); false with errorText() set
     /// if it is illegal (the step is then not added).
@@ -101,6 +112,8 @@ private:
     void annotateSelected(const QString& op);
 
     tir::PrimFunc m_base, m_scheduled;
+    schedule::Trace m_applied;  // the steps that applied (what m_scheduled replays)
+    KernelBuilder m_builder;
     double m_flops = 0;
     std::vector<schedule::Step> m_steps;
     QString m_loopIr, m_error;

@@ -36,18 +36,17 @@ BuildSettings Workspace::buildSettings() const {
 }
 
 void Workspace::setTrace(const QString& node, const std::vector<schedule::Step>& steps) {
-    if (steps.empty())
-        m_traces.remove(node);
-    else
-        m_traces[node] = steps;
+    m_traces[node] = steps;
 }
+
+void Workspace::removeTrace(const QString& node) { m_traces.remove(node); }
 
 KernelTraces Workspace::kernelTraces() const {
     KernelTraces traces;
     for (auto it = m_traces.begin(); it != m_traces.end(); ++it) {
         schedule::Trace trace;
         trace.steps = it.value();
-        if (!trace.steps.empty()) traces[it.key().toStdString()] = trace;
+        traces[it.key().toStdString()] = trace;  // no steps: the kernel unscheduled
     }
     return traces;
 }

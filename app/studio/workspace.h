@@ -43,7 +43,10 @@ public:
     /// Schedule traces by node name (the schedule editor's steps).
     using Traces = QMap<QString, std::vector<schedule::Step>>;
     const Traces& traces() const { return m_traces; }
+    /// The hand schedule of the kernel holding `node` (no steps: unscheduled).
     void setTrace(const QString& node, const std::vector<schedule::Step>& steps);
+    /// Back to the records' or the default schedule.
+    void removeTrace(const QString& node);
     void setTraces(const Traces& traces) { m_traces = traces; }
     /// The traces as Run and Export pass them to the build.
     KernelTraces kernelTraces() const;

@@ -106,6 +106,9 @@ struct KernelSchedule {
     /// "none" (default schedules off).
     std::string source;
     std::string traced_node;
+    /// With a hand trace: the trace (and source) the build would use without it.
+    schedule::Trace replaced;
+    std::string replaced_source;
     std::string anchor;     // the node whose default rule and knobs apply
     std::vector<int> args;  // the group's values bound to unscheduled's params
 };

@@ -39,6 +39,11 @@ ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>&
         ks.trace = trace->second;
         ks.source = "hand";
         ks.traced_node = node_name;
+        BuildOptions without = options;  // what the build would choose instead
+        without.kernel_traces.clear();
+        ScheduledGroup other = schedule_cpu_group(g, group, lowered, without, records);
+        ks.replaced = std::move(other.schedule.trace);
+        ks.replaced_source = other.schedule.source;
         return out;
     }
     topi::CpuScheduleOptions cpu = cpu_options(options);

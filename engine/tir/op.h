@@ -65,6 +65,8 @@ Expr min_value(DataType t);
 
 /// The constant value if e is an IntImm (optionally under a Broadcast).
 const int64_t* as_const_int(const Expr& e);
+/// The pointer points into `e`: a temporary would leave it dangling.
+const int64_t* as_const_int(Expr&& e) = delete;
 bool is_const_int(const Expr& e, int64_t value);
 
 }  // namespace tessera::tir

@@ -145,8 +145,13 @@ bool analyze_stage(const Stmt& nest, Stage& out) {
     NodeType k = out.update->value.node_type();
     if (k != NodeType::Add && k != NodeType::Mul && k != NodeType::Max && k != NodeType::Min)
         return false;
-    const auto* bin = static_cast<const Add*>(out.update->value.get());  // same layout for all four
-    const BufferLoad* acc = bin->a.as<BufferLoad>();
+    const Expr& value = out.update->value;
+    const Expr *lhs = nullptr, *rhs = nullptr;
+    if (const Add* x = value.as<Add>()) lhs = &x->a, rhs = &x->b;
+    if (const Mul* x = value.as<Mul>()) lhs = &x->a, rhs = &x->b;
+    if (const Max* x = value.as<Max>()) lhs = &x->a, rhs = &x->b;
+    if (const Min* x = value.as<Min>()) lhs = &x->a, rhs = &x->b;
+    const BufferLoad* acc = lhs ? lhs->as<BufferLoad>() : nullptr;
     if (!acc || !acc->buffer.same_as(out.update->buffer) ||
         acc->indices.size() != out.update->indices.size())
         return false;
@@ -154,14 +159,14 @@ bool analyze_stage(const Stmt& nest, Stage& out) {
         if (!structural_equal(acc->indices[i], out.update->indices[i])) return false;
     // The reduced value must not read the output (only the accumulator does).
     bool reads_output = false;
-    post_order_visit(Evaluate::make(bin->b), [&](const Object* n) {
+    post_order_visit(Evaluate::make(*rhs), [&](const Object* n) {
         if (n->node_type == NodeType::BufferLoad &&
             static_cast<const BufferLoad*>(n)->buffer.same_as(out.update->buffer))
             reads_output = true;
     });
     if (reads_output) return false;
     out.kind = k;
-    out.value = bin->b;
+    out.value = *rhs;
     out.block = b;
     return !uses_any(out.init->value, out.reduce);
 }

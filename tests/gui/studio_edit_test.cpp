@@ -26,6 +26,8 @@
 #include "engine/schedule/schedule.h"
 #include "engine/tir/printer.h"
 #include "tests/gui/gui_test_util.h"
+#include "tests/gui/studio_fixture.h"
+#include "engine/tir/structural_equal.h"
 #include "widgets/code_panes.h"
 #include "widgets/code_view.h"
 #include "widgets/graph_view.h"
@@ -171,15 +173,16 @@ TEST(StudioEdit, SavedOnnxReloadsAsTheEditedGraph) {
 }
 
 TEST(ScheduleEditorWidget, StepsUpdateLoopIrLiveAndIllegalStepsKeepTheTrace) {
-    Studio s;
-    ASSERT_TRUE(s.ok);
-    s.select("relu1");
-    ScheduleEditor* editor = s.window.scheduleEditor();
+    // The editor's mechanics on one operator alone (a standalone editor).
+    const graph::Graph g = driver::load_model(exampleModel().toStdString());
+    const tir::PrimFunc base = driver::lower_op(g, g.find_node("relu1"));
+    ScheduleEditor standalone;
+    standalone.setFunction("relu1", base, 1.0);
+    ScheduleEditor* editor = &standalone;
     QAbstractItemModelTester tester(editor->loopModel(),
                                     QAbstractItemModelTester::FailureReportingMode::Fatal);
     const auto& rows = editor->loopModel()->rows();
     ASSERT_GE(rows.size(), 5);  // 4 loops and the block
-    const tir::PrimFunc base = driver::lower_op(s.graph(), s.graph().find_node("relu1"));
     schedule::Schedule reference(base);
     const std::vector<std::string> loops = reference.get_loops(reference.blocks().back());
     ASSERT_EQ(loops.size(), 4u);
@@ -213,23 +216,74 @@ TEST(ScheduleEditorWidget, StepsUpdateLoopIrLiveAndIllegalStepsKeepTheTrace) {
     EXPECT_EQ(editor->errorStep(), -1);
     EXPECT_EQ(editor->loopIr(), before);
 
-    // The trace is kept per node: select another node and come back.
-    s.select("relu2");
-    EXPECT_EQ(editor->steps().size(), 0u);
-    s.select("relu1");
-    EXPECT_EQ(editor->steps().size(), 2u);
-    EXPECT_EQ(editor->loopIr(), before);
-
     editor->removeStep(1);
     editor->removeStep(0);
     EXPECT_EQ(editor->loopIr(), original);
 }
 
-TEST(ScheduleEditorWidget, DraggingALoopOntoAnotherReorders) {
+TEST(ScheduleEditorWidget, OpensOnTheKernelThatRunsWithItsTraceAndKeepsEdits) {
     Studio s;
     ASSERT_TRUE(s.ok);
-    s.select("relu1");
-    ScheduleEditor* editor = s.window.scheduleEditor();
+    ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu1");
+    ASSERT_NE(editor, nullptr);
+    // What the editor starts from is the build's: the fused group's loop IR
+    // and the trace the default rules recorded, packing and layout included.
+    auto build = [&]() {
+        driver::BuildOptions o =
+            s.window.workspace()->buildSettings().buildOptions(s.window.workspace()->kernelTraces());
+        o.jit = false;
+        return driver::build(s.graph(), o);
+    };
+    std::shared_ptr<driver::CompiledModel> model = build();
+    const int k = model->kernel_of("relu1");
+    ASSERT_GE(k, 0);
+    const driver::KernelSchedule& ks = model->schedules[size_t(k)];
+    EXPECT_EQ(ks.source, "default");
+    EXPECT_TRUE(tir::structural_equal(editor->base(), ks.unscheduled));
+    EXPECT_EQ(editor->steps(), ks.trace.steps);
+    ASSERT_GT(editor->steps().size(), 2u);
+    EXPECT_TRUE(s.window.workspace()->traces().isEmpty()) << "showing a kernel saved a hand trace";
+    widgets::CodePanes* panes = s.window.codePanes();
+    const QString kernelIr = QString::fromStdString(tir::print(model->kernels[size_t(k)]));
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return panes->text("Loop IR") == kernelIr; }, 30000))
+        << panes->text("Loop IR").toStdString();
+
+    // Disabling the last step is a hand schedule of the kernel: the build
+    // replays it and the code panes show what the editor's trace compiles to.
+    const int last = int(editor->steps().size()) - 1;
+    editor->setStepEnabled(last, false);
+    ASSERT_EQ(editor->errorStep(), -1) << editor->errorText().toStdString();
+    const QString anchor = QString::fromStdString(ks.anchor);
+    EXPECT_EQ(s.window.traceOf(anchor), editor->steps());
+    schedule::Trace edited;
+    edited.steps = editor->steps();
+    const QString editedIr = QString::fromStdString(tir::print(driver::rebuild_kernel(*model, size_t(k), edited)));
+    EXPECT_NE(editedIr, kernelIr);
+    EXPECT_TRUE(QTest::qWaitFor([&]() { return panes->text("Loop IR") == editedIr; }, 30000))
+        << panes->text("Loop IR").toStdString();
+    std::shared_ptr<driver::CompiledModel> rebuilt = build();
+    EXPECT_EQ(rebuilt->schedules[size_t(rebuilt->kernel_of("relu1"))].source, "hand");
+
+    // The edit is kept: another kernel, then back.
+    ASSERT_NE(tessera::gui_test::editorOn(s.window, "relu2"), nullptr);
+    EXPECT_NE(editor->steps(), edited.steps);
+    ASSERT_NE(tessera::gui_test::editorOn(s.window, "relu1"), nullptr);
+    EXPECT_EQ(editor->steps(), edited.steps);
+    // Back to the build's own steps: no hand schedule any more.
+    editor->setStepEnabled(last, true);
+    EXPECT_TRUE(s.window.workspace()->traces().isEmpty());
+}
+
+// A standalone editor on node `node` of the example model, alone.
+void editAlone(ScheduleEditor& editor, const std::string& node) {
+    const graph::Graph g = driver::load_model(exampleModel().toStdString());
+    editor.setFunction(QString::fromStdString(node), driver::lower_op(g, g.find_node(node)), 1.0);
+}
+
+TEST(ScheduleEditorWidget, DraggingALoopOntoAnotherReorders) {
+    ScheduleEditor standalone;
+    editAlone(standalone, "relu1");
+    ScheduleEditor* editor = &standalone;
     tessera::studio::LoopTreeModel* model = editor->loopModel();
     QVector<QString> loops;
     for (const auto& row : model->rows())
@@ -249,8 +303,8 @@ TEST(ScheduleEditorWidget, DraggingALoopOntoAnotherReorders) {
 TEST(ScheduleEditorWidget, MeasureAddsAPointInTheBackground) {
     Studio s;
     ASSERT_TRUE(s.ok);
-    s.select("conv1");
-    ScheduleEditor* editor = s.window.scheduleEditor();
+    ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "conv1");
+    ASSERT_NE(editor, nullptr);
     QSignalSpy measured(editor, &ScheduleEditor::measured);
     editor->measure();
     EXPECT_TRUE(editor->jobs()->isRunning());  // the UI thread did not wait
@@ -263,14 +317,21 @@ TEST(ScheduleEditorWidget, MeasureAddsAPointInTheBackground) {
 TEST(StudioCode, LlvmIrAndAssemblyFollowTheSchedule) {
     Studio s;
     ASSERT_TRUE(s.ok);
-    s.select("relu1");
+    ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu1");
+    ASSERT_NE(editor, nullptr);
     widgets::CodePanes* panes = s.window.codePanes();
     ASSERT_TRUE(QTest::qWaitFor([&]() { return !panes->text("Assembly").isEmpty(); }, 30000));
     EXPECT_TRUE(panes->text("LLVM IR").contains("define"));
+    const QString defaultIr = panes->text("LLVM IR");
+    // No steps: the kernel unscheduled, scalar.
+    editor->setSteps({});
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return panes->text("LLVM IR") != defaultIr; }, 30000));
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !panes->text("Loop IR").contains("T.vectorized"); }, 30000));
     const QString scalarIr = panes->text("LLVM IR");
-    ScheduleEditor* editor = s.window.scheduleEditor();
-    const auto rows = editor->loopModel()->rows();
-    ASSERT_TRUE(editor->addStep(makeStep("split", {rows[3].name.toStdString()}, {-1, 8})));
+    // Split and vectorize the innermost loop of the kernel's last block.
+    schedule::Schedule probe(editor->scheduled());
+    const std::string inner = probe.get_loops(probe.blocks().back()).back();
+    ASSERT_TRUE(editor->addStep(makeStep("split", {inner}, {-1, 8}))) << editor->errorText().toStdString();
     ASSERT_TRUE(editor->addStep(makeStep("vectorize", {editor->steps()[0].outputs[1]})));
     ASSERT_TRUE(QTest::qWaitFor([&]() { return panes->text("LLVM IR") != scalarIr; }, 30000));
     // The loop is vectorized in the loop IR; LLVM may widen the 8 lanes
@@ -359,17 +420,22 @@ TEST(StudioSession, SaveAndReloadRestoresEditsPipelineAndTraces) {
     const QString path = dir.filePath("s.tessera-session");
     std::string edited;
     std::vector<schedule::Step> steps;
+    QString traced;  // the node the kernel's hand schedule is kept under
     {
         Studio s;
         ASSERT_TRUE(s.ok);
         ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::SetAttribute, "conv1", "strides",
                                     std::vector<int64_t>{2, 2})));
         ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::Rename, "relu2", "act2")));
-        s.select("relu1");
-        ScheduleEditor* editor = s.window.scheduleEditor();
-        ASSERT_TRUE(editor->addStep(makeStep("split", {editor->loopModel()->rows()[3].name.toStdString()}, {-1, 4})));
-        steps = editor->steps();
         s.window.passPanel()->setPipeline({"fuse_ops"});
+        ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu1");
+        ASSERT_NE(editor, nullptr);
+        schedule::Schedule probe(editor->scheduled());
+        const std::string loop = probe.get_loops(probe.blocks().back()).front();
+        ASSERT_TRUE(editor->addStep(makeStep("split", {loop}, {-1, 4}))) << editor->errorText().toStdString();
+        steps = editor->steps();
+        ASSERT_EQ(s.window.workspace()->traces().size(), 1);
+        traced = s.window.workspace()->traces().firstKey();
         ASSERT_TRUE(s.window.sessions()->save(path));
         edited = graph::print(s.graph());
     }
@@ -382,9 +448,10 @@ TEST(StudioSession, SaveAndReloadRestoresEditsPipelineAndTraces) {
     EXPECT_EQ(graph::print(window.document()->graph()), edited);
     EXPECT_EQ(window.undoStack()->count(), 2);  // the edits can be undone
     EXPECT_EQ(window.passPanel()->pipeline(), QStringList{"fuse_ops"});
-    EXPECT_EQ(window.traceOf("relu1"), steps);
-    window.graphView()->setCurrentNode(window.document()->graph().find_node("relu1"));
-    EXPECT_EQ(window.scheduleEditor()->steps(), steps);
+    EXPECT_EQ(window.traceOf(traced), steps);
+    ScheduleEditor* editor = tessera::gui_test::editorOn(window, "relu1");
+    ASSERT_NE(editor, nullptr);
+    EXPECT_EQ(editor->steps(), steps);
 }
 
 TEST(StudioSession, BadSessionFilesAreRefusedWithTheReason) {
@@ -432,10 +499,9 @@ TEST(StudioExport, WritesAPackageWithItsMetadataInTheBackground) {
 }
 
 TEST(ScheduleEditorWidget, DraggingABlockHighlightsLegalComputeAtTargets) {
-    Studio s;
-    ASSERT_TRUE(s.ok);
-    s.select("conv1");
-    ScheduleEditor* editor = s.window.scheduleEditor();
+    ScheduleEditor standalone;
+    editAlone(standalone, "conv1");
+    ScheduleEditor* editor = &standalone;
     tessera::studio::LoopTreeModel* model = editor->loopModel();
     const QSet<QString> legal = editor->legalComputeAtTargets("pad_temp");
     ASSERT_FALSE(legal.isEmpty());

@@ -6,9 +6,20 @@
 #include <QtTest/QTest>
 
 #include "app/studio/main_window.h"
+#include "app/studio/schedule_editor.h"
+#include "widgets/graph_view.h"
 #include "tests/gui/gui_test_util.h"
 
 namespace tessera::gui_test {
+
+/// Selects `node` and waits until the schedule editor shows the kernel that
+/// runs it (built in a job); null on timeout.
+inline studio::ScheduleEditor* editorOn(studio::MainWindow& window, const std::string& node) {
+    window.graphView()->setCurrentNode(window.document()->graph().find_node(node));
+    studio::ScheduleEditor* editor = window.scheduleEditor();
+    if (!QTest::qWaitFor([&]() { return editor->base().defined(); }, 60000)) return nullptr;
+    return editor;
+}
 
 struct OpenStudio {
     studio::MainWindow window;

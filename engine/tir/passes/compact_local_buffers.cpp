@@ -115,8 +115,9 @@ Stmt compact_at(const Stmt& p, const Buffer& buf, const std::vector<const For*>&
             arith::IntSet s = arith::eval_set(idx[d], acc.loops, ana);
             if (!s.bounded() || uses_any(s.min, inner) || uses_any(s.max, inner)) return Stmt();
             if (!base.defined()) base = s.min;
-            const int64_t* a = as_const_int(ana.simplify(s.min - base));
-            const int64_t* b = as_const_int(ana.simplify(s.max - base));
+            const Expr from = ana.simplify(s.min - base), to = ana.simplify(s.max - base);
+            const int64_t* a = as_const_int(from);
+            const int64_t* b = as_const_int(to);
             if (!a || !b) return Stmt();
             lo = std::min(lo, *a);
             hi = std::max(hi, *b);

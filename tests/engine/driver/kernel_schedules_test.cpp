@@ -134,6 +134,8 @@ TEST(KernelSchedules, AHandTraceIsTheKernelsScheduleAndRebuildsIt) {
     EXPECT_EQ(eks.source, "hand");
     EXPECT_EQ(eks.traced_node, "rowsum");
     EXPECT_EQ(eks.trace.steps, hand.steps);
+    EXPECT_EQ(eks.replaced.steps, ks.trace.steps);  // what the build would use without it
+    EXPECT_EQ(eks.replaced_source, "default");
     EXPECT_TRUE(tir::structural_equal(rebuild_kernel(*model, size_t(k), hand),
                                       edited->kernels[size_t(edited->kernel_of("rowsum"))]));
     // A step that does not apply names the step.
