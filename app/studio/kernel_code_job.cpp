@@ -9,6 +9,19 @@
 
 namespace tessera::studio {
 
+namespace {
+
+// The LLVM IR and assembly of one CPU kernel.
+void fillCpuCode(KernelCode& code, const tir::PrimFunc& f, const codegen::LlvmOptions& llvm,
+                 const JobContext& context) {
+    const codegen::IrAndAssembly emitted = codegen::emit_llvm_ir_and_assembly({f}, llvm);
+    code.llvmIr = QString::fromStdString(emitted.llvm_ir);
+    code.assembly = QString::fromStdString(emitted.assembly);
+    context.throwIfCancelled();
+}
+
+}  // namespace
+
 KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings,
                         const KernelTraces& traces, const QString& node,
                         std::shared_ptr<const driver::CompiledModel> cached,
@@ -43,13 +56,19 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
         code.assembly = none;
         return code;
     }
-    const codegen::LlvmOptions llvm = driver::llvm_options(options);
-    code.llvmIr = QString::fromStdString(codegen::emit_llvm_ir({f}, llvm));
-    context.throwIfCancelled();
-    code.assembly = QString::fromStdString(codegen::emit_assembly({f}, llvm));
-    context.throwIfCancelled();
+    fillCpuCode(code, f, model.llvm, context);
     code.cudaC = cudaSourceOfNode(graph, settings, node);
     code.ptx = "// PTX is compiled for the CUDA target: choose CUDA (NVRTC) in the toolbar\n";
+    return code;
+}
+
+KernelCode editedKernelCode(const KernelCode& shown, const schedule::Trace& trace,
+                            const JobContext& context) {
+    KernelCode code = shown;
+    const tir::PrimFunc f = driver::rebuild_kernel(*shown.model, size_t(shown.index), trace);
+    code.loopIr = QString::fromStdString(tir::print(f));
+    context.throwIfCancelled();
+    fillCpuCode(code, f, shown.model->llvm, context);
     return code;
 }
 

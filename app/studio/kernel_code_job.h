@@ -41,6 +41,13 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
                         std::shared_ptr<const driver::CompiledModel> cached,
                         const JobContext& context);
 
+/// `shown` (a CPU kernel's code) with its kernel rebuilt from `trace`
+/// (driver::rebuild_kernel on shown.model): the loop IR, LLVM IR and
+/// assembly of that one kernel, without building the model again (a
+/// schedule edit). The CUDA C and PTX stay. ScheduleError when a step fails.
+KernelCode editedKernelCode(const KernelCode& shown, const schedule::Trace& trace,
+                            const JobContext& context);
+
 /// The CUDA C of the fused group that runs `node` when the CUDA target builds
 /// `graph` with the passes of `settings` (without its CPU-only layout pass).
 QString cudaSourceOfNode(const graph::Graph& graph, const BuildSettings& settings,

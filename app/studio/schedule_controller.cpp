@@ -46,6 +46,7 @@ QString ScheduleController::buildKey() const {
 
 void ScheduleController::showNode(int node) {
     m_jobs->cancel();
+    m_shown = KernelCode();
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     m_node = document && node >= 0 && node < document->nodeCount() ? node : -1;
     if (m_node < 0) {
@@ -92,12 +93,17 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
         QString::fromStdString(ks.traced_node.empty() ? ks.anchor : ks.traced_node);
     std::shared_ptr<const driver::CompiledModel> built = code.model;
     const size_t index = size_t(code.index);
-    ScheduleEditor::KernelBuilder builder = [built, index](const schedule::Trace& trace) {
-        return driver::rebuild_kernel(*built, index, trace);
+    const double flops = code.flops;
+    ScheduleEditor::KernelMeasurer measurer = [built, index, flops](
+                                                  const schedule::Trace& trace,
+                                                  const runtime::TimingOptions& timing,
+                                                  const std::function<bool(int)>& each) {
+        return driver::measure_kernel(driver::rebuild_kernel(*built, index, trace), flops, timing,
+                                      built->llvm, each);
     };
     if (traceNode == m_traceNode && m_editor->steps() == ks.trace.steps &&
         m_editor->base().defined() && tir::structural_equal(m_editor->base(), ks.unscheduled)) {
-        m_editor->setKernelBuilder(builder);  // what the editor shows (an edit, rebuilt)
+        m_editor->setKernelMeasurer(measurer);  // what the editor shows (an edit, rebuilt)
         return;
     }
     m_traceNode = traceNode;
@@ -112,7 +118,7 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
                                    source == sources.end() ? QString::fromStdString(ks.source)
                                                            : source->second)
                               .arg(ks.trace.steps.size());
-    m_editor->setFunction(title, ks.unscheduled, code.flops, ks.trace.steps, builder);
+    m_editor->setFunction(title, ks.unscheduled, code.flops, ks.trace.steps, measurer);
 }
 
 void ScheduleController::refresh() {
@@ -132,7 +138,70 @@ void ScheduleController::onStepsChanged() {
     else
         m_workspace->setTrace(m_traceNode, steps);
     m_workspace->noteBuildInputChanged("schedules");
-    showKernel();  // the kernel that runs, with the new schedule
+    if (m_shown.model && m_shown.index >= 0 && size_t(m_shown.index) < m_shown.model->schedules.size())
+        showEditedKernel();  // only this kernel again, from the build shown
+    else
+        showKernel();  // the kernel that runs, with the new schedule
+}
+
+void ScheduleController::showEditedKernel() {
+    m_jobs->cancel();
+    const KernelCode shown = m_shown;
+    schedule::Trace trace;
+    trace.steps = m_editor->steps();
+    const QString name = shown.node;
+    m_jobs->start(
+        "Compiling the edited kernel " + shown.kernel,
+        [shown, trace](const JobContext& context) {
+            try {
+                return editedKernelCode(shown, trace, context);
+            } catch (const UserError& e) {  // shown in the panes, not as a failed job
+                KernelCode failed = shown;
+                failed.error = QString::fromStdString(e.what());
+                return failed;
+            }
+        },
+        [this, name](const KernelCode& code) {
+            if (!code.error.isEmpty()) {
+                showError(name, code.error);
+                return;
+            }
+            showCode(code, m_workspace->buildSettings());
+        });
+}
+
+void ScheduleController::showError(const QString& node, const QString& error) {
+    m_panes->clear();
+    m_panes->setText("Loop IR", "# the kernel of node '" + node + "':\n# " + oneLine(error) + "\n");
+    m_kernel.clear();
+    m_title = "Code - " + node;
+    emit titleChanged(m_title);
+    emit kernelShown(QString());
+}
+
+void ScheduleController::showCode(const KernelCode& code, const BuildSettings& settings) {
+    // Diff against what the same kernel showed before (a schedule edit).
+    const bool sameKernel = m_kernel == code.kernel;
+    for (const auto& [kind, text] : {std::pair{QString("Loop IR"), code.loopIr},
+                                     {QString("LLVM IR"), code.llvmIr},
+                                     {QString("Assembly"), code.assembly},
+                                     {QString("CUDA C"), code.cudaC},
+                                     {QString("PTX"), code.ptx}}) {
+        m_panes->setPrevious(kind, sameKernel ? m_panes->text(kind) : text);
+        m_panes->setText(kind, text);
+    }
+    m_kernel = code.kernel;
+    m_title = QString("Code - kernel %1 (%2) \u00b7 %3")
+                  .arg(code.kernel, code.nodes.join(", "), settings.describe());
+    emit titleChanged(m_title);
+    QVector<int> members;
+    const std::shared_ptr<ModelDocument>& doc = m_workspace->document();
+    for (const QString& n : code.nodes) {
+        const int index = doc ? doc->graph().find_node(n.toStdString()) : -1;
+        if (index >= 0) members << index;
+    }
+    emit kernelNodes(members);
+    emit kernelShown(code.kernel);
 }
 
 void ScheduleController::showKernel() {
@@ -145,7 +214,6 @@ void ScheduleController::showKernel() {
     std::shared_ptr<const graph::Graph> graph = document->snapshot();
     const BuildSettings settings = m_workspace->buildSettings();
     const KernelTraces traces = m_workspace->kernelTraces();
-    const QString previousKernel = m_kernel;
     emit titleChanged("Code - building the kernel of " + name + "...");
     m_jobs->start(
         "Building the kernel of " + name,
@@ -159,42 +227,17 @@ void ScheduleController::showKernel() {
                 return failed;
             }
         },
-        [this, key, name, previousKernel, settings](const KernelCode& code) {
+        [this, key, name, settings](const KernelCode& code) {
             if (!code.error.isEmpty()) {
-                m_panes->clear();
-                m_panes->setText("Loop IR", "# the kernel of node '" + name + "':\n# " +
-                                                oneLine(code.error) + "\n");
-                m_kernel.clear();
-                m_title = "Code - " + name;
-                emit titleChanged(m_title);
-                emit kernelShown(QString());
+                m_shown = KernelCode();
+                showError(name, code.error);
                 return;
             }
             m_build = code.model;
             m_buildKey = key;
+            m_shown = code;
             showKernelSchedule(code);
-            // Diff against what the same kernel showed before (a schedule edit).
-            const bool sameKernel = previousKernel == code.kernel;
-            for (const auto& [kind, text] : {std::pair{QString("Loop IR"), code.loopIr},
-                                             {QString("LLVM IR"), code.llvmIr},
-                                             {QString("Assembly"), code.assembly},
-                                             {QString("CUDA C"), code.cudaC},
-                                             {QString("PTX"), code.ptx}}) {
-                m_panes->setPrevious(kind, sameKernel ? m_panes->text(kind) : text);
-                m_panes->setText(kind, text);
-            }
-            m_kernel = code.kernel;
-            m_title = QString("Code - kernel %1 (%2) \u00b7 %3")
-                          .arg(code.kernel, code.nodes.join(", "), settings.describe());
-            emit titleChanged(m_title);
-            QVector<int> members;
-            const std::shared_ptr<ModelDocument>& doc = m_workspace->document();
-            for (const QString& n : code.nodes) {
-                const int index = doc ? doc->graph().find_node(n.toStdString()) : -1;
-                if (index >= 0) members << index;
-            }
-            emit kernelNodes(members);
-            emit kernelShown(code.kernel);
+            showCode(code, settings);
         });
 }
 

@@ -10,6 +10,7 @@
 #include <QVector>
 #include <memory>
 
+#include "app/studio/kernel_code_job.h"
 #include "engine/driver/driver.h"
 
 namespace tessera::widgets {
@@ -18,7 +19,6 @@ class CodePanes;
 
 namespace tessera::studio {
 
-struct KernelCode;
 class JobRunner;
 class ScheduleEditor;
 class Workspace;
@@ -45,6 +45,11 @@ signals:
 
 private:
     void showKernel();
+    /// After a schedule edit: only the shown kernel rebuilt with the editor's
+    /// steps (driver::rebuild_kernel on the shown build), not the model.
+    void showEditedKernel();
+    void showCode(const KernelCode& code, const BuildSettings& settings);
+    void showError(const QString& node, const QString& error);
     /// The schedule editor on the kernel `code` shows: its unscheduled loop
     /// IR with the trace the build replayed (default rule, record or hand).
     void showKernelSchedule(const KernelCode& code);
@@ -63,6 +68,7 @@ private:
     std::vector<schedule::Step> m_builtSteps;  // the kernel's trace without a hand schedule
     QString m_kernel;  // shown in the panes
     QString m_title;
+    KernelCode m_shown;  // the kernel the panes show, from a full build (no model: none)
     std::shared_ptr<const driver::CompiledModel> m_build;  // the code views' build
     QString m_buildKey;                                     // ... and what it was built from
 };

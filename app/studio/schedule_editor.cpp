@@ -14,7 +14,6 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "app/studio/measure_kernel.h"
 #include "engine/schedule/schedule.h"
 #include "engine/tir/printer.h"
 #include "widgets/series_plot.h"
@@ -194,10 +193,10 @@ void ScheduleEditor::buildUi() {
 }
 
 void ScheduleEditor::setFunction(const QString& title, const tir::PrimFunc& func, double flops,
-                                 const std::vector<schedule::Step>& steps, KernelBuilder builder) {
+                                 const std::vector<schedule::Step>& steps, KernelMeasurer measurer) {
     m_jobs->cancel();
     m_base = func;
-    m_builder = std::move(builder);
+    m_measurer = std::move(measurer);
     m_flops = flops;
     m_steps = steps;
     m_plot->clear();
@@ -410,22 +409,34 @@ void ScheduleEditor::measure() {
     if (!m_scheduled.defined()) return;
     const tir::PrimFunc func = m_scheduled;
     const schedule::Trace applied = m_applied;
-    const KernelBuilder builder = m_builder;
+    const KernelMeasurer measurer = m_measurer;
     const double flops = m_flops;
     const QString label = QString("%1 steps").arg(m_steps.size());
     m_jobs->start(
         "Measuring kernel",
-        [func, applied, builder, flops](const JobContext& context) {
-            return measureKernel(builder ? builder(applied) : func, flops, context);
+        [func, applied, measurer, flops](const JobContext& context) {
+            // About 200 ms of runs, as the tuner and the profiler time kernels.
+            runtime::TimingOptions timing;
+            timing.min_seconds = 0.2;
+            timing.max_repeat = 200;
+            auto each = [&context](int done) {
+                if (done % 8 == 0) context.reportProgress(std::min(1.0, 0.2 + 0.8 * done / 200.0));
+                return !context.isCancelled();
+            };
+            context.reportProgress(0.05);
+            driver::KernelMeasurement m =
+                measurer ? measurer(applied, timing, each) : driver::measure_kernel(func, flops, timing, {}, each);
+            context.throwIfCancelled();
+            return m;
         },
-        [this, label](const KernelMeasurement& m) {
+        [this, label](const driver::KernelMeasurement& m) {
             m_plot->addPoint(m.gflops, label);
             m_errorLabel->setStyleSheet(QString());  // a result, not an error
             m_errorLabel->setText(QString("Measured %1 ms, %2 GFLOP/s (median of %3)")
-                                      .arg(m.medianMs, 0, 'f', 4)
+                                      .arg(m.median_ms, 0, 'f', 4)
                                       .arg(m.gflops, 0, 'f', 2)
                                       .arg(m.repeat));
-            emit measured(m.gflops, m.medianMs);
+            emit measured(m.gflops, m.median_ms);
         });
 }
 

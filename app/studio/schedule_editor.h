@@ -13,6 +13,7 @@
 
 #include "app/studio/job_runner.h"
 #include "app/studio/loop_tree_model.h"
+#include "engine/driver/measure_kernel.h"
 #include "engine/schedule/trace.h"
 #include "engine/tir/stmt.h"
 
@@ -47,18 +48,20 @@ class ScheduleEditor : public QWidget {
 public:
     explicit ScheduleEditor(QWidget* parent = nullptr);
 
-    /// Compiles a trace of the edited function into the kernel the model
-    /// would run (driver::rebuild_kernel: constant operands' packing folded),
-    /// so that Measure times what `tessera run --profile` times.
-    using KernelBuilder = std::function<tir::PrimFunc(const schedule::Trace&)>;
+    /// Times a trace of the edited function as the kernel the model would
+    /// run (driver::rebuild_kernel: constant operands' packing folded,
+    /// compiled with the build's LLVM options), so that Measure reads what
+    /// `tessera run --profile` reads. `each(done)` returning false cancels.
+    using KernelMeasurer = std::function<driver::KernelMeasurement(
+        const schedule::Trace&, const runtime::TimingOptions&, const std::function<bool(int done)>& each)>;
 
     /// Starts editing `func` (a kernel's unscheduled loop IR) with `steps`
-    /// replayed on it; `flops` is used for GFLOP/s; `builder`, when given,
-    /// builds what Measure times (else the replayed function itself). An
-    /// undefined func clears the editor.
+    /// replayed on it; `flops` is used for GFLOP/s; `measurer`, when given,
+    /// is what Measure calls (else it times the replayed function on its
+    /// own). An undefined func clears the editor.
     void setFunction(const QString& title, const tir::PrimFunc& func, double flops,
-                     const std::vector<schedule::Step>& steps = {}, KernelBuilder builder = {});
-    void setKernelBuilder(KernelBuilder builder) { m_builder = std::move(builder); }
+                     const std::vector<schedule::Step>& steps = {}, KernelMeasurer measurer = {});
+    void setKernelMeasurer(KernelMeasurer measurer) { m_measurer = std::move(measurer); }
     /// The unscheduled function the steps replay on.
     const tir::PrimFunc& base() const { return m_base; }
 
@@ -113,7 +116,7 @@ private:
 
     tir::PrimFunc m_base, m_scheduled;
     schedule::Trace m_applied;  // the steps that applied (what m_scheduled replays)
-    KernelBuilder m_builder;
+    KernelMeasurer m_measurer;
     double m_flops = 0;
     std::vector<schedule::Step> m_steps;
     QString m_loopIr, m_error;

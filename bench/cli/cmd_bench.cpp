@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "bench/cli/bench_editor.h"
 #include "bench/cli/bench_gemm_cuda.h"
 #include "bench/cli/bench_model.h"
 #include "bench/cli/bench_opt_levels.h"
@@ -23,7 +24,9 @@ struct BenchOptions {
     CLI::App* conv = nullptr;
     CLI::App* model = nullptr;
     CLI::App* opt_levels = nullptr;
+    CLI::App* editor = nullptr;
     BenchModelOptions m;
+    BenchEditorOptions ed;
     BenchOptLevelsOptions levels;
     bench::GemmShape g;
     bench::ConvShape c;
@@ -83,6 +86,9 @@ CLI::App* add_bench_command(CLI::App& app, BenchOptions& o) {
     o.opt_levels = cmd->add_subcommand(
         "opt-levels", "whole models at -O1, -O2 and -O3 against each other (alternating rounds)");
     add_bench_opt_levels_options(o.opt_levels, o.levels);
+    o.editor = cmd->add_subcommand(
+        "editor", "each kernel as the studio's schedule editor measures it vs run --profile");
+    add_bench_editor_options(o.editor, o.ed);
     return cmd;
 }
 
@@ -117,6 +123,7 @@ int run_ladder(const BenchOptions& o) {
 int run_bench(const BenchOptions& o) {
     if (o.model->parsed()) return run_bench_model(o.m);
     if (o.opt_levels->parsed()) return run_bench_opt_levels(o.levels);
+    if (o.editor->parsed()) return run_bench_editor(o.ed);
     const bool gemm = o.gemm->parsed();
     if (gemm && (o.target == "cuda") != (o.compare == "cublas") && !o.compare.empty()) {
         std::cerr << "tessera bench gemm: --compare " << o.compare << " needs --target "

@@ -169,6 +169,7 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         if (progress) progress(1, 1);
         return model;
     }
+    model->llvm = llvm_options(options);
     const graph::Graph& og = model->graph;
     const std::vector<std::vector<int>> groups = passes::fused_groups(og);
     const int n = int(groups.size());
@@ -246,7 +247,7 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         return model;
     }
     std::shared_ptr<codegen::JitModule> jit =
-        codegen::jit_compile(model->kernels, llvm_options(options));
+        codegen::jit_compile(model->kernels, model->llvm);
     for (auto& c : calls) c.fn = jit->lookup(c.kernel);
 
     std::vector<graph::TensorType> types;

@@ -131,6 +131,8 @@ struct CompiledModel {
     std::vector<RecordUse> record_uses;  // kernels whose workload the records hold
     /// Target "llvm": how each kernel was scheduled (same order as kernels).
     std::vector<KernelSchedule> schedules;
+    /// Target "llvm": what the kernels are (or would be) compiled with.
+    codegen::LlvmOptions llvm;
 
     int records_applied() const;
     /// The index in `kernels` of the kernel that runs the node named `node`;

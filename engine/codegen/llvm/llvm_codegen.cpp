@@ -195,15 +195,25 @@ std::string emit_llvm_ir(const std::vector<tir::PrimFunc>& funcs, const LlvmOpti
     return text;
 }
 
-std::string emit_assembly(const std::vector<tir::PrimFunc>& funcs, const LlvmOptions& options) {
+IrAndAssembly emit_llvm_ir_and_assembly(const std::vector<tir::PrimFunc>& funcs,
+                                        const LlvmOptions& options) {
     BuiltModule built = build_module(funcs, options, host_machine(options));
+    IrAndAssembly out;
+    llvm::raw_string_ostream ir(out.llvm_ir);
+    built.mod->print(ir, nullptr);
+    ir.flush();
     llvm::SmallString<0> buffer;
     llvm::raw_svector_ostream os(buffer);
     llvm::legacy::PassManager pm;
     TS_CHECK(!built.tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
         << "the host target cannot emit assembly";
     pm.run(*built.mod);
-    return std::string(buffer.str());
+    out.assembly = std::string(buffer.str());
+    return out;
+}
+
+std::string emit_assembly(const std::vector<tir::PrimFunc>& funcs, const LlvmOptions& options) {
+    return emit_llvm_ir_and_assembly(funcs, options).assembly;
 }
 
 std::string emit_object(const std::vector<tir::PrimFunc>& funcs, const LlvmOptions& options) {

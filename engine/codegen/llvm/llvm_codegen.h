@@ -44,6 +44,13 @@ std::string emit_llvm_ir(const std::vector<tir::PrimFunc>& funcs, const LlvmOpti
 /// Host assembly text of the functions.
 std::string emit_assembly(const std::vector<tir::PrimFunc>& funcs, const LlvmOptions& options = {});
 
+/// Both from one compilation (what the studio's code panes show after an edit).
+struct IrAndAssembly {
+    std::string llvm_ir, assembly;
+};
+IrAndAssembly emit_llvm_ir_and_assembly(const std::vector<tir::PrimFunc>& funcs,
+                                        const LlvmOptions& options = {});
+
 /// The bytes of a relocatable ELF object file holding the functions (each an
 /// exported `void name(void** args)`). Parallel loops call GOMP_parallel,
 /// omp_get_thread_num and omp_get_num_threads: link with libgomp (-fopenmp).

@@ -1,0 +1,51 @@
+// measure_kernel: jit_compile + random buffers + runtime::time_kernel.
+#include "engine/driver/measure_kernel.h"
+
+#include "engine/runtime/ndarray.h"
+
+namespace tessera::driver {
+namespace {
+
+graph::DType graph_type(const tir::DataType& t) {
+    if (t.is_float()) return t.bits == 64 ? graph::DType::Float64 : graph::DType::Float32;
+    if (t.is_bool()) return graph::DType::Bool;
+    if (t.is_uint()) return graph::DType::UInt8;
+    switch (t.bits) {
+        case 8:
+            return graph::DType::Int8;
+        case 32:
+            return graph::DType::Int32;
+        default:
+            return graph::DType::Int64;
+    }
+}
+
+}  // namespace
+
+KernelMeasurement measure_kernel(const tir::PrimFunc& func, double flops,
+                                 const runtime::TimingOptions& timing,
+                                 const codegen::LlvmOptions& llvm,
+                                 const std::function<bool(int done)>& each) {
+    auto module = codegen::jit_compile({func}, llvm);
+    const runtime::KernelFn fn = module->lookup(func->name);
+    std::vector<runtime::NDArray> buffers;
+    std::vector<void*> args;
+    std::vector<size_t> bytes;
+    uint64_t seed = 11;
+    for (const tir::Buffer& b : func->params) {
+        graph::TensorType type{graph_type(b->dtype), b.const_shape()};
+        buffers.push_back(runtime::random_ndarray(type, seed++));
+        args.push_back(buffers.back().raw());
+        bytes.push_back(size_t(buffers.back().num_bytes()));
+    }
+    int done = 0;
+    const std::vector<double> times = runtime::time_kernel(
+        fn, args.data(), bytes, timing, [&](double) { return !each || each(++done); });
+    KernelMeasurement m;
+    m.median_ms = runtime::median_ms(times);
+    m.repeat = int(times.size());
+    m.gflops = m.median_ms > 0 ? flops / (m.median_ms * 1e-3) / 1e9 : 0;
+    return m;
+}
+
+}  // namespace tessera::driver

@@ -1,0 +1,30 @@
+// The kernel measurement the schedule editor and `tessera-bench bench
+// editor` use: one scheduled PrimFunc JIT-compiled on its own, its buffers
+// filled with seeded random data, timed with runtime::time_kernel (caches
+// flushed before each run), as the tuner and the profiler time kernels.
+#pragma once
+
+#include <functional>
+
+#include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/runtime/kernel_timing.h"
+#include "engine/tir/stmt.h"
+
+namespace tessera::driver {
+
+struct KernelMeasurement {
+    double median_ms = 0;
+    double gflops = 0;  // flops / median time (0 when flops is 0)
+    int repeat = 0;
+};
+
+/// Compiles `func` with `llvm` (as the build compiled it: CompiledModel::llvm),
+/// fills its parameters with random data and times it with `timing`.
+/// `each(done)` (may be empty) sees the count of timed runs; returning false
+/// stops early.
+KernelMeasurement measure_kernel(const tir::PrimFunc& func, double flops,
+                                 const runtime::TimingOptions& timing,
+                                 const codegen::LlvmOptions& llvm = {},
+                                 const std::function<bool(int done)>& each = {});
+
+}  // namespace tessera::driver
