@@ -10,6 +10,7 @@
 
 #include "app/cli/cli_common.h"
 #include "app/cli/cmd_tune_gpu.h"
+#include "engine/autotune/pin.h"
 #include "engine/autotune/tuner.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
@@ -36,6 +37,8 @@ struct TuneCmdOptions {
     bool print_after_all = false;
     std::string target = "llvm";  // "cuda": GPU tuning (cmd_tune_gpu.h)
     std::vector<std::string> input_shapes;  // --input-shape NAME:DIMS
+    std::string op;   // --op NODE: only the kernel that runs this node
+    std::string pin;  // --pin FILE: knob values fixed (autotune/pin.h)
 };
 
 autotune::CancelToken* g_cancel = nullptr;
@@ -68,6 +71,11 @@ CLI::App* add_tune_command(CLI::App& app, TuneCmdOptions& o) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", o.seed, "search seed");
     cmd->add_flag("--json", o.json, "one JSON line per trial, a summary object last");
+    cmd->add_option("--op", o.op, "tune only the kernel that runs this node");
+    cmd->add_option("--pin", o.pin,
+                    "JSON {\"knobs\": {NAME: VALUE}}: knob values of the --op kernel kept "
+                    "fixed; the tuner searches the others")
+        ->check(CLI::ExistingFile);
     cmd->add_option("--target", o.target, "llvm (CPU) or cuda (measures on the GPU)")
         ->check(CLI::IsMember({"llvm", "cuda"}));
     add_pass_options(cmd, o.passes, o.opt_level, o.print_after_all);
@@ -139,6 +147,16 @@ int run_tune(const TuneCmdOptions& o) {
     bo.threads = o.threads;
     graph::Graph og = driver::optimize(g, bo);
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "llvm", o.threads);
+    TS_USER_CHECK(o.pin.empty() || !o.op.empty()) << "tune: --pin needs --op NODE (the kernel it pins)";
+    autotune::KnobPins pins;
+    if (!o.op.empty()) {
+        autotune::TuneTask task = autotune::task_of_node(og, o.op, "llvm", o.threads);
+        if (!o.pin.empty()) {
+            pins = autotune::KnobPins::load(o.pin);
+            autotune::pin_task(task, pins);
+        }
+        tasks = {task};
+    }
 
     autotune::TuneOptions to;
     to.trials = o.trials;
@@ -168,8 +186,14 @@ int run_tune(const TuneCmdOptions& o) {
         for (const autotune::TuneTask& t : tasks) {
             if (t.knobs.empty()) continue;
             std::cerr << "  " << t.name << ": default-rule knobs";
-            for (const topi::CpuKnob& k : t.knobs)
-                std::cerr << " " << k.name << "(" << k.choices.size() << ")";
+            for (const topi::CpuKnob& k : t.knobs) {
+                if (o.op.empty()) {  // how many choices; with --op, the choices (for --pin)
+                    std::cerr << " " << k.name << "(" << k.choices.size() << ")";
+                    continue;
+                }
+                std::cerr << "\n    " << k.name << (pins.knobs.count(k.name) ? " pinned:" : ":");
+                for (int64_t c : k.choices) std::cerr << " " << c;
+            }
             std::cerr << "\n";
         }
     auto progress = [&](const autotune::Progress& p) {

@@ -76,7 +76,7 @@ struct Candidate {
 
 /// Builds the schedule a candidate describes on `func` (throws ScheduleError
 /// when a decision does not apply). For a knobbed candidate: the default
-/// rule's schedule without its operand packing (see realize).
+/// rule's schedule with the knob values, operand packing included.
 schedule::Schedule generate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o);
 
 /// A candidate's kernel and the trace of its schedule.

@@ -86,14 +86,12 @@ std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& ta
         t.name = lg.func->name;
         t.func = lg.func;
         t.num_outputs = int(lg.outputs.size());
-        topi::CpuScheduleOptions cpu;
-        cpu.threads = threads;
-        cpu.vector_lanes = codegen::host_vector_lanes();
         t.anchor = g.nodes[size_t(anchor)];
-        t.cpu = cpu;
-        t.knobs = topi::cpu_schedule_knobs(lg.func, t.anchor, cpu);
-        t.default_func = topi::schedule_cpu_default(lg.func, g.nodes[size_t(anchor)], cpu);
-        t.default_trace = topi::cpu_default_trace(lg.func, g.nodes[size_t(anchor)], cpu);
+        t.cpu = default_rule_options(g, t.anchor, threads);
+        t.knobs = topi::cpu_schedule_knobs(lg.func, t.anchor, t.cpu);
+        schedule::Schedule s = topi::cpu_default_schedule(lg.func, t.anchor, t.cpu);
+        t.default_func = s.func();
+        t.default_trace = s.trace();
         t.default_trace.workload = key;
         t.kind = kind;
         t.flops = flops;
@@ -101,6 +99,36 @@ std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& ta
         tasks.push_back(std::move(t));
     }
     return tasks;
+}
+
+TuneTask task_of_node(const graph::Graph& g, const std::string& node, const std::string& target,
+                      int threads) {
+    const int n = g.find_node(node);
+    TS_USER_CHECK(n >= 0) << "no node named '" << node << "' after the graph passes";
+    for (const std::vector<int>& group : passes::fused_groups(g)) {
+        if (std::find(group.begin(), group.end(), n) == group.end()) continue;
+        const std::string key = workload_key(topi::lower_group(g, group).func, target);
+        for (TuneTask& t : extract_tasks(g, target, threads))
+            if (t.key == key) return t;
+    }
+    throw UserError("node '" + node + "' runs in no kernel");
+}
+
+topi::CpuScheduleOptions default_rule_options(const graph::Graph& g, const graph::Node& anchor,
+                                              int threads) {
+    topi::CpuScheduleOptions cpu;
+    cpu.threads = threads;
+    cpu.vector_lanes = codegen::host_vector_lanes();
+    // A one-row product whose B is computed at run time: packing B on every
+    // call would cost more than the product reads (constant B is packed once,
+    // at compile time).
+    if (topi::cpu_op_class(anchor) == topi::CpuOpClass::Matmul && anchor.inputs.size() >= 2 &&
+        !anchor.outputs.empty() && !g.values[size_t(anchor.inputs[1])].is_constant()) {
+        const graph::TensorType& y = g.values[size_t(anchor.outputs[0])].type;
+        if (!y.shape.empty() && y.shape.back() > 0 && y.num_elements() / y.shape.back() == 1)
+            cpu.knobs.emplace("matmul.pack_b", 0);
+    }
+    return cpu;
 }
 
 int anchor_node(const graph::Graph& g, const std::vector<int>& group) {

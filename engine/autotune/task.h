@@ -29,6 +29,9 @@ struct TuneTask {
     graph::Node anchor;
     topi::CpuScheduleOptions cpu;
     std::vector<topi::CpuKnob> knobs;
+    /// Share of sampled candidates from the knobbed rule (the rest are
+    /// free-form sketches); 1 when knobs are pinned (autotune/pin.h).
+    double knob_share = 0.5;
     int num_outputs = 1; // the last params of func are outputs
     int weight = 1;      // occurrences in the model
     double flops = 0;    // per call
@@ -44,6 +47,18 @@ std::string workload_key(const tir::PrimFunc& func, const std::string& target = 
 /// BuildOptions (1 = the default schedules use no parallel loops).
 std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& target = "llvm",
                                     int threads = 1);
+
+/// The task of the fused group of `g` that runs `node` (UserError when no
+/// node has that name or it runs in no kernel).
+TuneTask task_of_node(const graph::Graph& g, const std::string& node,
+                      const std::string& target = "llvm", int threads = 1);
+
+/// The options the default CPU rule of `anchor` takes in `g` (what the
+/// driver builds and the tuner's baseline is): threads, the host's vector
+/// lanes, and matmul.pack_b = 0 for a one-row product whose B is computed at
+/// run time (packing it on every call would cost more than the product).
+topi::CpuScheduleOptions default_rule_options(const graph::Graph& g, const graph::Node& anchor,
+                                              int threads);
 
 /// A one-node graph C = A B (fp32, A: m x k, B: k x n), for `tessera tune --gemm`.
 graph::Graph gemm_graph(int64_t m, int64_t n, int64_t k);

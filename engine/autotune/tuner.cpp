@@ -58,6 +58,7 @@ SpaceOptions space_options(const TuneTask& t, int threads) {
         o.anchor = &t.anchor;
         o.cpu = t.cpu;
         o.knobs = t.knobs;
+        o.knob_share = t.knob_share;
     }
     return o;
 }
@@ -181,8 +182,8 @@ private:
             r.workload = t.task->key;
             r.task = t.task->name;
             r.trace = t.task->default_trace;
-            // The default rule as a knobbed candidate: applying the record rebuilds
-            // the default kernel with its packing (the trace alone lacks it).
+            // The default rule as a knobbed candidate (its knob values; with
+            // pinned knobs, the pinned configuration).
             if (t.space.anchor) r.decisions = default_candidate(t.space).to_json();
             r.times_ms = t.measurer->baseline().times_ms;
             r.flops = t.task->flops;

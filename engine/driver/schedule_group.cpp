@@ -11,17 +11,6 @@
 
 namespace tessera::driver {
 
-namespace {
-
-topi::CpuScheduleOptions cpu_options(const BuildOptions& options) {
-    topi::CpuScheduleOptions cpu;
-    cpu.threads = options.threads;
-    cpu.vector_lanes = codegen::host_vector_lanes();
-    return cpu;
-}
-
-}  // namespace
-
 ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>& group,
                                   const topi::LoweredGroup& lowered, const BuildOptions& options,
                                   const autotune::Database* records) {
@@ -46,7 +35,7 @@ ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>&
         ks.replaced_source = other.schedule.source;
         return out;
     }
-    topi::CpuScheduleOptions cpu = cpu_options(options);
+    const topi::CpuScheduleOptions cpu = autotune::default_rule_options(g, anchor, options.threads);
     if (records) {  // measured at the LLVM level we build at
         if (std::optional<autotune::Realized> best = autotune::best_schedule(
                 lowered.func, anchor, cpu, *records, options.target, options.opt_level,
@@ -61,15 +50,6 @@ ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>&
         out.func = lowered.func;
         ks.source = "none";
         return out;
-    }
-    // A one-row product whose B is computed at run time: packing B on every
-    // call would cost more than the product reads (constant B is packed once,
-    // at compile time).
-    if (topi::cpu_op_class(anchor) == topi::CpuOpClass::Matmul && anchor.inputs.size() >= 2 &&
-        !anchor.outputs.empty() && !g.values[size_t(anchor.inputs[1])].is_constant()) {
-        const graph::TensorType& y = g.values[size_t(anchor.outputs[0])].type;
-        if (!y.shape.empty() && y.shape.back() > 0 && y.num_elements() / y.shape.back() == 1)
-            cpu.knobs.emplace("matmul.pack_b", 0);
     }
     schedule::Schedule s = topi::cpu_default_schedule(lowered.func, anchor, cpu);
     out.func = s.func();

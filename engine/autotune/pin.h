@@ -1,0 +1,35 @@
+// Hybrid manual + automatic scheduling: the user fixes some of a kernel's
+// knob values (its default rule's decisions, topi::cpu_schedule_knobs) and
+// the tuner searches only the others. A pin file is JSON:
+//   {"knobs": {"conv2d.oc_block": 16, "conv2d.unroll_kw": 1}}
+// `tessera tune MODEL --op NODE --pin PINS.json` and the studio's "Tune the
+// rest" read it; the records hold the knob values, which expand into the
+// rule's trace deterministically (autotune::best_schedule).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "engine/autotune/task.h"
+
+namespace tessera::autotune {
+
+struct KnobPins {
+    std::map<std::string, int64_t> knobs;
+
+    std::string to_json() const;
+    /// UserError naming `origin` and the entry when the text is not a pin file.
+    static KnobPins from_json(const std::string& text, const std::string& origin = "pins");
+    static KnobPins load(const std::string& path);
+};
+
+/// `t` restricted to its unpinned decisions: each pinned knob keeps only its
+/// pinned value, the search samples the knobbed rule only, and the baseline
+/// (default_func / default_trace) becomes the pinned configuration, so the
+/// tuned kernel is measured against the pinned one and never recorded as
+/// better when it is not. UserError naming the knob when the task has no
+/// such knob or the value is not one of its legal choices (listed).
+void pin_task(TuneTask& t, const KnobPins& pins);
+
+}  // namespace tessera::autotune

@@ -1,0 +1,106 @@
+// Hybrid scheduling (autotune/pin.h): a pinned knob keeps its value in every
+// candidate the tuner measures and in the record that wins; the tuned kernel
+// is measured against the pinned configuration, and a build with the records
+// computes what the interpreter computes. Bad pins are UserErrors naming the
+// knob. Nothing is timed.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "engine/autotune/pin.h"
+#include "engine/autotune/tuner.h"
+#include "engine/core/error.h"
+#include "engine/driver/driver.h"
+
+namespace tessera::autotune {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Pin, TheTunerSearchesOnlyTheUnpinnedKnobsAndRecordsApply) {
+    const graph::Graph g = gemm_graph(96, 80, 64);
+    driver::BuildOptions bo;
+    bo.threads = 1;
+    const graph::Graph og = driver::optimize(g, bo);
+    TuneTask t = task_of_node(og, og.nodes[0].name, "llvm", 1);
+    ASSERT_FALSE(t.knobs.empty());
+    // Pin the register tile's rows to a value the default rule does not take.
+    const topi::CpuKnob* mr = nullptr;
+    for (const topi::CpuKnob& k : t.knobs)
+        if (k.name == "matmul.mr") mr = &k;
+    ASSERT_NE(mr, nullptr);
+    ASSERT_GT(mr->choices.size(), 1u);
+    KnobPins pins = KnobPins::from_json(
+        "{\"knobs\": {\"matmul.mr\": " + std::to_string(mr->choices[1]) + "}}", "test");
+    const int64_t pinned = mr->choices[1];
+    pin_task(t, pins);
+    EXPECT_EQ(t.knob_share, 1.0);
+    // The baseline is the pinned configuration.
+    topi::CpuScheduleOptions cpu = t.cpu;
+    cpu.knobs["matmul.mr"] = pinned;
+    EXPECT_EQ(t.default_trace.steps, topi::cpu_default_trace(t.func, t.anchor, cpu).steps);
+
+    const fs::path p = fs::temp_directory_path() / ("tessera_pin_" + std::to_string(getpid()) + ".jsonl");
+    fs::remove(p);
+    {
+        Database db(p.string());
+        TuneOptions o;
+        o.trials = 10;
+        o.batch = 4;
+        o.population = 16;
+        o.generations = 1;
+        o.measure.timing.min_seconds = 0.001;
+        o.measure.timing.min_repeat = 2;
+        o.measure.timeout_s = 5;
+        o.measure.opt_level = bo.opt_level;
+        TuneResult r = tune({t}, db, o);
+        ASSERT_GT(r.final.trials, 0);
+        int knobbed = 0;
+        for (const TuningRecord& rec : db.records()) {
+            ASSERT_FALSE(rec.decisions.empty()) << "a free-form candidate ignores the pins";
+            const Candidate c = Candidate::from_json(rec.decisions);
+            ASSERT_TRUE(c.knobbed);
+            EXPECT_EQ(c.knobs.at("matmul.mr"), pinned) << rec.decisions;
+            ++knobbed;
+        }
+        EXPECT_GT(knobbed, 1);
+    }
+    // The build with the records rebuilds a pinned kernel and computes the product.
+    bo.records = p.string();
+    auto model = driver::build(g, bo);
+    ASSERT_EQ(model->schedules.size(), 1u);
+    EXPECT_EQ(model->schedules[0].source, "record");
+    auto in = driver::random_inputs(g, 3);
+    auto got = model->run(in);
+    auto want = driver::interpret_graph(g, in);
+    EXPECT_TRUE(runtime::allclose(got[0], want[0], 1e-4, 1e-4));
+    fs::remove(p);
+}
+
+TEST(Pin, BadPinsNameTheKnobAndItsChoices) {
+    const graph::Graph og = [] {
+        driver::BuildOptions bo;
+        bo.threads = 1;
+        return driver::optimize(gemm_graph(32, 48, 16), bo);
+    }();
+    TuneTask t = task_of_node(og, og.nodes[0].name, "llvm", 1);
+    auto error = [&](const std::string& json) {
+        try {
+            TuneTask copy = t;
+            pin_task(copy, KnobPins::from_json(json, "pins.json"));
+        } catch (const UserError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(error("{\"knobs\": {\"matmul.nope\": 1}}").find("has no knob 'matmul.nope'"), std::string::npos);
+    EXPECT_NE(error("{\"knobs\": {\"matmul.mr\": 7777}}").find("legal:"), std::string::npos);
+    EXPECT_NE(error("{\"knobs\": {\"matmul.mr\": \"4\"}}").find("must be an integer"), std::string::npos);
+    EXPECT_NE(error("[1, 2]").find("pins.json"), std::string::npos);
+    EXPECT_NE(error("{not json").find("not JSON"), std::string::npos);
+    EXPECT_THROW(task_of_node(og, "no_such_node", "llvm", 1), UserError);
+}
+
+}  // namespace
+}  // namespace tessera::autotune
