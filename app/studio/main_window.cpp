@@ -1,6 +1,8 @@
 // MainWindow: docks, actions, drag-and-drop, and the load job's result.
 #include "app/studio/main_window.h"
 
+#include "app/studio/knob_panel.h"
+
 #include "app/studio/input_shape_dialog.h"
 #include "engine/core/error.h"
 
@@ -167,6 +169,18 @@ MainWindow::MainWindow(QWidget* parent)
         m_perfDock->raise();  // the result, in front of the Messages tab
     });
     connect(m_tunes, &TuneController::started, this, [this]() { showPlot("tuning"); });
+    // Tune the rest: the shown kernel, its pinned knobs kept; a hand schedule
+    // of it gives way to the tuned record.
+    connect(m_scheduleEditor->knobPanel(), &KnobPanel::tuneRestRequested, this, [this](int trials) {
+        const TuneScope scope = m_schedules->tuneScope();
+        if (scope.node.isEmpty()) return;
+        if (m_workspace->traces().contains(scope.node)) {
+            m_workspace->removeTrace(scope.node);
+            m_workspace->log("The hand schedule of " + scope.node + " gives way to the tuned record.");
+        }
+        m_tunes->start(trials, scope);
+    });
+    connect(m_tunes, &TuneController::finished, m_schedules, &ScheduleController::rebuild);
     connect(m_sessions, &SessionController::failed, this, &MainWindow::loadFailed);
     // The code panes show what the settings build now.
     auto showCurrentKernel = [this]() { m_schedules->refresh(); };

@@ -3,6 +3,8 @@
 #include "app/studio/schedule_controller.h"
 
 #include "app/studio/kernel_code_job.h"
+#include "app/studio/knob_panel.h"
+#include "engine/autotune/task.h"
 #include "app/studio/schedule_editor.h"
 #include "app/studio/workspace.h"
 #include "engine/core/error.h"
@@ -119,6 +121,26 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
                                                            : source->second)
                               .arg(ks.trace.steps.size());
     m_editor->setFunction(title, ks.unscheduled, code.flops, ks.trace.steps, measurer);
+    // The rule's knobs, for pinning and "Tune the rest".
+    const int anchor = model.graph.find_node(ks.anchor);
+    if (anchor >= 0) {
+        const graph::Node& an = model.graph.nodes[size_t(anchor)];
+        m_editor->knobPanel()->setKnobs(topi::cpu_schedule_knobs(
+            ks.unscheduled, an, autotune::default_rule_options(model.graph, an, built->llvm.threads)));
+    }
+}
+
+TuneScope ScheduleController::tuneScope() const {
+    TuneScope scope;
+    scope.node = m_traceNode;
+    scope.pins = m_editor->knobPanel()->pins();
+    return scope;
+}
+
+void ScheduleController::rebuild() {
+    m_buildKey.clear();
+    m_build.reset();
+    refresh();
 }
 
 void ScheduleController::refresh() {

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "app/studio/kernel_code_job.h"
+#include "app/studio/tune_job.h"
 #include "engine/driver/driver.h"
 
 namespace tessera::widgets {
@@ -32,6 +33,10 @@ public:
     void showNode(int node);
     /// Shows the current node's kernel again (the settings changed).
     void refresh();
+    /// The same, built again (the tuning records changed).
+    void rebuild();
+    /// "Tune the rest" of the shown kernel: its node and the pinned knobs.
+    TuneScope tuneScope() const;
     bool isCompiling() const;
     JobRunner* jobs() const { return m_jobs; }
 

@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "app/studio/knob_panel.h"
 #include "engine/schedule/schedule.h"
 #include "engine/tir/printer.h"
 #include "widgets/series_plot.h"
@@ -121,13 +122,16 @@ void ScheduleEditor::buildUi() {
     m_errorLabel->setStyleSheet("color: #b00020;");
     grid->addWidget(m_errorLabel, 6, 0, 1, 4);
 
+    m_knobs = new KnobPanel(splitter);
     m_plot = new widgets::SeriesPlot("GFLOP/s", splitter);
     splitter->addWidget(m_loopView);
     splitter->addWidget(controls);
+    splitter->addWidget(m_knobs);
     splitter->addWidget(m_plot);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
-    splitter->setStretchFactor(2, 2);
+    splitter->setStretchFactor(2, 1);
+    splitter->setStretchFactor(3, 2);
     layout->addWidget(splitter, 1);
 
     connect(split, &QPushButton::clicked, this, [this]() {
@@ -197,6 +201,7 @@ void ScheduleEditor::setFunction(const QString& title, const tir::PrimFunc& func
     m_jobs->cancel();
     m_base = func;
     m_measurer = std::move(measurer);
+    m_knobs->setKnobs({});  // the controller sets the kernel's rule knobs
     m_flops = flops;
     m_steps = steps;
     m_plot->clear();

@@ -30,6 +30,8 @@ class SeriesPlot;
 
 namespace tessera::studio {
 
+class KnobPanel;
+
 /// A schedule step with the given fields (the rest empty).
 inline schedule::Step makeStep(std::string op, std::vector<std::string> loops,
                                std::vector<int64_t> ints = {}, std::string block = {},
@@ -87,6 +89,8 @@ public:
     QTreeView* loopTree() const { return m_loopView; }
     QListWidget* traceList() const { return m_traceList; }
     widgets::SeriesPlot* measurePlot() const { return m_plot; }
+    /// The kernel's rule knobs with their pins and "Tune the rest".
+    KnobPanel* knobPanel() const { return m_knobs; }
     JobRunner* jobs() const { return m_jobs; }
 
     /// Loops where compute_at(block, loop) is legal on the current function.
@@ -131,6 +135,7 @@ private:
     QLineEdit* m_factors;
     QComboBox* m_bindAxis;
     widgets::SeriesPlot* m_plot;
+    KnobPanel* m_knobs;
     QPushButton* m_measureButton;
     JobRunner* m_jobs;
 };

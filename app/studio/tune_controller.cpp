@@ -44,7 +44,7 @@ void TuneController::tuneDialog() {
     start(trials);
 }
 
-void TuneController::start(int trials) {
+void TuneController::start(int trials, const TuneScope& scope) {
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     if (!document || m_workspace->isLoading()) {
         m_workspace->log("Nothing to tune: open a model first.");
@@ -56,7 +56,9 @@ void TuneController::start(int trials) {
     m_plot->clear();
     emit started();
     m_workspace->log(QString("Tuning %1: %2 trials for %3, database %4")
-                         .arg(document->displayName())
+                         .arg(scope.node.isEmpty() ? document->displayName()
+                                                   : "the kernel of " + scope.node + " (pinned: " +
+                                                         QString::fromStdString(scope.pins.to_json()) + ")")
                          .arg(trials)
                          .arg(settings.describe(), settings.records));
     // Points travel to the UI thread; those of a superseded or cancelled job are dropped.
@@ -79,8 +81,8 @@ void TuneController::start(int trials) {
     };
     *jobId = m_jobs->start(
         "Tuning " + document->displayName(),
-        [graph, settings, trials, onTrial](const JobContext& context) {
-            return tuneModel(*graph, settings, trials, context, onTrial);
+        [graph, settings, trials, onTrial, scope](const JobContext& context) {
+            return tuneModel(*graph, settings, trials, context, onTrial, scope);
         },
         [this](const TuneSummary& r) {
             if (r.measured > 0) m_workspace->noteBuildInputChanged("tuning records");

@@ -7,6 +7,8 @@
 #include <QObject>
 #include <QString>
 
+#include "app/studio/tune_job.h"
+
 class QWidget;
 
 namespace tessera::widgets {
@@ -25,8 +27,9 @@ public:
     /// tuning.jsonl in the application's data folder.
     TuneController(Workspace* workspace, QWidget* plotParent);
 
-    /// Tunes for `trials` measured candidates (all kernels together).
-    void start(int trials);
+    /// Tunes for `trials` measured candidates (all kernels together, or the
+    /// one kernel of `scope`).
+    void start(int trials, const TuneScope& scope = {});
     /// Asks for the trial count, then start.
     void tuneDialog();
     bool isTuning() const;

@@ -56,17 +56,25 @@ TuneSummary tuneOnGpu(const graph::Graph& graph, const BuildSettings& settings, 
 
 TuneSummary tuneModel(const graph::Graph& graph, const BuildSettings& settings, int trials,
                       const JobContext& context,
-                      const std::function<void(const TunePoint&)>& onTrial) {
+                      const std::function<void(const TunePoint&)>& onTrial,
+                      const TuneScope& scope) {
     TS_USER_CHECK(trials > 0) << "tune: the trial budget must be positive, got " << trials;
     const QString records = settings.records;
     TS_USER_CHECK(!records.isEmpty()) << "tune: no tuning database path";
     context.reportProgress(0.0);
+    TS_USER_CHECK(scope.node.isEmpty() || settings.target != "cuda")
+        << "tune: pinned knobs are for CPU kernels (choose the CPU target)";
     if (settings.target == "cuda") return tuneOnGpu(graph, settings, trials, context, onTrial);
     // The graph passes, opt level and thread count Run builds with: records
     // measured otherwise would not apply there.
     const graph::Graph optimized = driver::optimize(graph, settings.buildOptions());
-    const std::vector<autotune::TuneTask> tasks =
-        autotune::extract_tasks(optimized, "llvm", settings.threads);
+    std::vector<autotune::TuneTask> tasks;
+    if (scope.node.isEmpty()) {
+        tasks = autotune::extract_tasks(optimized, "llvm", settings.threads);
+    } else {  // "Tune the rest": one kernel, its pinned knobs kept
+        tasks = {autotune::task_of_node(optimized, scope.node.toStdString(), "llvm", settings.threads)};
+        if (!scope.pins.knobs.empty()) autotune::pin_task(tasks[0], scope.pins);
+    }
     context.throwIfCancelled();
 
     autotune::TuneOptions options;

@@ -8,6 +8,7 @@
 
 #include "app/studio/build_settings.h"
 #include "app/studio/job_runner.h"
+#include "engine/autotune/pin.h"
 #include "engine/graph/graph.h"
 
 namespace tessera::studio {
@@ -33,6 +34,13 @@ struct TuneSummary {
     int threads = 1;  // the thread count tuned for (BuildSettings::threads)
 };
 
+/// What one Tune job covers: every kernel, or ("Tune the rest") only the
+/// kernel that runs `node`, with `pins` kept fixed (autotune/pin.h).
+struct TuneScope {
+    QString node;  // empty: all kernels
+    autotune::KnobPins pins;
+};
+
 /// Tunes the kernels of `graph` as `settings` build them (its graph passes,
 /// opt level and thread count, so that Run applies the records) for `trials`
 /// measured candidates in all, appending to the database settings.records
@@ -41,6 +49,7 @@ struct TuneSummary {
 /// records written so far stay valid.
 TuneSummary tuneModel(const graph::Graph& graph, const BuildSettings& settings, int trials,
                       const JobContext& context,
-                      const std::function<void(const TunePoint&)>& onTrial);
+                      const std::function<void(const TunePoint&)>& onTrial,
+                      const TuneScope& scope = {});
 
 }  // namespace tessera::studio

@@ -12,7 +12,13 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 
+#include <QComboBox>
+#include <QLabel>
+#include <QTableWidget>
+
+#include "app/studio/knob_panel.h"
 #include "app/studio/loop_tree_model.h"
+#include "engine/autotune/space.h"
 #include "app/studio/main_window.h"
 #include "app/studio/schedule_editor.h"
 #include "engine/autotune/database.h"
@@ -211,4 +217,47 @@ TEST(StudioWindow, OpeningShowsDeterminateProgressThroughImportAndLayout) {
     for (int m : maxima) EXPECT_EQ(m, 1000);
     EXPECT_FALSE(bar->isVisible());
     EXPECT_EQ(bar->value(), 0);
+}
+
+TEST(StudioTune, TuneTheRestKeepsThePinnedKnobsAndTheRecordBecomesTheKernelsSchedule) {
+    QTemporaryDir dir;
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    const QString db = dir.filePath("tuning.jsonl");
+    s.window.workspace()->setTuningDatabase(db);
+    ScheduleEditor* editor = editorOn(s.window, "relu2");
+    ASSERT_NE(editor, nullptr);
+    tessera::studio::KnobPanel* knobs = editor->knobPanel();
+    ASSERT_GT(knobs->table()->rowCount(), 1) << "the kernel's rule shows no knobs";
+    // Pin the first knob with a choice at its second value.
+    QString pinnedKnob;
+    int64_t pinnedValue = 0;
+    for (int i = 0; i < knobs->table()->rowCount() && pinnedKnob.isEmpty(); ++i) {
+        auto* values = static_cast<QComboBox*>(knobs->table()->cellWidget(i, 2));
+        if (values->count() < 2) continue;
+        pinnedKnob = knobs->table()->item(i, 1)->text();
+        pinnedValue = values->itemData(1).toLongLong();
+    }
+    ASSERT_FALSE(pinnedKnob.isEmpty());
+    ASSERT_TRUE(knobs->pin(pinnedKnob, pinnedValue));
+    EXPECT_EQ(knobs->pins().knobs.at(pinnedKnob.toStdString()), pinnedValue);
+    QSignalSpy finished(s.window.tuning(), &tessera::studio::TuneController::finished);
+    QSignalSpy failed(s.window.tuning(), &tessera::studio::TuneController::failed);
+    emit knobs->tuneRestRequested(6);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 120000));
+    ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+    // Every candidate kept the pinned value.
+    autotune::Database records(db.toStdString(), /*read_only=*/true);
+    ASSERT_FALSE(records.records().empty());
+    for (const auto& r : records.records()) {
+        const autotune::Candidate c = autotune::Candidate::from_json(r.decisions);
+        ASSERT_TRUE(c.knobbed) << r.decisions;
+        EXPECT_EQ(c.knobs.at(pinnedKnob.toStdString()), pinnedValue) << r.decisions;
+    }
+    // The editor shows the kernel again, now scheduled by the tuned record.
+    ASSERT_TRUE(QTest::qWaitFor([&]() {
+        return s.window.schedules()->isCompiling() == false && editor->base().defined() &&
+               editor->findChild<QLabel*>() != nullptr &&
+               editor->findChild<QLabel*>()->text().contains("tuned record");
+    }, 60000)) << editor->findChild<QLabel*>()->text().toStdString();
 }

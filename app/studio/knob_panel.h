@@ -1,0 +1,44 @@
+// KnobPanel: the decisions of the shown kernel's default rule (its knobs,
+// topi::cpu_schedule_knobs), each with its legal values and a Pin box, and
+// "Tune the rest": the tuner searches the unpinned knobs only (hybrid
+// manual + automatic scheduling, autotune/pin.h); the best result becomes
+// the kernel's schedule through the tuning records.
+#pragma once
+
+#include <QWidget>
+#include <vector>
+
+#include "engine/autotune/pin.h"
+#include "engine/topi/schedule_cpu.h"
+
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace tessera::studio {
+
+class KnobPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit KnobPanel(QWidget* parent = nullptr);
+
+    /// Shows `knobs` (none: the kernel's rule has no knobs; the panel says so).
+    void setKnobs(const std::vector<topi::CpuKnob>& knobs);
+    /// The knobs whose Pin box is checked, at their chosen values.
+    autotune::KnobPins pins() const;
+    /// Pins `knob` at `value` (one of its choices); false when it is not.
+    bool pin(const QString& knob, int64_t value);
+    QTableWidget* table() const { return m_table; }
+    QPushButton* tuneButton() const { return m_tune; }
+
+signals:
+    void tuneRestRequested(int trials);
+
+private:
+    std::vector<topi::CpuKnob> m_knobs;
+    QTableWidget* m_table;
+    QSpinBox* m_trials;
+    QPushButton* m_tune;
+};
+
+}  // namespace tessera::studio
