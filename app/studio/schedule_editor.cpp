@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "app/studio/knob_panel.h"
+#include "app/studio/step_dialog.h"
 #include "engine/schedule/schedule.h"
 #include "engine/tir/printer.h"
 #include "widgets/series_plot.h"
@@ -110,12 +111,16 @@ void ScheduleEditor::buildUi() {
     m_traceList->setDragDropMode(QAbstractItemView::InternalMove);
     m_traceList->setToolTip("The trace: uncheck to disable a step, drag to reorder, "
                             "double-click a split to edit its factors, Delete to remove");
+    auto* more = new QPushButton("Add step...", controls);
+    more->setToolTip("Any primitive (tile, compute_inline, cache_read/write, rfactor, "
+                     "decompose_reduction, annotate, pack_operand...), after the selected step");
     auto* remove = new QPushButton("Remove step", controls);
     m_measureButton = new QPushButton("Measure", controls);
     m_measureButton->setToolTip("Compile and time the scheduled kernel in the background");
     grid->addWidget(new QLabel("Trace", controls), 3, 0, 1, 4);
     grid->addWidget(m_traceList, 4, 0, 1, 4);
-    grid->addWidget(remove, 5, 0, 1, 2);
+    grid->addWidget(more, 5, 0);
+    grid->addWidget(remove, 5, 1);
     grid->addWidget(m_measureButton, 5, 2, 1, 2);
     m_errorLabel = new QLabel(controls);
     m_errorLabel->setWordWrap(true);
@@ -158,6 +163,7 @@ void ScheduleEditor::buildUi() {
         step.key = m_bindAxis->currentText().toStdString();
         addStep(step);
     });
+    connect(more, &QPushButton::clicked, this, &ScheduleEditor::addStepDialog);
     connect(remove, &QPushButton::clicked, this, [this]() {
         if (m_traceList->currentRow() >= 0) removeStep(m_traceList->currentRow());
     });
@@ -226,6 +232,38 @@ bool ScheduleEditor::addStep(const schedule::Step& step) {
     }
     replay();
     return m_errorStep < 0;
+}
+
+bool ScheduleEditor::insertStep(int index, const schedule::Step& step) {
+    if (!m_base.defined() || index < 0 || size_t(index) > m_steps.size()) return false;
+    try {
+        schedule::Schedule s(m_base);  // the steps before it, then it
+        for (int i = 0; i < index; ++i)
+            if (m_steps[size_t(i)].enabled) s.apply(m_steps[size_t(i)]);
+        s.apply(step);
+        schedule::Step recorded = s.trace().steps.back();
+        recorded.enabled = true;
+        m_steps.insert(m_steps.begin() + index, recorded);
+    } catch (const std::exception& e) {
+        m_error = oneLine(QString::fromStdString(e.what()));
+        m_errorLabel->setText("Not applied: " + m_error);
+        return false;
+    }
+    replay();
+    return true;
+}
+
+void ScheduleEditor::addStepDialog() {
+    StepDialog dialog(selectedBlock(), selectedLoops(), this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    schedule::Step step;
+    QString why;
+    if (!dialog.step(&step, &why)) {
+        m_errorLabel->setText("Not applied: " + why);
+        return;
+    }
+    const int row = m_traceList->currentRow();
+    insertStep(row >= 0 ? row + 1 : int(m_steps.size()), step);
 }
 
 void ScheduleEditor::setSteps(const std::vector<schedule::Step>& steps) {
@@ -354,6 +392,14 @@ QStringList ScheduleEditor::selectedLoops() const {
     std::sort(order.begin(), order.end());  // pre-order = outermost first
     for (int r : order) loops << m_loopModel->rows()[r].name;
     return loops;
+}
+
+QString ScheduleEditor::selectedBlock() const {
+    for (const QModelIndex& index : m_loopView->selectionModel()->selectedRows(0)) {
+        const int r = m_loopModel->rowOf(index);
+        if (r >= 0 && m_loopModel->rows()[r].isBlock) return m_loopModel->rows()[r].name;
+    }
+    return {};
 }
 
 void ScheduleEditor::annotateSelected(const QString& op) {

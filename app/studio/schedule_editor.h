@@ -70,6 +70,14 @@ public:
     /// Applies one new step (as if from a button); false with errorText() set
     /// if it is illegal (the step is then not added).
     bool addStep(const schedule::Step& step);
+    /// Inserts `step` before position `index` (0..steps().size()) and
+    /// replays; false with errorText() set when the step itself does not
+    /// apply there (it is then not inserted). Later steps that no longer
+    /// apply are marked as usual.
+    bool insertStep(int index, const schedule::Step& step);
+    /// Opens StepDialog pre-filled from the selection; the step goes after
+    /// the selected trace row (at the end without one).
+    void addStepDialog();
     /// Replaces the whole trace and replays it.
     void setSteps(const std::vector<schedule::Step>& steps);
     const std::vector<schedule::Step>& steps() const { return m_steps; }
@@ -115,6 +123,7 @@ private:
     void replay();
     void refreshTrace();
     QStringList selectedLoops() const;
+    QString selectedBlock() const;
     void onLoopDropped(const QString& source, bool isBlock, const QString& target);
     void annotateSelected(const QString& op);
 

@@ -20,6 +20,7 @@
 #include "app/studio/main_window.h"
 #include "app/studio/properties_model.h"
 #include "app/studio/schedule_editor.h"
+#include "app/studio/step_dialog.h"
 #include "engine/driver/driver.h"
 #include "engine/graph/graph_edit.h"
 #include "engine/passes/pass_manager.h"
@@ -521,4 +522,59 @@ TEST(ScheduleEditorWidget, DraggingABlockHighlightsLegalComputeAtTargets) {
     EXPECT_EQ(editor->steps()[0].op, "compute_at");
     EXPECT_EQ(editor->errorStep(), -1);
     EXPECT_TRUE(model->legalTargets().isEmpty());
+}
+
+TEST(ScheduleEditorWidget, EveryPrimitiveCanBeAddedAndInsertedAnywhere) {
+    ScheduleEditor standalone;
+    editAlone(standalone, "conv1");
+    ScheduleEditor* editor = &standalone;
+    // The dialog offers every primitive Schedule::apply knows.
+    for (const char* op : {"tile", "compute_inline", "reverse_compute_inline", "cache_read",
+                           "cache_write", "rfactor", "decompose_reduction", "annotate", "pack_operand"})
+        EXPECT_TRUE(tessera::studio::StepDialog::primitives().contains(op)) << op;
+    schedule::Schedule probe(editor->scheduled());
+    const std::vector<std::string> blocks = probe.blocks();
+    ASSERT_GE(blocks.size(), 2u);  // the padding and the conv
+    const std::string conv = blocks.back();
+    const std::vector<std::string> loops = probe.get_loops(conv);
+    auto dialogStep = [](const QString& op, std::map<QString, QString> fields) {
+        tessera::studio::StepDialog dialog(fields["block"], {});
+        dialog.setPrimitive(op);
+        for (const auto& [field, text] : fields) dialog.setField(field, text);
+        schedule::Step step;
+        QString why;
+        EXPECT_TRUE(dialog.step(&step, &why)) << why.toStdString();
+        return step;
+    };
+    // Append: a split of the innermost loop, then a local accumulator.
+    ASSERT_TRUE(editor->insertStep(0, dialogStep("split", {{"loops", QString::fromStdString(loops.back())},
+                                                           {"ints", "-1, 4"}})))
+        << editor->errorText().toStdString();
+    ASSERT_TRUE(editor->insertStep(1, dialogStep("cache_write", {{"block", QString::fromStdString(conv)},
+                                                                 {"ints", "0"}, {"key", "local"}})))
+        << editor->errorText().toStdString();
+    // Insert at the front: inline the padding into the conv.
+    ASSERT_TRUE(editor->insertStep(0, dialogStep("compute_inline", {{"block", QString::fromStdString(blocks[0])}})))
+        << editor->errorText().toStdString();
+    ASSERT_EQ(editor->steps().size(), 3u);
+    EXPECT_EQ(editor->steps()[0].op, "compute_inline");
+    EXPECT_EQ(editor->steps()[1].op, "split");
+    EXPECT_EQ(editor->steps()[2].op, "cache_write");
+    EXPECT_EQ(editor->errorStep(), -1) << editor->errorText().toStdString();
+    // The editor's function is the engine's replay of the same steps.
+    schedule::Trace trace;
+    trace.steps = editor->steps();
+    EXPECT_TRUE(tir::structural_equal(trace.apply(editor->base()).func(), editor->scheduled()));
+    // A step that does not apply where it is inserted is refused; nothing changes.
+    EXPECT_FALSE(editor->insertStep(0, dialogStep("decompose_reduction", {{"block", "no_block"}, {"loops", "x"}})));
+    EXPECT_FALSE(editor->errorText().isEmpty());
+    EXPECT_EQ(editor->steps().size(), 3u);
+    // An integer field that does not parse is said so.
+    tessera::studio::StepDialog bad("", {});
+    bad.setPrimitive("split");
+    bad.setField("ints", "4, x");
+    schedule::Step step;
+    QString why;
+    EXPECT_FALSE(bad.step(&step, &why));
+    EXPECT_TRUE(why.contains("'x'")) << why.toStdString();
 }
