@@ -30,6 +30,7 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
     code.node = node;
     driver::BuildOptions options = settings.buildOptions(traces);
     options.jit = false;
+    options.report_failing_traces = true;  // the editor marks the failing step
     code.model = cached ? cached : driver::build(graph, options);
     context.throwIfCancelled();
     const driver::CompiledModel& model = *code.model;

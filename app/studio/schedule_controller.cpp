@@ -103,7 +103,16 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
         return driver::measure_kernel(driver::rebuild_kernel(*built, index, trace), flops, timing,
                                       built->llvm, each);
     };
-    if (traceNode == m_traceNode && m_editor->steps() == ks.trace.steps &&
+    // A hand schedule that does not apply: the editor shows its steps (the
+    // failing one marked), the panes the schedule the build fell back to.
+    const bool handFailed = !ks.hand_error.empty();
+    const std::vector<schedule::Step>& steps = handFailed ? ks.failed_hand.steps : ks.trace.steps;
+    if (handFailed && m_loggedHandError != QString::fromStdString(ks.hand_error)) {
+        m_loggedHandError = QString::fromStdString(ks.hand_error);
+        m_workspace->log("warning: " + oneLine(m_loggedHandError) + "; the code panes show the " +
+                         QString::fromStdString(ks.source) + " schedule");
+    }
+    if (traceNode == m_traceNode && m_editor->steps() == steps &&
         m_editor->base().defined() && tir::structural_equal(m_editor->base(), ks.unscheduled)) {
         m_editor->setKernelMeasurer(measurer);  // what the editor shows (an edit, rebuilt)
         return;
@@ -115,12 +124,18 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
         {"default", "default schedule"}, {"record", "tuned record"},
         {"hand", "hand schedule"}, {"none", "unscheduled"}};
     const auto source = sources.find(ks.source);
-    const QString title = QString("kernel %1 (%2) \u00b7 %3 \u00b7 %4 steps")
-                              .arg(code.kernel, code.nodes.join(", "),
-                                   source == sources.end() ? QString::fromStdString(ks.source)
-                                                           : source->second)
-                              .arg(ks.trace.steps.size());
-    m_editor->setFunction(title, ks.unscheduled, code.flops, ks.trace.steps, measurer);
+    const QString sourceText =
+        source == sources.end() ? QString::fromStdString(ks.source) : source->second;
+    const QString title =
+        handFailed ? QString("kernel %1 (%2) \u00b7 hand schedule (%3 steps) does not apply: the "
+                             "build uses the %4")
+                         .arg(code.kernel, code.nodes.join(", "))
+                         .arg(steps.size())
+                         .arg(sourceText)
+                   : QString("kernel %1 (%2) \u00b7 %3 \u00b7 %4 steps")
+                         .arg(code.kernel, code.nodes.join(", "), sourceText)
+                         .arg(steps.size());
+    m_editor->setFunction(title, ks.unscheduled, code.flops, steps, measurer);
     // The rule's knobs, for pinning and "Tune the rest".
     const int anchor = model.graph.find_node(ks.anchor);
     if (anchor >= 0) {

@@ -70,6 +70,7 @@ private:
     JobRunner* m_jobs;
     int m_node = -1;
     QString m_traceNode;  // the node the editor's steps are kept under
+    QString m_loggedHandError;  // the last failing hand schedule reported
     std::vector<schedule::Step> m_builtSteps;  // the kernel's trace without a hand schedule
     QString m_kernel;  // shown in the panes
     QString m_title;

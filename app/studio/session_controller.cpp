@@ -1,6 +1,9 @@
 // SessionController: sessions (save, open, restore), autosave and recovery.
 #include "app/studio/session_controller.h"
 
+#include "app/studio/job_runner.h"
+#include "engine/driver/driver.h"
+
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -18,7 +21,8 @@ SessionController::SessionController(Workspace* workspace, BuildSettingsBar* set
       m_workspace(workspace),
       m_settingsBar(settingsBar),
       m_passPanel(passPanel),
-      m_hooks(std::move(hooks)) {}
+      m_hooks(std::move(hooks)),
+      m_checks(new JobRunner(this)) {}
 
 Session SessionController::currentSession() const {
     Session s;
@@ -90,6 +94,34 @@ void SessionController::modelShown() {
                          .arg(s->edits.size())
                          .arg(s->traces.size()));
     emit restored();
+    if (!s->traces.isEmpty()) checkSchedules();
+}
+
+void SessionController::checkSchedules() {
+    const std::shared_ptr<ModelDocument>& document = m_workspace->document();
+    if (!document) return;
+    std::shared_ptr<const graph::Graph> graph = document->snapshot();
+    driver::BuildOptions options = m_workspace->buildSettings().buildOptions(m_workspace->kernelTraces());
+    options.jit = false;
+    options.report_failing_traces = true;
+    const int total = int(options.kernel_traces.size());
+    m_checks->start(
+        "Replaying the session's schedules",
+        [graph, options](const JobContext&) {
+            QStringList failing;
+            for (const driver::KernelSchedule& ks : driver::build(*graph, options)->schedules)
+                if (!ks.hand_error.empty())
+                    failing << QString::fromStdString(ks.traced_node + ": " + ks.hand_error);
+            return failing;
+        },
+        [this, total](const QStringList& failing) {
+            for (const QString& f : failing)
+                m_workspace->log("warning: a session schedule no longer applies here: " + oneLine(f));
+            m_workspace->log(QString("Session schedules: %1 of %2 replay on this machine's kernels")
+                                 .arg(total - failing.size())
+                                 .arg(total));
+            emit schedulesChecked(total - int(failing.size()), failing);
+        });
 }
 
 void SessionController::saveDialog() {

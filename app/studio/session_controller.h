@@ -7,6 +7,7 @@
 #include <QByteArray>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <functional>
 #include <memory>
 
@@ -15,6 +16,7 @@
 namespace tessera::studio {
 
 class BuildSettingsBar;
+class JobRunner;
 class PassPipelinePanel;
 class Workspace;
 
@@ -41,6 +43,9 @@ public:
     void open(const QString& path);
     /// Called when a model is shown: restores the session being opened, if any.
     void modelShown();
+    /// Builds the open model with the workspace's hand schedules (no JIT) and
+    /// reports each that no longer applies (schedulesChecked).
+    void checkSchedules();
     void saveDialog();
     void openDialog();
 
@@ -49,8 +54,14 @@ public:
     /// Where autosave writes (removed on a normal exit; found after a crash).
     static QString autosavePath();
 
+    JobRunner* checks() const { return m_checks; }
+
 signals:
     void restored();
+    /// After restored(): the session's hand schedules were replayed on the
+    /// kernels this machine builds; `failing` lists those whose step no
+    /// longer applies (node: the schedule error), also logged.
+    void schedulesChecked(int replayed, const QStringList& failing);
     void failed(const QString& message);
 
 private:
@@ -60,6 +71,7 @@ private:
     Hooks m_hooks;
     std::unique_ptr<Session> m_pending;  // applied once its model is shown
     QByteArray m_lastAutosave;
+    JobRunner* m_checks;
 };
 
 }  // namespace tessera::studio

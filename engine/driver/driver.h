@@ -62,6 +62,11 @@ struct BuildOptions {
     /// loop IR instead of a tuned or default schedule. A trace that does not
     /// replay on the group's kernel is a UserError naming the node.
     std::map<std::string, schedule::Trace> kernel_traces;
+    /// true: a hand trace that does not apply is not an error: the kernel
+    /// keeps its record or default schedule and KernelSchedule::hand_error
+    /// says which step failed and why (the studio's code views and session
+    /// check; Run, compile and export keep the error).
+    bool report_failing_traces = false;
     /// Threads the kernels are compiled for: 1 = no parallel loops, 0 = the
     /// parallel runtime's default.
     int threads = 0;
@@ -106,6 +111,10 @@ struct KernelSchedule {
     /// "none" (default schedules off).
     std::string source;
     std::string traced_node;
+    /// report_failing_traces: the hand trace of `traced_node` that did not
+    /// apply (the kernel has the other schedule) and why; else empty.
+    schedule::Trace failed_hand;
+    std::string hand_error;
     /// With a hand trace: the trace (and source) the build would use without it.
     schedule::Trace replaced;
     std::string replaced_source;

@@ -24,7 +24,21 @@ ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>&
         const std::string& node_name = g.nodes[size_t(nd)].name;
         auto trace = options.kernel_traces.find(node_name);
         if (trace == options.kernel_traces.end()) continue;
-        out.func = apply_kernel_trace(trace->second, lowered.func, node_name, group.size());
+        if (options.report_failing_traces) {
+            try {
+                out.func = apply_kernel_trace(trace->second, lowered.func, node_name, group.size());
+            } catch (const UserError& e) {  // the kernel keeps what it would have without it
+                BuildOptions without = options;
+                without.kernel_traces.clear();
+                ScheduledGroup other = schedule_cpu_group(g, group, lowered, without, records);
+                other.schedule.traced_node = node_name;
+                other.schedule.failed_hand = trace->second;
+                other.schedule.hand_error = e.what();
+                return other;
+            }
+        } else {
+            out.func = apply_kernel_trace(trace->second, lowered.func, node_name, group.size());
+        }
         ks.trace = trace->second;
         ks.source = "hand";
         ks.traced_node = node_name;

@@ -578,3 +578,43 @@ TEST(ScheduleEditorWidget, EveryPrimitiveCanBeAddedAndInsertedAnywhere) {
     EXPECT_FALSE(bad.step(&step, &why));
     EXPECT_TRUE(why.contains("'x'")) << why.toStdString();
 }
+
+TEST(StudioSession, AScheduleThatNoLongerAppliesIsReportedWithItsStep) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("s.tessera-session");
+    std::vector<schedule::Step> steps;
+    {
+        Studio s;
+        ASSERT_TRUE(s.ok);
+        ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu1");
+        ASSERT_NE(editor, nullptr);
+        // The kernel's own steps and one more that names a loop this build does not have
+        // (as a session from a machine with other vector lanes or an older Tessera would).
+        steps = editor->steps();
+        steps.push_back(makeStep("split", {"no_such_loop"}, {-1, 4}));
+        driver::BuildOptions o = s.window.workspace()->buildSettings().buildOptions();
+        o.jit = false;
+        auto model = driver::build(s.graph(), o);
+        const QString traced =
+            QString::fromStdString(model->schedules[size_t(model->kernel_of("relu1"))].anchor);
+        s.window.workspace()->setTrace(traced, steps);
+        ASSERT_TRUE(s.window.sessions()->save(path));
+    }
+    MainWindow window;
+    window.setDialogsSuppressed(true);
+    QSignalSpy checked(window.sessions(), &tessera::studio::SessionController::schedulesChecked);
+    window.sessions()->open(path);
+    ASSERT_TRUE(checked.wait(60000));
+    EXPECT_EQ(checked.first().at(0).toInt(), 0);
+    const QStringList failing = checked.first().at(1).toStringList();
+    ASSERT_EQ(failing.size(), 1);
+    EXPECT_TRUE(failing[0].contains("no_such_loop")) << failing[0].toStdString();
+    EXPECT_TRUE(failing[0].contains(QString("schedule step %1").arg(steps.size() - 1)))
+        << failing[0].toStdString();
+    // The editor opens on the kernel with the session's steps, the failing one marked.
+    ScheduleEditor* editor = tessera::gui_test::editorOn(window, "relu1");
+    ASSERT_NE(editor, nullptr);
+    EXPECT_EQ(editor->steps(), steps);
+    EXPECT_EQ(editor->errorStep(), int(steps.size()) - 1);
+    EXPECT_TRUE(editor->errorText().contains("no_such_loop")) << editor->errorText().toStdString();
+}
