@@ -326,6 +326,27 @@ def hardening_inputs():
               [helper.make_tensor_value_info("y", f, [2]), helper.make_tensor_value_info("z", f, [2])])
     write("if_more_outputs_than_branches.onnx", m.SerializeToString())
 
+    # Opset < 13 models go through ONNX's version converter, which dereferences
+    # the producer of every output, subgraphs included: a branch output that
+    # nothing produces, and a branch node reading a name defined nowhere.
+    def old_model(graph):
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)],
+                              producer_name="make_bad_inputs.py")
+        m.ir_version = 7
+        return m
+    outer_in = [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                helper.make_tensor_value_info("x", f, [2])]
+    good_else = helper.make_graph([helper.make_node("Identity", ["x"], ["eb"])], "else", [],
+                                  [helper.make_tensor_value_info("eb", f, [2])])
+    for name, then_nodes in [("opset11_if_branch_output_never_produced.onnx", []),
+                             ("opset11_if_branch_reads_undefined.onnx",
+                              [helper.make_node("Identity", ["nowhere"], ["tb"])])]:
+        then_g = helper.make_graph(then_nodes, "then", [], [helper.make_tensor_value_info("tb", f, [2])])
+        g = helper.make_graph([helper.make_node("If", ["c"], ["y"], then_branch=then_g,
+                                                else_branch=good_else, name="if_old")],
+                              "g", outer_in, [helper.make_tensor_value_info("y", f, [2])])
+        write(name, old_model(g).SerializeToString())
+
 
 if __name__ == "__main__":
     main()
