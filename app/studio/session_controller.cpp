@@ -109,7 +109,8 @@ void SessionController::checkSchedules() {
         "Replaying the session's schedules",
         [graph, options](const JobContext&) {
             QStringList failing;
-            for (const driver::KernelSchedule& ks : driver::build(*graph, options)->schedules)
+            const std::shared_ptr<driver::CompiledModel> model = driver::build(*graph, options);
+            for (const driver::KernelSchedule& ks : model->schedules)
                 if (!ks.hand_error.empty())
                     failing << QString::fromStdString(ks.traced_node + ": " + ks.hand_error);
             return failing;

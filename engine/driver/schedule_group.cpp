@@ -4,7 +4,6 @@
 #include "engine/autotune/database.h"
 #include "engine/autotune/task.h"
 #include "engine/autotune/tuner.h"
-#include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
 #include "engine/driver/build_steps.h"
 #include "engine/topi/schedule_cpu.h"
@@ -24,27 +23,22 @@ ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>&
         const std::string& node_name = g.nodes[size_t(nd)].name;
         auto trace = options.kernel_traces.find(node_name);
         if (trace == options.kernel_traces.end()) continue;
-        if (options.report_failing_traces) {
-            try {
-                out.func = apply_kernel_trace(trace->second, lowered.func, node_name, group.size());
-            } catch (const UserError& e) {  // the kernel keeps what it would have without it
-                BuildOptions without = options;
-                without.kernel_traces.clear();
-                ScheduledGroup other = schedule_cpu_group(g, group, lowered, without, records);
-                other.schedule.traced_node = node_name;
-                other.schedule.failed_hand = trace->second;
-                other.schedule.hand_error = e.what();
-                return other;
-            }
-        } else {
+        BuildOptions without = options;  // what the build would choose instead
+        without.kernel_traces.clear();
+        ScheduledGroup other = schedule_cpu_group(g, group, lowered, without, records);
+        try {
             out.func = apply_kernel_trace(trace->second, lowered.func, node_name, group.size());
+        } catch (const UserError& e) {
+            if (!options.report_failing_traces) throw;
+            // The kernel keeps what it would have without the hand trace.
+            other.schedule.traced_node = node_name;
+            other.schedule.failed_hand = trace->second;
+            other.schedule.hand_error = e.what();
+            return other;
         }
         ks.trace = trace->second;
         ks.source = "hand";
         ks.traced_node = node_name;
-        BuildOptions without = options;  // what the build would choose instead
-        without.kernel_traces.clear();
-        ScheduledGroup other = schedule_cpu_group(g, group, lowered, without, records);
         ks.replaced = std::move(other.schedule.trace);
         ks.replaced_source = other.schedule.source;
         return out;
