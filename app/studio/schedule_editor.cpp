@@ -411,18 +411,27 @@ void ScheduleEditor::annotateSelected(const QString& op) {
     addStep(makeStep(op.toStdString(), {loops[0].toStdString()}));
 }
 
+std::string ScheduleEditor::placementAt(const QString& block, const QString& loop) const {
+    for (const char* op : {"compute_at", "reverse_compute_at"}) {
+        try {
+            schedule::Schedule s(m_scheduled);
+            s.apply(makeStep(op, {loop.toStdString()}, {}, block.toStdString()));
+            return op;
+        } catch (const std::exception&) {
+            // not legal this way
+        }
+    }
+    return {};
+}
+
 QSet<QString> ScheduleEditor::legalComputeAtTargets(const QString& block) const {
     QSet<QString> legal;
     if (!m_scheduled.defined()) return legal;
     for (const LoopRow& row : m_loopModel->rows()) {
         if (row.isBlock) continue;
-        try {
-            schedule::Schedule s(m_scheduled);
-            s.compute_at(block.toStdString(), row.name.toStdString());
-            legal.insert(row.name);
-        } catch (const std::exception&) {
-            // not a legal target
-        }
+        // A producer moves under its consumer's loop (compute_at), a consumer
+        // under its producer's (reverse_compute_at).
+        if (!placementAt(block, row.name).empty()) legal.insert(row.name);
     }
     return legal;
 }
@@ -430,7 +439,9 @@ QSet<QString> ScheduleEditor::legalComputeAtTargets(const QString& block) const 
 void ScheduleEditor::onLoopDropped(const QString& source, bool isBlock, const QString& target) {
     m_loopModel->setLegalTargets({});
     if (isBlock) {
-        addStep(makeStep("compute_at", {target.toStdString()}, {}, source.toStdString()));
+        const std::string op = placementAt(source, target);
+        addStep(makeStep(op.empty() ? "compute_at" : op, {target.toStdString()}, {},
+                         source.toStdString()));  // an illegal drop says why compute_at fails
         return;
     }
     // Reorder within the nest that holds both loops: move `source` to `target`'s place.

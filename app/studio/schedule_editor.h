@@ -101,8 +101,12 @@ public:
     KnobPanel* knobPanel() const { return m_knobs; }
     JobRunner* jobs() const { return m_jobs; }
 
-    /// Loops where compute_at(block, loop) is legal on the current function.
+    /// Loops where compute_at(block, loop) or reverse_compute_at(block, loop)
+    /// is legal on the current function (highlighted while the block is dragged).
     QSet<QString> legalComputeAtTargets(const QString& block) const;
+    /// "compute_at" or "reverse_compute_at", whichever applies first for
+    /// dropping `block` on `loop`; empty when neither does.
+    std::string placementAt(const QString& block, const QString& loop) const;
 
     /// "split i [-1, 32] -> i_0, i_1" for the trace list.
     static QString describeStep(const schedule::Step& step);

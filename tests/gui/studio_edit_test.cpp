@@ -618,3 +618,29 @@ TEST(StudioSession, AScheduleThatNoLongerAppliesIsReportedWithItsStep) {
     EXPECT_EQ(editor->errorStep(), int(steps.size()) - 1);
     EXPECT_TRUE(editor->errorText().contains("no_such_loop")) << editor->errorText().toStdString();
 }
+
+TEST(ScheduleEditorWidget, DraggingAConsumerBlockOffersItsProducersLoops) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu1");
+    ASSERT_NE(editor, nullptr);
+    editor->setSteps({});  // the fused kernel unscheduled: the conv, then its relu epilogue
+    schedule::Schedule probe(editor->scheduled());
+    const std::string consumer = probe.blocks().back();
+    const std::vector<std::string> producers = probe.get_producers(consumer);
+    ASSERT_FALSE(producers.empty());
+    const std::vector<std::string> loops = probe.get_loops(producers.back());
+    ASSERT_FALSE(loops.empty());
+    const QSet<QString> legal = editor->legalComputeAtTargets(QString::fromStdString(consumer));
+    QString target;
+    for (const std::string& l : loops)
+        if (legal.contains(QString::fromStdString(l))) target = QString::fromStdString(l);
+    ASSERT_FALSE(target.isEmpty()) << "no loop of " << producers.back() << " offered to " << consumer;
+    EXPECT_EQ(editor->placementAt(QString::fromStdString(consumer), target), "reverse_compute_at");
+    tessera::studio::LoopTreeModel* model = editor->loopModel();
+    std::unique_ptr<QMimeData> mime(model->mimeData({model->indexOf(QString::fromStdString(consumer))}));
+    model->dropMimeData(mime.get(), Qt::MoveAction, -1, -1, model->indexOf(target));
+    ASSERT_EQ(editor->steps().size(), 1u) << editor->errorText().toStdString();
+    EXPECT_EQ(editor->steps()[0].op, "reverse_compute_at");
+    EXPECT_EQ(editor->errorStep(), -1) << editor->errorText().toStdString();
+}
