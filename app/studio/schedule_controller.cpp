@@ -93,15 +93,16 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
     // Edits are kept under the node whose trace the build replays.
     const QString traceNode =
         QString::fromStdString(ks.traced_node.empty() ? ks.anchor : ks.traced_node);
-    std::shared_ptr<const driver::CompiledModel> built = code.model;
-    const size_t index = size_t(code.index);
-    const double flops = code.flops;
-    ScheduleEditor::KernelMeasurer measurer = [built, index, flops](
+    // Measure: the kernel with the editor's trace, timed inside the model as
+    // `run --profile` times it.
+    std::shared_ptr<const graph::Graph> graph = m_workspace->document()->snapshot();
+    const driver::BuildOptions options =
+        m_workspace->buildSettings().buildOptions(m_workspace->kernelTraces());
+    const std::string node = traceNode.toStdString();
+    ScheduleEditor::KernelMeasurer measurer = [graph, options, node](
                                                   const schedule::Trace& trace,
-                                                  const runtime::TimingOptions& timing,
                                                   const std::function<bool(int)>& each) {
-        return driver::measure_kernel(driver::rebuild_kernel(*built, index, trace), flops, timing,
-                                      built->llvm, each);
+        return driver::profile_in_model(*graph, options, node, trace, 20, each);
     };
     // A hand schedule that does not apply: the editor shows its steps (the
     // failing one marked), the panes the schedule the build fell back to.
@@ -141,7 +142,7 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
     if (anchor >= 0) {
         const graph::Node& an = model.graph.nodes[size_t(anchor)];
         m_editor->knobPanel()->setKnobs(topi::cpu_schedule_knobs(
-            ks.unscheduled, an, autotune::default_rule_options(model.graph, an, built->llvm.threads)));
+            ks.unscheduled, an, autotune::default_rule_options(model.graph, an, model.llvm.threads)));
     }
 }
 

@@ -482,12 +482,12 @@ void ScheduleEditor::measure() {
             timing.min_seconds = 0.2;
             timing.max_repeat = 200;
             auto each = [&context](int done) {
-                if (done % 8 == 0) context.reportProgress(std::min(1.0, 0.2 + 0.8 * done / 200.0));
+                context.reportProgress(std::min(1.0, 0.2 + 0.8 * done / 200.0));
                 return !context.isCancelled();
             };
             context.reportProgress(0.05);
             driver::KernelMeasurement m =
-                measurer ? measurer(applied, timing, each) : driver::measure_kernel(func, flops, timing, {}, each);
+                measurer ? measurer(applied, each) : driver::measure_kernel(func, flops, timing, {}, each);
             context.throwIfCancelled();
             return m;
         },

@@ -50,12 +50,11 @@ class ScheduleEditor : public QWidget {
 public:
     explicit ScheduleEditor(QWidget* parent = nullptr);
 
-    /// Times a trace of the edited function as the kernel the model would
-    /// run (driver::rebuild_kernel: constant operands' packing folded,
-    /// compiled with the build's LLVM options), so that Measure reads what
-    /// `tessera run --profile` reads. `each(done)` returning false cancels.
+    /// Times a trace of the edited function as `tessera run --profile` times
+    /// the kernel in the model (driver::profile_in_model), so that Measure
+    /// reads what the profiler reads. `each(done)` returning false cancels.
     using KernelMeasurer = std::function<driver::KernelMeasurement(
-        const schedule::Trace&, const runtime::TimingOptions&, const std::function<bool(int done)>& each)>;
+        const schedule::Trace&, const std::function<bool(int done)>& each)>;
 
     /// Starts editing `func` (a kernel's unscheduled loop IR) with `steps`
     /// replayed on it; `flops` is used for GFLOP/s; `measurer`, when given,

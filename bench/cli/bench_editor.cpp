@@ -51,20 +51,17 @@ int run_bench_editor(const BenchEditorOptions& o) {
             flops += graph::node_flops(model->graph, model->graph.nodes[size_t(n)]);
         rows.push_back({k, op, flops, {}, {}});
     }
-    // As the editor measures: about 200 ms of runs (ScheduleEditor::measure).
-    runtime::TimingOptions timing;
-    timing.min_seconds = 0.2;
-    timing.max_repeat = 200;
     for (int r = 0; r < o.rounds; ++r) {
         std::map<std::string, double> profiled;
         for (const runtime::KernelProfile& p : model->executor->profile(o.repeat))
             profiled[p.kernel] = p.calls > 0 ? p.seconds * 1e3 / p.calls : 0;
         for (Row& row : rows) {
             row.profile_ms.push_back(profiled[model->kernels[row.kernel]->name]);
+            // As the editor measures: its trace as the kernel's hand schedule,
+            // the model rebuilt and profiled (ScheduleEditor::measure).
             const driver::KernelSchedule& ks = model->schedules[row.kernel];
-            row.editor_ms.push_back(driver::measure_kernel(
-                driver::rebuild_kernel(*model, row.kernel, ks.trace), row.flops, timing,
-                model->llvm).median_ms);
+            row.editor_ms.push_back(
+                driver::profile_in_model(g, bo, ks.anchor, ks.trace, o.repeat).median_ms);
         }
     }
     std::printf("%s, -O%d, %d thread(s), %d rounds: the schedule editor's measurement of each "

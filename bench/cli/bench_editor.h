@@ -1,10 +1,10 @@
 // `tessera bench editor MODEL [--threads N] [--opt-level L] [--op OP]
 // [--rounds R]`: issue #19's figure. For each kernel of the build, what the
-// studio's schedule editor measures when it opens on the kernel (its trace
-// rebuilt with driver::rebuild_kernel and timed by driver::measure_kernel on
-// random data) against what `tessera run --profile` measures for the same
-// kernel inside the model; prints both, their ratio and how many kernels
-// agree within 10 %.
+// studio's schedule editor measures when it opens on the kernel against what
+// `tessera run --profile` measures for the same kernel inside the model;
+// prints both, their ratio and how many kernels agree within 10 %. The editor's side rebuilds the model with the kernel's
+// trace as its hand schedule (driver::profile_in_model), so this checks that
+// the editor's kernel and measurement are the profiler's.
 #pragma once
 
 #include <CLI/CLI.hpp>

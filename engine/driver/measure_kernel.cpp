@@ -1,6 +1,8 @@
 // measure_kernel: jit_compile + random buffers + runtime::time_kernel.
 #include "engine/driver/measure_kernel.h"
 
+#include "engine/core/error.h"
+#include "engine/runtime/graph_executor.h"
 #include "engine/runtime/ndarray.h"
 
 namespace tessera::driver {
@@ -44,6 +46,34 @@ KernelMeasurement measure_kernel(const tir::PrimFunc& func, double flops,
     KernelMeasurement m;
     m.median_ms = runtime::median_ms(times);
     m.repeat = int(times.size());
+    m.gflops = m.median_ms > 0 ? flops / (m.median_ms * 1e-3) / 1e9 : 0;
+    return m;
+}
+
+KernelMeasurement profile_in_model(const graph::Graph& g, BuildOptions options,
+                                   const std::string& node, const schedule::Trace& trace,
+                                   int repeat, const std::function<bool(int done)>& each) {
+    options.kernel_traces[node] = trace;
+    options.jit = true;
+    const std::shared_ptr<CompiledModel> model = build(g, options);
+    const int k = model->kernel_of(node);
+    TS_USER_CHECK(k >= 0) << "node '" << node << "' runs in no kernel";
+    const std::string& kernel = model->kernels[size_t(k)]->name;
+    model->executor->set_num_threads(options.threads);
+    model->run(random_inputs(g, 1));  // binds the inputs; a warm-up
+    std::vector<double> ms;
+    double flops = 0;
+    for (int r = 0; r < repeat; ++r) {
+        for (const runtime::KernelProfile& p : model->executor->profile(1)) {
+            if (p.kernel != kernel || p.calls < 1) continue;
+            ms.push_back(p.seconds * 1e3 / p.calls);
+            flops = p.flops / p.calls;
+        }
+        if (each && !each(r + 1)) break;
+    }
+    KernelMeasurement m;
+    m.median_ms = runtime::median_ms(ms);
+    m.repeat = int(ms.size());
     m.gflops = m.median_ms > 0 ? flops / (m.median_ms * 1e-3) / 1e9 : 0;
     return m;
 }

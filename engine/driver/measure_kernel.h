@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/driver/driver.h"
 #include "engine/runtime/kernel_timing.h"
 #include "engine/tir/stmt.h"
 
@@ -26,5 +27,17 @@ KernelMeasurement measure_kernel(const tir::PrimFunc& func, double flops,
                                  const runtime::TimingOptions& timing,
                                  const codegen::LlvmOptions& llvm = {},
                                  const std::function<bool(int done)>& each = {});
+
+/// What the schedule editor's Measure reports: `g` built with `options` and
+/// `trace` as the hand schedule of the kernel that runs `node`, run on random
+/// inputs, and that kernel timed inside the model as `run --profile` times
+/// it (GraphExecutor::profile: every kernel runs, each after its buffers are
+/// flushed), `repeat` runs, the median. A kernel timed alone on its own
+/// buffers reads up to 1.5x faster when it keeps a large scratch buffer
+/// (a Winograd transform) in L3 between repeats. `each(done)` returning
+/// false stops early. UserError when the trace does not apply.
+KernelMeasurement profile_in_model(const graph::Graph& g, BuildOptions options,
+                                   const std::string& node, const schedule::Trace& trace,
+                                   int repeat = 20, const std::function<bool(int done)>& each = {});
 
 }  // namespace tessera::driver
