@@ -373,15 +373,12 @@ private:
         };
         std::vector<Finalist> fin;
         std::set<std::string> keys;
-        if (t.space.anchor) {
-            Scored s;
-            if (score(t, default_candidate(t.space), s)) {
-                keys.insert(s.key);
-                fin.push_back({s.key, s.func, s.trace, {}, ""});
-            }
-        } else {
-            fin.push_back({"", t.task->default_func, t.task->default_trace, {}, ""});
-        }
+        // The default is always a finalist: the task's own default kernel (the
+        // default candidate's realization), not re-derived here, so that it
+        // cannot drop out of the comparison it anchors.
+        const std::string dflt = t.space.anchor ? default_candidate(t.space).to_json() : "";
+        keys.insert(dflt);
+        fin.push_back({dflt, t.task->default_func, t.task->default_trace, {}, ""});
         for (const auto& g : t.good) {
             if (int(fin.size()) > m_o.confirm_top) break;
             Scored s;
