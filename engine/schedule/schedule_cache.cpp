@@ -53,12 +53,7 @@ std::set<std::string> used_names(const PrimFunc& f) {
 // Index of the root-level statement that holds the block, and the root sequence.
 std::pair<size_t, std::vector<Stmt>> root_position(const PrimFunc& f, const std::string& block) {
     const Block* root = f->body.as<BlockRealize>()->block_node();
-    std::vector<Stmt> seq;
-    if (const SeqStmt* s = root->body.as<SeqStmt>()) {
-        seq = s->seq;
-    } else {
-        seq = {root->body};
-    }
+    std::vector<Stmt> seq = sequence(root->body);
     for (size_t i = 0; i < seq.size(); ++i)
         for (const BlockRealize* r : blocks_under(seq[i]))
             if (r->block_node()->name == block) return {i, seq};

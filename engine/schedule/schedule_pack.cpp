@@ -104,11 +104,7 @@ PrimFunc pack_operand(const PrimFunc& f, const std::string& block, const std::st
     const BlockRealize* root_r = f->body.as<BlockRealize>();
     TS_SCHED_CHECK(root_r, "the function has no root block");
     const Block* root = root_r->block_node();
-    std::vector<Stmt> seq;
-    if (const SeqStmt* s = root->body.as<SeqStmt>())
-        seq = s->seq;
-    else
-        seq = {root->body};
+    std::vector<Stmt> seq = sd::sequence(root->body);
     size_t pos = seq.size();
     for (size_t i = 0; i < seq.size() && pos == seq.size(); ++i)
         for (const BlockRealize* r : sd::blocks_under(seq[i]))
@@ -214,11 +210,7 @@ PrimFunc pack_operand(const PrimFunc& f, const std::string& block, const std::st
 
     // Root: the packing nest right before the matmul's nest.
     const Block* new_root = new_nest_root.as<BlockRealize>()->block_node();
-    std::vector<Stmt> nseq;
-    if (const SeqStmt* s = new_root->body.as<SeqStmt>())
-        nseq = s->seq;
-    else
-        nseq = {new_root->body};
+    std::vector<Stmt> nseq = sd::sequence(new_root->body);
     nseq.insert(nseq.begin() + long(pos), nest);
     Stmt rb = Block::make(new_root->name, new_root->iter_vars, new_root->reads, new_root->writes,
                           new_root->init, SeqStmt::make(nseq), new_root->alloc_buffers,

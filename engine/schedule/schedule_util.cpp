@@ -14,6 +14,11 @@ namespace tessera::schedule::detail {
 
 using namespace tir;
 
+std::vector<Stmt> sequence(const Stmt& s) {
+    if (const SeqStmt* q = s.as<SeqStmt>()) return q->seq;
+    return {s};
+}
+
 std::vector<Stmt> children(const Stmt& s) {
     switch (s.node_type()) {
         case NodeType::For: return {s.as<For>()->body};

@@ -24,6 +24,8 @@ using Path = std::vector<Stmt>;
 
 /// The children of a statement, in execution order.
 std::vector<Stmt> children(const Stmt& s);
+/// A SeqStmt's statements, else `s` alone (a root block's body as a list).
+std::vector<Stmt> sequence(const Stmt& s);
 
 /// Depth-first search; returns the path to the first node where pred holds.
 std::optional<Path> find_path(const Stmt& root, const std::function<bool(const Stmt&)>& pred);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/schedule/schedule.h"
+#include "engine/schedule/schedule_util.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 
@@ -33,11 +34,7 @@ PrepackResult prepack_constant_operands(const PrimFunc& f,
     const BlockRealize* root_r = f->body.as<BlockRealize>();
     if (!root_r) return out;
     const Block* root = root_r->block_node();
-    std::vector<Stmt> seq;
-    if (const SeqStmt* s = root->body.as<SeqStmt>())
-        seq = s->seq;
-    else
-        seq = {root->body};
+    std::vector<Stmt> seq = schedule::detail::sequence(root->body);
     std::vector<Buffer> params = f->params;
     std::vector<Buffer> allocs = root->alloc_buffers;
     std::vector<Stmt> kept;
