@@ -131,6 +131,8 @@ void add_reduce_ops(std::vector<OpDef>& table) {
                      OpPattern::CommReduce, infer_arg});
     table.push_back({"cumsum", "Cumulative sum along axis; exclusive, reverse",
                      OpPattern::Opaque, infer_axis_same});
+    table.push_back({"cumprod", "Cumulative product along axis; exclusive, reverse",
+                     OpPattern::Opaque, infer_axis_same});
     table.push_back({"topk",
                      "The k largest (largest=1) or smallest values along axis, sorted, and their "
                      "int64 indices (ties: lower index first)",

@@ -125,8 +125,9 @@ Expr pow(Expr x, Expr y) {
 Expr max_value(DataType t) {
     DataType e = t.element_of();
     double v = 0;
+    // Floats: infinity, the identity of min (a max over only -inf values is -inf).
     if (e.is_float()) {
-        v = e.bits == 32 ? double(std::numeric_limits<float>::max()) : std::numeric_limits<double>::max();
+        v = std::numeric_limits<double>::infinity();
         return make_const(t, v);
     }
     if (e.is_bool()) return make_const(t, 1);
@@ -138,10 +139,7 @@ Expr max_value(DataType t) {
 
 Expr min_value(DataType t) {
     DataType e = t.element_of();
-    if (e.is_float()) {
-        double v = e.bits == 32 ? -double(std::numeric_limits<float>::max()) : -std::numeric_limits<double>::max();
-        return make_const(t, v);
-    }
+    if (e.is_float()) return make_const(t, -std::numeric_limits<double>::infinity());
     if (e.is_bool() || e.is_uint()) return make_const(t, 0);
     int64_t iv = e.bits >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (e.bits - 1));
     Expr s = IntImm::make(e, iv);

@@ -59,7 +59,8 @@ Expr ceil(Expr x);
 Expr round(Expr x);
 Expr pow(Expr x, Expr y);
 
-/// Largest / smallest finite value of the type (used as reduction identity).
+/// Largest / smallest value of the type: the identities of min / max
+/// reductions (+-infinity for floats, the extreme values for integers).
 Expr max_value(DataType t);
 Expr min_value(DataType t);
 

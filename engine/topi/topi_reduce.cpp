@@ -153,6 +153,7 @@ Tensors cumsum(const graph::Node& n, const Tensors& in, const Types& out) {
     const te::Tensor& x = in[0];
     int64_t axis = n.attr_int("axis", 0);
     bool excl = n.attr_int("exclusive", 0) != 0, rev = n.attr_int("reverse", 0) != 0;
+    const bool prod = n.op == "cumprod";
     int64_t extent = x.shape()[size_t(axis)];
     te::Tensor y = te::compute(
         x.shape(),
@@ -162,9 +163,13 @@ Tensors cumsum(const graph::Node& n, const Tensors& in, const Types& out) {
             xi[size_t(axis)] = k.var;
             Expr kv = k.var, iv = i[size_t(axis)];
             Expr in_range = rev ? (excl ? kv > iv : kv >= iv) : (excl ? kv < iv : kv <= iv);
+            if (prod)
+                return Expr(tir::Reduce::make(ReduceKind::Prod,
+                                              tir::select(in_range, x(xi), tir::make_const(x.dtype(), 1)),
+                                              {k}));
             return te::sum(tir::select(in_range, x(xi), tir::make_zero(x.dtype())), {k});
         },
-        "T_cumsum", "reduce");
+        prod ? "T_cumprod" : "T_cumsum", "reduce");
     return {y};
 }
 

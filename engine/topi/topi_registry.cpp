@@ -30,6 +30,7 @@ const detail::ComputeTable& table() {
         {"argmax", detail::arg_reduce},
         {"argmin", detail::arg_reduce},
         {"cumsum", detail::cumsum},
+        {"cumprod", detail::cumsum},
         {"topk", detail::topk},
         {"nn.log_softmax", detail::log_softmax},
         {"nn.batch_norm", detail::batch_norm},

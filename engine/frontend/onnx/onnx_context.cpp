@@ -8,6 +8,7 @@
 
 #include "engine/core/checked_math.h"
 #include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_opset_adapter.h"
 #include "engine/graph/op_registry.h"
 
 namespace tessera::frontend::onnx_import {
@@ -300,9 +301,14 @@ const ConverterTable& converters() {
         add_loss_converters(t);
         add_elemx_converters(t);
         add_index_converters(t);
+        add_attention_converters(t);
+        add_composed_converters(t);
         add_dtype_converters(t);
         add_seq_converters(t);
         add_tessera_domain_converters(t);
+        // Nodes the opset adapter left in their newer form (onnx_opset_adapter.h).
+        for (const std::string& op : ops_adapted_at_import())
+            t[std::string(kImportTimeDomain) + "." + op] = t.at(op);
         return t;
     }();
     return table;

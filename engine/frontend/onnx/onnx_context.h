@@ -48,6 +48,9 @@ struct StringTensor {
 struct Importer {
     std::string origin;  // file path or other source name for errors
     int64_t opset = 0;   // default-domain opset (after version conversion)
+    /// The opset the model declares (before a newer one was adapted to 17):
+    /// what ops whose results changed without a new signature follow.
+    int64_t source_opset = 0;
     ImportOptions options;
     int internal_values = 0;  // counter for generated value names
     /// Every value name the model itself uses (all graphs, subgraphs too):
@@ -163,7 +166,9 @@ void add_dtype_converters(ConverterTable& t);  // onnx_dtype.cpp: narrow and hal
 void add_seq_converters(ConverterTable& t);  // onnx_seq.cpp: sequence, optional, string and control-flow ops
 void add_control_flow_converters(ConverterTable& t);  // onnx_control_flow.cpp: If Loop Scan SequenceMap (called by add_seq_converters)
 void add_string_converters(ConverterTable& t);  // onnx_strings.cpp: StringNormalizer TfIdfVectorizer (called by add_seq_converters)
-void add_tessera_domain_converters(ConverterTable& t);  // onnx_tessera_domain.cpp: graph ops saved as they are
+void add_tessera_domain_converters(ConverterTable& t);
+void add_attention_converters(ConverterTable& t);  // onnx_attention.cpp: Attention RMSNormalization RotaryEmbedding (opset 23+)
+void add_composed_converters(ConverterTable& t);  // onnx_composed_ops.cpp: LpNormalization LpPool GroupNormalization CenterCropPad AffineGrid SwiGLU  // onnx_tessera_domain.cpp: graph ops saved as they are
 
 /// The domain of graph ops saved without a standard ONNX form (onnx_export.cpp).
 inline constexpr const char* kTesseraDomain = "ai.tessera";

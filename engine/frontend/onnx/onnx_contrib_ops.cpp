@@ -158,23 +158,11 @@ bool expand(NodeRewriter& r, const Graphs&, onnx::NodeProto& n, std::vector<onnx
     return true;
 }
 
-bool uses_domain(const onnx::GraphProto& g) {
-    for (const auto& n : g.node()) {
-        if (n.domain() == kDomain) return true;
-        for (const auto& a : n.attribute()) {
-            if (a.has_g() && uses_domain(a.g())) return true;
-            for (const auto& sub : a.graphs())
-                if (uses_domain(sub)) return true;
-        }
-    }
-    return false;
-}
-
 }  // namespace
 
 void expand_contrib_ops(onnx::ModelProto& model, const std::string& origin) {
     // Most models have none: no name collection, no copy of the node lists.
-    if (!uses_domain(model.graph())) return;
+    if (!uses_domain(model.graph(), kDomain)) return;
     int64_t opset = 0;
     for (const auto& op : model.opset_import())
         if (op.domain().empty() || op.domain() == "ai.onnx") opset = op.version();

@@ -194,7 +194,7 @@ namespace {
 const std::set<std::string>& may_leave_range() {
     static const std::set<std::string> ops = {
         "Add", "Sub", "Mul", "Neg", "Abs", "Sum", "Pow", "BitShift", "Cast", "CastLike",
-        "CumSum", "ReduceSum", "ReduceProd", "ReduceSumSquare", "MatMul", "MatMulInteger",
+        "CumSum", "CumProd", "ReduceSum", "ReduceProd", "ReduceSumSquare", "MatMul", "MatMulInteger",
         "Gemm", "Einsum", "Div", "Mean", "Det"};
     return ops;
 }
@@ -375,7 +375,7 @@ void narrow_outputs(NodeCtx& ctx) {
         // explicit conversion rounds, so Cast(FLOAT -> FLOAT16) is exact.
         // ONNX's reference Cast kept the high half of float32 for bfloat16
         // until opset 19 (its test data expects that); later opsets round.
-        bool truncate = et == onnx::TensorProto_DataType_BFLOAT16 && ctx.opset() < 19;
+        bool truncate = et == onnx::TensorProto_DataType_BFLOAT16 && ctx.imp.source_opset < 19;
         if ((is_float && (op == "Cast" || op == "CastLike")) ||
             (is_int && may_leave_range().count(op)))
             narrow_value(ctx, name, et, truncate);

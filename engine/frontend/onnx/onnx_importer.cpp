@@ -273,13 +273,15 @@ void collect_value_names(const onnx::GraphProto& gp, std::set<std::string>& out)
     }
 }
 
-graph::Graph build_graph(const onnx::ModelProto& model, const std::string& origin,
-                         const ImportOptions& options, std::vector<OutputLayout>* layout) {
+graph::Graph build_graph(const onnx::ModelProto& model, int64_t source_opset,
+                         const std::string& origin, const ImportOptions& options,
+                         std::vector<OutputLayout>* layout) {
     Importer imp;
     collect_value_names(model.graph(), imp.model_names);
     imp.origin = origin;
     imp.options = options;
     imp.opset = default_opset(model);
+    imp.source_opset = source_opset;
     const onnx::GraphProto& gp = model.graph();
     imp.g.name = gp.name().empty() ? "main" : gp.name();
 
@@ -407,7 +409,7 @@ graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
         } catch (const std::exception&) {
         }
     }
-    return build_graph(model, origin, options, layout);
+    return build_graph(model, opset, origin, options, layout);
 }
 
 graph::Graph import_onnx_file(const std::string& path, const ImportOptions& options) {

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <map>
 
 namespace tessera::frontend::onnx_import {
 
@@ -20,22 +21,47 @@ void collect_names(const onnx::GraphProto& g, std::set<std::string>& names) {
     }
 }
 
+bool uses_domain(const onnx::GraphProto& g, const std::string& domain) {
+    for (const auto& n : g.node()) {
+        if (n.domain() == domain) return true;
+        for (const auto& a : n.attribute()) {
+            if (a.has_g() && uses_domain(a.g(), domain)) return true;
+            for (const auto& sub : a.graphs())
+                if (uses_domain(sub, domain)) return true;
+        }
+    }
+    return false;
+}
+
 namespace {
 
 void rewrite_graph(NodeRewriter& r, onnx::GraphProto& g, Graphs& graphs,
                    const NodeRewrite& rewrite) {
     graphs.push_back(&g);
-    std::vector<onnx::NodeProto> out;
-    out.reserve(size_t(g.node_size()));
-    for (onnx::NodeProto& n : *g.mutable_node()) {
+    // Every node stays in `g` until all are rewritten: a rewrite reads the
+    // graph's Constant nodes (constant_ints), also those before it.
+    std::map<int, std::vector<onnx::NodeProto>> rewritten;
+    for (int i = 0; i < g.node_size(); ++i) {
+        onnx::NodeProto& n = *g.mutable_node(i);
         for (auto& a : *n.mutable_attribute()) {
             if (a.has_g()) rewrite_graph(r, *a.mutable_g(), graphs, rewrite);
             for (auto& sub : *a.mutable_graphs()) rewrite_graph(r, sub, graphs, rewrite);
         }
-        if (!rewrite(r, graphs, n, out)) out.push_back(std::move(n));
+        std::vector<onnx::NodeProto> replacement;
+        if (rewrite(r, graphs, n, replacement)) rewritten[i] = std::move(replacement);
     }
-    g.clear_node();
-    for (auto& n : out) *g.add_node() = std::move(n);
+    if (!rewritten.empty()) {
+        google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+        nodes.Swap(g.mutable_node());
+        for (int i = 0; i < nodes.size(); ++i) {
+            auto r_it = rewritten.find(i);
+            if (r_it == rewritten.end()) {
+                *g.add_node() = std::move(*nodes.Mutable(i));
+            } else {
+                for (auto& m : r_it->second) *g.add_node() = std::move(m);
+            }
+        }
+    }
     graphs.pop_back();
 }
 

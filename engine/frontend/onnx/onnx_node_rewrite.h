@@ -55,6 +55,9 @@ std::string node_name(const onnx::NodeProto& n);
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name);
 void erase_attr(onnx::NodeProto& n, const std::string& name);
 
+/// True when a node of `g` or of its subgraphs is of `domain`.
+bool uses_domain(const onnx::GraphProto& g, const std::string& domain);
+
 /// The int64 values of constant `name` (an initializer or a Constant node),
 /// or false when it is not a constant.
 bool constant_ints(const Graphs& graphs, const std::string& name, std::vector<int64_t>& out);

@@ -50,14 +50,35 @@ bool ints_all_one(const onnx::AttributeProto& a) {
 
 // ---- adapters: each rewrites one node into opset-17 nodes (appended to `out`)
 
+/// Leaves `n` for the importer in its newer form (kImportTimeDomain): its
+/// inputs are values the importer knows and ONNX 1.12 does not (a Reduce's
+/// axes computed from shapes, a Pad's axes).
+void defer_to_import(onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
+    n.set_domain(kImportTimeDomain);
+    out.push_back(std::move(n));
+}
+
+/// Ops the importer converts in their newer form: new ops it composes of
+/// opset-17 ops (onnx_attention.cpp, onnx_composed_ops.cpp), CumProd-26,
+/// SpaceToDepth-28's mode.
+void adapt_at_import(Rewriter&, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
+    defer_to_import(std::move(n), out);
+}
+
+/// Range-27: stash_type 1 (float) is how Tessera computes float16 ranges.
+void adapt_range(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
+    drop_default_attr(r, n, "stash_type", [](const auto& a) { return int_is(a, 1); },
+                      "other than 1 (float)");
+    out.push_back(std::move(n));
+}
+
 /// Reduce*-18: axes moved from an attribute to an optional input.
-void adapt_reduce(Rewriter& r, const Graphs& graphs, onnx::NodeProto n,
+void adapt_reduce(Rewriter&, const Graphs& graphs, onnx::NodeProto n,
                   std::vector<onnx::NodeProto>& out) {
     std::vector<int64_t> axes;
-    if (n.input_size() > 1 && !n.input(1).empty()) {
-        TS_USER_CHECK(constant_ints(graphs, n.input(1), axes))
-            << r.where(n) << ": axes '" << n.input(1)
-            << "' must be a constant int64 tensor (Tessera compiles static reductions)";
+    if (n.input_size() > 1 && !n.input(1).empty() && !constant_ints(graphs, n.input(1), axes)) {
+        defer_to_import(std::move(n), out);  // axes computed in the graph
+        return;
     }
     const onnx::AttributeProto* noop = find_attr(n, "noop_with_empty_axes");
     const bool identity = axes.empty() && noop && noop->i() != 0;
@@ -94,9 +115,12 @@ void adapt_resize(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onn
     out.push_back(std::move(n));
 }
 
-void adapt_pad(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() < 4 || n.input(3).empty())
-        << r.where(n) << ": the axes input (padding a subset of axes) is not supported";
+/// Pad-18: an optional axes input (the pads of a subset of axes).
+void adapt_pad(Rewriter&, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
+    if (n.input_size() > 3 && !n.input(3).empty()) {
+        defer_to_import(std::move(n), out);
+        return;
+    }
     while (n.input_size() > 3) n.mutable_input()->RemoveLast();
     out.push_back(std::move(n));
 }
@@ -166,8 +190,15 @@ const std::map<std::string, Adapter>& adapters() {
         {"QuantizeLinear", adapt_quant},   {"DequantizeLinear", adapt_quant},
         {"Gelu", adapt_gelu},              {"Mish", adapt_mish},
         {"Swish", adapt_swish},
+        {"Range", adapt_range},
     };
-    return table;
+    static const std::map<std::string, Adapter> all = [] {
+        std::map<std::string, Adapter> t = table;
+        for (const std::string& op : ops_adapted_at_import())
+            if (!t.count(op)) t[op] = adapt_at_import;
+        return t;
+    }();
+    return all;
 }
 
 /// The first version in (17, opset] of `op` that changed its signature, or 0.
@@ -180,10 +211,14 @@ int64_t first_changed_version(const std::string& op, int64_t opset) {
 
 bool adapt_node(NodeRewriter& r, int64_t opset, const Graphs& graphs, onnx::NodeProto& n,
                 std::vector<onnx::NodeProto>& out) {
-    const int64_t changed = is_default_domain(n) ? first_changed_version(n.op_type(), opset) : 0;
-    if (!changed) return false;
+    if (!is_default_domain(n)) return false;
+    int64_t changed = first_changed_version(n.op_type(), opset);
     auto it = adapters().find(n.op_type());
     const bool known_at_17 = onnx::OpSchemaRegistry::Schema(n.op_type(), int(kOnnx112Opset), "");
+    // An op new since 17 whose first version the table does not list
+    // (GroupNormalization-18, deprecated since) is adapted all the same.
+    if (!changed && !known_at_17 && it != adapters().end()) changed = opset;
+    if (!changed) return false;
     TS_USER_CHECK(it != adapters().end())
         << r.where(n) << ": unsupported op " << n.op_type() << " ("
         << (known_at_17 ? "its form changed in opset " : "new in opset ") << changed
@@ -212,6 +247,20 @@ void adapt_to_opset17(onnx::ModelProto& model, const std::string& origin) {
                   });
     for (auto& op : *model.mutable_opset_import())
         if (op.domain().empty() || op.domain() == "ai.onnx") op.set_version(kOnnx112Opset);
+    if (uses_domain(model.graph(), kImportTimeDomain)) {
+        onnx::OperatorSetIdProto* op = model.add_opset_import();
+        op->set_domain(kImportTimeDomain);
+        op->set_version(1);
+    }
+}
+
+const std::vector<std::string>& ops_adapted_at_import() {
+    static const std::vector<std::string> ops = {
+        "ReduceL1",  "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
+        "ReduceMean", "ReduceMin", "ReduceProd",  "ReduceSumSquare", "Pad",
+        "Attention", "RMSNormalization", "RotaryEmbedding", "GroupNormalization",
+        "CenterCropPad", "SwiGLU", "AffineGrid", "CumProd", "SpaceToDepth"};
+    return ops;
 }
 
 }  // namespace tessera::frontend::onnx_import

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "onnx/onnx_pb.h"
 
@@ -23,6 +24,14 @@ namespace tessera::frontend::onnx_import {
 inline constexpr int64_t kOnnx112Opset = 17;
 /// The newest default-domain opset of the schema table (opset_history.inc).
 int64_t newest_adaptable_opset();
+
+/// The domain of nodes the adapter leaves in their newer form for the
+/// importer, which knows values ONNX 1.12 cannot (a Reduce*-18 whose axes the
+/// graph computes from shapes; Pad-18 with axes): the importer converts them
+/// with the standard converters, which read the newer inputs.
+inline constexpr const char* kImportTimeDomain = "ai.tessera.at_import";
+/// The ops the adapter may leave in kImportTimeDomain.
+const std::vector<std::string>& ops_adapted_at_import();
 
 /// Rewrites `model` (default-domain opset in (17, newest]) into opset 17 forms
 /// and sets its default-domain opset import to 17. UserError naming `origin`,

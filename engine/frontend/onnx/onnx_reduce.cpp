@@ -66,11 +66,12 @@ void convert_topk(NodeCtx& ctx) {
                       {"largest", ctx.attr_int("largest", 1)}});
 }
 
-void convert_cumsum(NodeCtx& ctx) {
+/// CumSum, CumProd-26.
+void convert_cumulative(NodeCtx& ctx) {
     int64_t rank = int64_t(ctx.input_type(0).shape.size());
     std::vector<int64_t> axis = ctx.constant_ints(1);
     TS_USER_CHECK(axis.size() == 1) << ctx.where() << ": axis must hold one value";
-    ctx.emit("cumsum", {ctx.input(0)},
+    ctx.emit(ctx.node.op_type() == "CumProd" ? "cumprod" : "cumsum", {ctx.input(0)},
              {{"axis", normalize_axis(ctx, axis[0], rank)},
               {"exclusive", ctx.attr_int("exclusive", 0)},
               {"reverse", ctx.attr_int("reverse", 0)}});
@@ -122,7 +123,8 @@ void add_reduce_converters(ConverterTable& t) {
     t["ArgMin"] = arg("argmin");
     t["LogSoftmax"] = convert_log_softmax;
     t["TopK"] = convert_topk;
-    t["CumSum"] = convert_cumsum;
+    t["CumSum"] = convert_cumulative;
+    t["CumProd"] = convert_cumulative;
     t["BatchNormalization"] = convert_batch_norm;
     t["InstanceNormalization"] = convert_instance_norm;
     t["LayerNormalization"] = convert_layer_norm;

@@ -265,7 +265,14 @@ void convert_space_to_depth(NodeCtx& ctx) {
     int64_t b = ctx.attr_int("blocksize", 0);
     TS_USER_CHECK(b >= 1 && s[2] % b == 0 && s[3] % b == 0)
         << ctx.where() << ": blocksize " << b << " does not divide the spatial dims";
-    rearrange(ctx, {s[0], s[1], s[2] / b, b, s[3] / b, b}, {0, 3, 5, 1, 2, 4},
+    // DCR (the only order before opset 28): channel (by * b + bx) * C + c;
+    // CRD: c * b * b + by * b + bx.
+    const std::string mode = ctx.attr_str("mode", "DCR");
+    TS_USER_CHECK(mode == "DCR" || mode == "CRD")
+        << ctx.where() << ": mode '" << mode << "' is not DCR or CRD";
+    rearrange(ctx, {s[0], s[1], s[2] / b, b, s[3] / b, b},
+              mode == "DCR" ? std::vector<int64_t>{0, 3, 5, 1, 2, 4}
+                            : std::vector<int64_t>{0, 1, 3, 5, 2, 4},
               {s[0], s[1] * b * b, s[2] / b, s[3] / b});
 }
 

@@ -1,0 +1,202 @@
+// ONNX ops Tessera imports as compositions of other ONNX ops (onnx_compose.h),
+// each as ONNX's reference implementation computes it: LpNormalization,
+// LpPool, GroupNormalization-18/21, CenterCropPad-18, AffineGrid-20, SwiGLU-28.
+#include <cstring>
+#include <numeric>
+
+#include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_compose.h"
+
+namespace tessera::frontend::onnx_import {
+
+namespace {
+
+/// x / ||x||_p along axis (p = 1 or 2); 0 where the norm is 0.
+void convert_lp_normalization(NodeCtx& ctx) {
+    Composer c(ctx);
+    ctx.expect_outputs(1);
+    const std::string x = ctx.node.input(0);
+    const int64_t rank = int64_t(c.type(x).shape.size());
+    const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -1), rank);
+    const int64_t p = ctx.attr_int("p", 2);
+    TS_USER_CHECK(p == 1 || p == 2) << ctx.where() << ": p must be 1 or 2, got " << p;
+    const std::string norm =
+        c.op(p == 1 ? "ReduceL1" : "ReduceL2", {x}, {ints_attr("axes", {axis})});
+    const std::string zero = c.op("Equal", {norm, c.scalar(0.0f)});
+    c.op("Where", {zero, c.scalar(0.0f), c.op("Div", {x, norm})}, {}, ctx.node.output(0));
+}
+
+/// (sum over the window of |x|^p)^(1/p): the average pool of |x|^p with the
+/// padding counted, times the window size (ONNX's reference does the same).
+void convert_lp_pool(NodeCtx& ctx) {
+    Composer c(ctx);
+    ctx.expect_outputs(1);
+    const std::string x = ctx.node.input(0);
+    const int64_t p = ctx.attr_int("p", 2);
+    TS_USER_CHECK(p >= 1) << ctx.where() << ": p must be at least 1, got " << p;
+    const std::vector<int64_t> kernel = ctx.attr_ints("kernel_shape");
+    TS_USER_CHECK(!kernel.empty()) << ctx.where() << ": kernel_shape is required";
+    std::vector<onnx::AttributeProto> attrs = {ints_attr("kernel_shape", kernel),
+                                               int_attr("count_include_pad", 1)};
+    for (const char* a : {"strides", "pads"})
+        if (ctx.has_attr(a)) attrs.push_back(ints_attr(a, ctx.attr_ints(a)));
+    if (ctx.has_attr("auto_pad")) {
+        onnx::AttributeProto a;
+        a.set_name("auto_pad");
+        a.set_type(onnx::AttributeProto::STRING);
+        a.set_s(ctx.attr_str("auto_pad"));
+        attrs.push_back(a);
+    }
+    const int64_t window = std::accumulate(kernel.begin(), kernel.end(), int64_t(1),
+                                           [](int64_t a, int64_t b) { return a * b; });
+    const std::string powered = c.op("Pow", {c.op("Abs", {x}), c.scalar(float(p))});
+    const std::string sum =
+        c.op("Mul", {c.op("AveragePool", {powered}, attrs), c.scalar(float(window))});
+    c.op("Pow", {sum, c.scalar(float(1.0 / double(p)))}, {}, ctx.node.output(0));
+}
+
+/// GroupNormalization: (x - mean) / sqrt(var + eps) over each group of
+/// channels, then scale and bias per channel (opset 21) or per group (18).
+void convert_group_normalization(NodeCtx& ctx) {
+    Composer c(ctx);
+    ctx.expect_outputs(1);
+    const std::string x = ctx.node.input(0);
+    const std::vector<int64_t> shape = c.type(x).shape;
+    TS_USER_CHECK(shape.size() >= 2) << ctx.where() << ": X must have rank >= 2";
+    const int64_t channels = shape[1], groups = ctx.attr_int("num_groups", 0);
+    TS_USER_CHECK(groups >= 1 && channels % groups == 0)
+        << ctx.where() << ": num_groups " << groups << " does not divide " << channels
+        << " channels";
+    TS_USER_CHECK(ctx.attr_int("stash_type", 1) == 1)
+        << ctx.where() << ": stash_type other than 1 (float) is not supported";
+    const std::string grouped = c.op("Reshape", {x, c.ints({0, groups, -1})});
+    const std::string mean = c.op("ReduceMean", {grouped}, {ints_attr("axes", {2})});
+    const std::string dev = c.op("Sub", {grouped, mean});
+    const std::string var = c.op("ReduceMean", {c.op("Mul", {dev, dev})}, {ints_attr("axes", {2})});
+    const std::string eps = c.scalar(float(ctx.attr_float("epsilon", 1e-5)));
+    const std::string normed = c.op(
+        "Reshape", {c.op("Div", {dev, c.op("Sqrt", {c.op("Add", {var, eps})})}), c.ints(shape)});
+    // scale and bias: [C] per channel, or [G] per group (opset 18).
+    std::vector<int64_t> per(shape.size(), 1);
+    per[1] = channels;
+    auto per_channel = [&](const std::string& v) {
+        const int64_t n = c.type(v).num_elements();
+        TS_USER_CHECK(n == channels || n == groups)
+            << ctx.where() << ": scale and bias must have " << channels << " (channels) or "
+            << groups << " (groups) values, got " << n;
+        if (n == channels) return c.op("Reshape", {v, c.ints(per)});
+        const std::string g = c.op("Reshape", {v, c.ints({groups, 1})});
+        return c.op("Reshape", {c.op("Expand", {g, c.ints({groups, channels / groups})}),
+                                c.ints(per)});
+    };
+    c.op("Add",
+         {c.op("Mul", {normed, per_channel(ctx.node.input(1))}), per_channel(ctx.node.input(2))},
+         {}, ctx.node.output(0));
+}
+
+/// Crops (centered, the start rounded down) or zero-pads each of `axes`
+/// to the size `shape` gives.
+void convert_center_crop_pad(NodeCtx& ctx) {
+    Composer c(ctx);
+    ctx.expect_outputs(1);
+    std::string x = ctx.node.input(0);
+    const std::vector<int64_t> in = c.type(x).shape;
+    const int64_t rank = int64_t(in.size());
+    const std::vector<int64_t> want = ctx.constant_ints(1);
+    std::vector<int64_t> axes = ctx.attr_ints("axes");
+    if (axes.empty())
+        for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
+    TS_USER_CHECK(axes.size() == want.size())
+        << ctx.where() << ": shape has " << want.size() << " values for " << axes.size()
+        << " axes";
+    std::vector<int64_t> begins, ends, crop_axes, pads(size_t(2 * rank), 0);
+    for (size_t i = 0; i < axes.size(); ++i) {
+        const int64_t a = normalize_axis(ctx, axes[i], rank), dim = in[size_t(a)];
+        TS_USER_CHECK(want[i] >= 0) << ctx.where() << ": negative size " << want[i];
+        if (want[i] < dim) {
+            const int64_t start = (dim - want[i]) / 2;
+            crop_axes.push_back(a);
+            begins.push_back(start);
+            ends.push_back(start + want[i]);
+        } else if (want[i] > dim) {
+            const int64_t before = (want[i] - dim) / 2;
+            pads[size_t(a)] = before;
+            pads[size_t(a + rank)] = want[i] - dim - before;
+        }
+    }
+    if (!crop_axes.empty()) x = c.op("Slice", {x, c.ints(begins), c.ints(ends), c.ints(crop_axes)});
+    c.op("Pad", {x, c.ints(pads)}, {}, ctx.node.output(0));
+}
+
+/// The sampling grid of theta [N, k, k + 1] over the constant size
+/// [N, C, (D,) H, W]: theta times each point (x, y, (z,) 1) of the
+/// normalized base grid.
+void convert_affine_grid(NodeCtx& ctx) {
+    Composer c(ctx);
+    ctx.expect_outputs(1);
+    const std::vector<int64_t> size = ctx.constant_ints(1);
+    TS_USER_CHECK(size.size() == 4 || size.size() == 5)
+        << ctx.where() << ": size must be [N, C, H, W] or [N, C, D, H, W]";
+    const std::vector<int64_t> dims(size.begin() + 2, size.end());  // (D,) H, W
+    const int64_t k = int64_t(dims.size());
+    const bool align = ctx.attr_int("align_corners", 0) != 0;
+    int64_t points = 1;
+    for (int64_t d : dims) {
+        TS_USER_CHECK(d >= 1) << ctx.where() << ": size must be positive";
+        points *= d;
+    }
+    check_constant_size(ctx, {points, k + 1}, "the base grid");
+    auto coord = [&](int64_t i, int64_t n) {
+        if (align) return n == 1 ? -1.0 : -1.0 + 2.0 * double(i) / double(n - 1);
+        return -1.0 + (2.0 * double(i) + 1.0) / double(n);
+    };
+    // base[k + 1, points]: row r is the coordinate along dims[k - 1 - r]
+    // (x first), the last row ones.
+    std::vector<float> base(size_t((k + 1) * points));
+    for (int64_t pt = 0; pt < points; ++pt) {
+        int64_t rest = pt;
+        for (int64_t d = k - 1; d >= 0; --d) {
+            const int64_t i = rest % dims[size_t(d)];
+            rest /= dims[size_t(d)];
+            base[size_t((k - 1 - d) * points + pt)] = float(coord(i, dims[size_t(d)]));
+        }
+        base[size_t(k * points + pt)] = 1.0f;
+    }
+    ConstTensor t;
+    t.type.dtype = graph::DType::Float32;
+    t.type.shape = {k + 1, points};
+    auto data = std::make_shared<graph::ConstantData>();
+    data->bytes.resize(base.size() * sizeof(float));
+    std::memcpy(data->bytes.data(), base.data(), data->bytes.size());
+    t.data = std::move(data);
+    const std::string grid = ctx.imp.define_helper_constant(ctx.name + "_grid", std::move(t));
+    const std::string moved = c.op("MatMul", {ctx.node.input(0), grid});  // [N, k, points]
+    std::vector<int64_t> out = {size[0]};
+    out.insert(out.end(), dims.begin(), dims.end());
+    out.push_back(k);
+    c.op("Reshape", {c.op("Transpose", {moved}, {ints_attr("perm", {0, 2, 1})}), c.ints(out)}, {},
+         ctx.node.output(0));
+}
+
+/// SwiGLU-28: A sigmoid(alpha A) B.
+void convert_swiglu(NodeCtx& ctx) {
+    Composer c(ctx);
+    ctx.expect_outputs(1);
+    const std::string a = ctx.node.input(0);
+    const float alpha = float(ctx.attr_float("alpha", 1.0));
+    const std::string gate = c.op("Mul", {a, c.op("Sigmoid", {c.op("Mul", {a, c.scalar(alpha)})})});
+    c.op("Mul", {gate, ctx.node.input(1)}, {}, ctx.node.output(0));
+}
+
+}  // namespace
+
+void add_composed_converters(ConverterTable& t) {
+    t["LpNormalization"] = convert_lp_normalization;
+    t["LpPool"] = convert_lp_pool;
+    t["GroupNormalization"] = convert_group_normalization;
+    t["CenterCropPad"] = convert_center_crop_pad;
+    t["AffineGrid"] = convert_affine_grid;
+    t["SwiGLU"] = convert_swiglu;
+}
+
+}  // namespace tessera::frontend::onnx_import
