@@ -2,6 +2,7 @@
 // narrow_cast keeps a value in its compute dtype but limits it to the value
 // set of a declared ONNX type (float16/bfloat16 rounding, int16/uint16/uint32 wrap).
 #include "engine/core/error.h"
+#include "engine/core/small_types.h"
 #include "engine/graph/op_table.h"
 
 namespace tessera::graph::detail {
@@ -13,8 +14,12 @@ DType narrow_compute_dtype(const Node& n, const std::string& declared) {
     if (declared == "float16" || declared == "bfloat16") return DType::Float32;
     if (declared == "int16" || declared == "uint16") return DType::Int32;
     if (declared == "uint32") return DType::Int64;
+    if (auto small = small_type(declared))
+        return small_type_is_float(*small) ? DType::Float32 : DType::Int32;
     TS_USER_FAIL() << where(n) << ": dtype '" << declared
-                   << "' is not a narrow type (float16, bfloat16, int16, uint16, uint32)";
+                   << "' is not a narrow type (float16, bfloat16, int16, uint16, uint32, "
+                      "float8e4m3fn, float8e4m3fnuz, float8e5m2, float8e5m2fnuz, float8e8m0, "
+                      "float4e2m1, int4, uint4, int2, uint2)";
 }
 
 std::vector<TensorType> infer_narrow_cast(const Node& n, const std::vector<TensorType>& in) {
@@ -35,9 +40,10 @@ std::vector<TensorType> infer_narrow_cast(const Node& n, const std::vector<Tenso
 
 void add_dtype_ops(std::vector<OpDef>& table) {
     table.push_back({"narrow_cast",
-                     "Rounds float32 to float16/bfloat16 or wraps integers to int16/uint16/uint32 "
-                     "(attribute dtype; rounding=toward_zero truncates bfloat16); the dtype stays the "
-                     "compute dtype",
+                     "Rounds float32 to float16/bfloat16/float8/float4 or wraps integers to "
+                     "int16/uint16/uint32/int4/uint4/int2/uint2 (attribute dtype; "
+                     "rounding=toward_zero truncates bfloat16; saturate=0 lets float8 overflow "
+                     "to inf/NaN); the dtype stays the compute dtype",
                      OpPattern::ElemWise, infer_narrow_cast});
 }
 

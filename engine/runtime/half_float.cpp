@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/core/error.h"
+#include "engine/core/small_types.h"
 
 namespace tessera::runtime {
 
@@ -105,6 +106,16 @@ void narrow_to_declared(DType dtype, void* data, int64_t count, const std::strin
         expect(DType::Int64);
         int64_t* v = static_cast<int64_t*>(data);
         for (int64_t i = 0; i < count; ++i) v[i] = int64_t(uint32_t(v[i]));
+    } else if (auto small = small_type(declared)) {
+        if (small_type_is_float(*small)) {
+            expect(DType::Float32);
+            float* f = static_cast<float*>(data);
+            for (int64_t i = 0; i < count; ++i) f[i] = round_to_small_float(*small, f[i], /*saturate=*/false);
+        } else {
+            expect(DType::Int32);
+            int32_t* v = static_cast<int32_t*>(data);
+            for (int64_t i = 0; i < count; ++i) v[i] = wrap_to_small_int(*small, v[i]);
+        }
     } else {
         TS_USER_CHECK(declared == "uint64") << "unknown narrow element type '" << declared << "'";
         expect(DType::Int64);

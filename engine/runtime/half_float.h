@@ -31,8 +31,9 @@ namespace tessera::runtime {
 using graph::DType;
 
 /// Limits `count` values of compute dtype `dtype` at `data` to the value set of
-/// the declared narrow type `declared`: "float16"/"bfloat16" round float32
-/// values, "int16"/"uint16" wrap int32 values, "uint32" wraps int64 values;
+/// the declared narrow type `declared`: "float16"/"bfloat16" and the float8/
+/// float4 types (core/small_types.h) round float32 values, "int16"/"uint16"
+/// and int4/uint4/int2/uint2 wrap int32 values, "uint32" wraps int64 values;
 /// "uint64" (int64 bits) and "" leave them. UserError when `dtype` does not
 /// fit `declared` or `declared` is unknown.
 void narrow_to_declared(DType dtype, void* data, int64_t count, const std::string& declared);

@@ -1,8 +1,10 @@
 // Computes for narrow and half-precision dtypes at the graph boundary:
-// narrow_cast as float32 arithmetic (round to float16/bfloat16) or integer
-// floor-modulo (wrap to int16/uint16/uint32), so every backend can run it.
+// narrow_cast as float32 arithmetic (round to float16/bfloat16/float8/float4)
+// or integer floor-modulo (wrap to int16/uint16/uint32/int4/uint4/int2/uint2),
+// so every backend can run it.
 #include <cmath>
 
+#include "engine/core/small_types.h"
 #include "engine/tir/op.h"
 #include "engine/topi/topi_detail.h"
 
@@ -73,6 +75,39 @@ Expr truncate_to_bfloat16(const Expr& x) {
     return tir::select(a == f32(0) || a == f32(INFINITY), x, r);
 }
 
+// x rounded to float8 / float4 type `t` (nearest even; core/small_types.h
+// has the same in C++): the magnitude is clamped to twice the largest value
+// first (keeps next_pow2 finite; anything that large overflows), out of range
+// gives the largest value when `saturate` (always for E2M1), else infinity
+// (E5M2) or NaN; *FNUZ types have no -0; E2M1 has no NaN (0).
+Expr round_to_small_float(const Expr& x, SmallType t, bool saturate) {
+    const SmallFloatSpec s = small_float_spec(t);
+    const Expr nan = f32(NAN), inf = f32(INFINITY), zero = f32(0);
+    Expr a = tir::fabs(x);
+    Expr r = round_magnitude(tir::min(a, f32(2 * s.max)), s.man + 1, 1 - s.bias - s.man);
+    const Expr over = saturate || !s.has_nan ? f32(s.max) : s.has_inf ? inf : nan;
+    r = tir::select(r > f32(s.max), over, r);
+    r = tir::select(x < zero, r * f32(-1.0), r);
+    if (s.no_neg_zero)
+        r = tir::select(r == zero, zero, r);
+    else
+        r = tir::select(a == zero, x, r);  // keeps -0
+    return tir::select(x != x, s.has_nan ? nan : zero, r);
+}
+
+// x rounded up to a power of two of float8 E8M0 (2^-127 .. 2^127).
+Expr round_up_to_e8m0(const Expr& x, bool saturate) {
+    Expr a = tir::fabs(x);
+    Expr big = a >= f32(std::ldexp(1.0, 64));
+    Expr s = tir::select(big, a * f32(std::ldexp(1.0, -64)), a);
+    Expr p = next_pow2(s);
+    p = tir::select(big, p * f32(std::ldexp(1.0, 64)), p);
+    Expr r = tir::select(a <= f32(std::ldexp(1.0, -127)), f32(std::ldexp(1.0, -127)),
+                         tir::select(a >= f32(std::ldexp(1.0, 127)), f32(std::ldexp(1.0, 127)), p));
+    if (!saturate) r = tir::select(a == f32(INFINITY), f32(NAN), r);
+    return tir::select(x != x, f32(NAN), r);
+}
+
 // Two's complement wrap of an integer to `bits` bits (signed or not).
 Expr wrap_int(const Expr& x, int bits, bool is_signed) {
     const int64_t span = int64_t(1) << bits;
@@ -98,7 +133,18 @@ Tensors narrow_cast(const graph::Node& n, const Tensors& in, const Types& out) {
         fn = [](Expr v) { return wrap_int(v, 16, false); };
     else if (declared == "uint32")
         fn = [](Expr v) { return wrap_int(v, 32, false); };
-    else
+    else if (auto small = small_type(declared)) {
+        const SmallType t = *small;
+        const bool saturate = n.attr_int("saturate", 1) != 0;
+        if (t == SmallType::Float8E8M0)
+            fn = [saturate](Expr v) { return round_up_to_e8m0(v, saturate); };
+        else if (small_type_is_float(t))
+            fn = [t, saturate](Expr v) { return round_to_small_float(v, t, saturate); };
+        else
+            fn = [t](Expr v) {
+                return wrap_int(v, small_type_bits(t), t == SmallType::Int4 || t == SmallType::Int2);
+            };
+    } else
         TS_USER_FAIL() << where(n) << ": unknown narrow dtype '" << declared << "'";
     te::Tensor y = te::compute(
         x.shape(), [&](const std::vector<Var>& i) { return fn(x(as_exprs(i))); },

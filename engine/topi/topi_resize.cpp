@@ -93,7 +93,8 @@ Tensors resize(const graph::Node& n, const Tensors& in, const Types& out) {
     const bool crop = ctm == "tf_crop_and_resize";
     TS_USER_CHECK(!crop || roi.size() == 2 * rank)
         << where(n) << ": tf_crop_and_resize needs roi with " << 2 * rank << " values";
-    TS_USER_CHECK(crop || ctm == "half_pixel" || ctm == "pytorch_half_pixel" ||
+    TS_USER_CHECK(crop || ctm == "half_pixel" || ctm == "half_pixel_symmetric" ||
+                  ctm == "pytorch_half_pixel" ||
                   ctm == "align_corners" || ctm == "asymmetric" || ctm == "tf_half_pixel_for_nn")
         << where(n) << ": coordinate_transformation_mode '" << ctm << "' is not supported";
     const double extrapolation = n.attr_float("extrapolation_value", 0.0);
@@ -113,6 +114,12 @@ Tensors resize(const graph::Node& n, const Tensors& in, const Types& out) {
                 Expr c;
                 if (ctm == "half_pixel") {
                     c = (xf + f32(0.5)) / f32(s) - f32(0.5);
+                } else if (ctm == "half_pixel_symmetric") {
+                    // half_pixel about the input's centre (Resize-19): the
+                    // rounded output length stretches the grid.
+                    const double adjustment = double(os[d]) / len;
+                    const double offset = double(xs[d]) / 2 * (1 - adjustment);
+                    c = f32(offset) + (xf + f32(0.5)) / f32(s) - f32(0.5);
                 } else if (ctm == "pytorch_half_pixel") {
                     c = len > 1 ? (xf + f32(0.5)) / f32(s) - f32(0.5) : f32(0);
                 } else if (ctm == "align_corners") {

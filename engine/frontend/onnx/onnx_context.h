@@ -60,6 +60,7 @@ struct Importer {
     std::map<std::string, int> values;                         // ONNX name -> graph value index
     std::map<std::string, ConstTensor> constants;              // ONNX name -> constant data
     std::map<std::string, const onnx::TypeProto*> onnx_types;  // inputs, outputs, value_info
+    std::map<std::string, int> initializer_elem_types;         // declared types of initializers
     // Import-time values (onnx_seq.cpp): a sequence is the list of the ONNX
     // names of its elements; an optional names its element ("" when empty).
     std::map<std::string, std::vector<std::string>> sequences;

@@ -113,8 +113,9 @@ void convert_conv(NodeCtx& ctx) {
         << ctx.where() << ": only 2-D convolution (4-D input and weight) is supported, got input "
         << xt.str() << " and weight " << wt.str();
     std::vector<int64_t> kernel = {wt.shape[2], wt.shape[3]};
-    std::vector<int64_t> strides = ctx.attr_ints("strides", {1, 1});
-    std::vector<int64_t> dilations = ctx.attr_ints("dilations", {1, 1});
+    const std::vector<int64_t> ones(one_d ? 1 : 2, 1);  // one per spatial axis
+    std::vector<int64_t> strides = ctx.attr_ints("strides", ones);
+    std::vector<int64_t> dilations = ctx.attr_ints("dilations", ones);
     std::vector<int64_t> pads;
     if (one_d) {
         std::vector<int64_t> p1 = ctx.attr_ints("pads", {0, 0});

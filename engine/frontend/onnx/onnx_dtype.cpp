@@ -9,12 +9,14 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/boundary_types.h"
 #include "engine/runtime/half_float.h"
+#include "engine/core/small_types.h"
 
 namespace tessera::frontend {
 
@@ -22,21 +24,49 @@ namespace onnx_import {
 
 using graph::DType;
 
-bool is_boundary_elem_type(int elem_type) {
+namespace {
+
+// ONNX element types newer than ONNX 1.12's enum (opsets 19 to 25).
+constexpr int kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19, kFloat8E5M2FNUZ = 20,
+              kUInt4 = 21, kInt4 = 22, kFloat4E2M1 = 23, kFloat8E8M0 = 24, kUInt2 = 25, kInt2 = 26;
+
+// The 8-, 4- and 2-bit types (core/small_types.h) by ONNX element type.
+std::optional<SmallType> small_of(int elem_type) {
     switch (elem_type) {
-        case onnx::TensorProto_DataType_FLOAT16:
-        case onnx::TensorProto_DataType_BFLOAT16:
-        case onnx::TensorProto_DataType_INT16:
-        case onnx::TensorProto_DataType_UINT16:
-        case onnx::TensorProto_DataType_UINT32:
-        case onnx::TensorProto_DataType_UINT64:
-            return true;
-        default:
-            return false;
+        case kFloat8E4M3FN: return SmallType::Float8E4M3FN;
+        case kFloat8E4M3FNUZ: return SmallType::Float8E4M3FNUZ;
+        case kFloat8E5M2: return SmallType::Float8E5M2;
+        case kFloat8E5M2FNUZ: return SmallType::Float8E5M2FNUZ;
+        case kUInt4: return SmallType::UInt4;
+        case kInt4: return SmallType::Int4;
+        case kFloat4E2M1: return SmallType::Float4E2M1;
+        case kFloat8E8M0: return SmallType::Float8E8M0;
+        case kUInt2: return SmallType::UInt2;
+        case kInt2: return SmallType::Int2;
+        default: return std::nullopt;
     }
 }
 
+constexpr int kWideTypes[] = {onnx::TensorProto_DataType_FLOAT16, onnx::TensorProto_DataType_BFLOAT16,
+                              onnx::TensorProto_DataType_INT16,   onnx::TensorProto_DataType_UINT16,
+                              onnx::TensorProto_DataType_UINT32,  onnx::TensorProto_DataType_UINT64};
+
+}  // namespace
+
+bool is_boundary_elem_type(int elem_type) {
+    for (int t : kWideTypes)
+        if (t == elem_type) return true;
+    return small_of(elem_type).has_value();
+}
+
+bool is_small_float_elem_type(int elem_type) {
+    auto s = small_of(elem_type);
+    return s && small_type_is_float(*s);
+}
+
 graph::DType boundary_compute_dtype(int elem_type) {
+    if (auto s = small_of(elem_type))
+        return small_type_is_float(*s) ? DType::Float32 : DType::Int32;
     switch (elem_type) {
         case onnx::TensorProto_DataType_FLOAT16:
         case onnx::TensorProto_DataType_BFLOAT16:
@@ -50,6 +80,7 @@ graph::DType boundary_compute_dtype(int elem_type) {
 }
 
 std::string boundary_type_name(int elem_type) {
+    if (auto s = small_of(elem_type)) return small_type_name(*s);
     switch (elem_type) {
         case onnx::TensorProto_DataType_FLOAT16: return "float16";
         case onnx::TensorProto_DataType_BFLOAT16: return "bfloat16";
@@ -62,27 +93,39 @@ std::string boundary_type_name(int elem_type) {
 }
 
 int boundary_elem_type(const std::string& name) {
-    for (int t : {onnx::TensorProto_DataType_FLOAT16, onnx::TensorProto_DataType_BFLOAT16,
-                  onnx::TensorProto_DataType_INT16, onnx::TensorProto_DataType_UINT16,
-                  onnx::TensorProto_DataType_UINT32, onnx::TensorProto_DataType_UINT64})
+    for (int t : kWideTypes)
+        if (boundary_type_name(t) == name) return t;
+    for (int t = kFloat8E4M3FN; t <= kInt2; ++t)
         if (boundary_type_name(t) == name) return t;
     return 0;
 }
 
 namespace {
 
-// Bytes of one element as ONNX stores it.
-size_t stored_bytes(int elem_type) {
+// Bits of one element as ONNX stores it (8-, 4- and 2-bit types are packed
+// into bytes, the first element in the low bits).
+int stored_bits(int elem_type) {
+    if (auto s = small_of(elem_type)) return small_type_bits(*s);
     switch (elem_type) {
-        case onnx::TensorProto_DataType_UINT32: return 4;
-        case onnx::TensorProto_DataType_UINT64: return 8;
-        default: return 2;
+        case onnx::TensorProto_DataType_UINT32: return 32;
+        case onnx::TensorProto_DataType_UINT64: return 64;
+        default: return 16;
     }
 }
 
-// One stored element (little-endian bits in `raw`, or a typed-field value)
-// widened into `out` (float32 / int32 / int64 slot `i`).
+// Bytes that hold `count` elements of `bits` bits.
+int64_t stored_size(int64_t count, int bits) { return (count * bits + 7) / 8; }
+
+// One stored element (its bits) widened into `out` (float32 / int32 / int64 slot `i`).
 void widen(int elem_type, uint64_t bits, uint8_t* out, int64_t i) {
+    if (auto s = small_of(elem_type)) {
+        const double v = small_bits_to_value(*s, uint32_t(bits));
+        if (small_type_is_float(*s))
+            reinterpret_cast<float*>(out)[i] = float(v);
+        else
+            reinterpret_cast<int32_t*>(out)[i] = int32_t(v);
+        return;
+    }
     switch (elem_type) {
         case onnx::TensorProto_DataType_FLOAT16:
             reinterpret_cast<float*>(out)[i] = runtime::half_bits_to_float(uint16_t(bits));
@@ -105,8 +148,15 @@ void widen(int elem_type, uint64_t bits, uint8_t* out, int64_t i) {
     }
 }
 
-// The stored bits of element `i` of compute-dtype data, narrowed to `elem_type`.
-uint64_t narrow(int elem_type, const uint8_t* data, int64_t i) {
+// The stored bits of element `i` of compute-dtype data, narrowed to
+// `elem_type` (float8/float4 out of range: saturated unless `saturate` is false).
+uint64_t narrow(int elem_type, const uint8_t* data, int64_t i, bool saturate = true) {
+    if (auto s = small_of(elem_type)) {
+        const double v = small_type_is_float(*s)
+                             ? double(reinterpret_cast<const float*>(data)[i])
+                             : double(reinterpret_cast<const int32_t*>(data)[i]);
+        return value_to_small_bits(*s, v, saturate);
+    }
     switch (elem_type) {
         case onnx::TensorProto_DataType_FLOAT16:
             return runtime::float_to_half_bits(reinterpret_cast<const float*>(data)[i]);
@@ -136,33 +186,38 @@ ConstTensor decode_boundary_tensor(const onnx::TensorProto& t, const std::string
         c.type.shape.push_back(d);
         count *= d;
     }
-    const size_t eb = stored_bytes(et);
+    const int bits = stored_bits(et);
+    // Sub-byte types keep one packed byte per int32_data entry; 8- and
+    // 16-bit types one element; uint32/uint64 live in uint64_data.
+    const bool in_int32 = bits <= 16;
+    const int64_t units = bits < 8 ? stored_size(count, bits) : count;
     // The stored data must match the shape before anything of that size is allocated.
-    int64_t stored = t.has_raw_data() ? int64_t(t.raw_data().size() / eb)
-                     : eb == 2        ? t.int32_data_size()
-                                      : t.uint64_data_size();
     if (t.has_raw_data()) {
-        TS_USER_CHECK(t.raw_data().size() == size_t(count) * eb)
+        TS_USER_CHECK(int64_t(t.raw_data().size()) == stored_size(count, bits))
             << what << ": raw_data holds " << t.raw_data().size() << " bytes, shape "
-            << c.type.str() << " of " << boundary_type_name(et) << " needs " << size_t(count) * eb;
+            << c.type.str() << " of " << boundary_type_name(et) << " needs "
+            << stored_size(count, bits);
+    } else {
+        const int64_t stored = in_int32 ? t.int32_data_size() : t.uint64_data_size();
+        TS_USER_CHECK(stored == units) << what << ": holds " << stored << " values, shape "
+                                       << c.type.str() << " needs " << units;
     }
-    TS_USER_CHECK(stored == count) << what << ": holds " << stored << " values, shape "
-                                   << c.type.str() << " needs " << count;
     auto data = std::make_shared<graph::ConstantData>();
     data->bytes.resize(size_t(c.type.num_bytes()));
     uint8_t* out = data->bytes.data();
-    if (t.has_raw_data()) {
-        const std::string& raw = t.raw_data();
-        for (int64_t i = 0; i < count; ++i) {
-            uint64_t bits = 0;
-            std::memcpy(&bits, raw.data() + size_t(i) * eb, eb);  // little-endian host
-            widen(et, bits, out, i);
+    auto stored_byte = [&](int64_t b) -> uint64_t {
+        return t.has_raw_data() ? uint8_t(t.raw_data()[size_t(b)]) : uint8_t(t.int32_data(int(b)));
+    };
+    for (int64_t i = 0; i < count; ++i) {
+        uint64_t v = 0;
+        if (bits < 8) {
+            v = (stored_byte(i * bits / 8) >> ((i * bits) % 8)) & ((1u << bits) - 1);
+        } else if (t.has_raw_data()) {
+            std::memcpy(&v, t.raw_data().data() + size_t(i) * size_t(bits / 8), size_t(bits / 8));
+        } else {
+            v = in_int32 ? uint64_t(uint32_t(t.int32_data(int(i)))) : t.uint64_data(int(i));
         }
-    } else if (eb == 2) {  // float16, bfloat16, int16, uint16 live in int32_data
-        for (int64_t i = 0; i < count; ++i)
-            widen(et, uint64_t(uint32_t(t.int32_data(int(i)))), out, i);
-    } else {  // uint32, uint64 live in uint64_data
-        for (int64_t i = 0; i < count; ++i) widen(et, t.uint64_data(int(i)), out, i);
+        widen(et, v, out, i);
     }
     c.data = std::move(data);
     return c;
@@ -177,12 +232,15 @@ void encode_boundary_tensor(const graph::TensorType& type, const void* data, int
     out->set_name(name);
     out->set_data_type(elem_type);
     for (int64_t d : type.shape) out->add_dims(d);
-    const size_t eb = stored_bytes(elem_type);
+    const int bits = stored_bits(elem_type);
     const int64_t count = type.num_elements();
-    std::string raw(size_t(count) * eb, '\0');
+    std::string raw(size_t(stored_size(count, bits)), '\0');
     for (int64_t i = 0; i < count; ++i) {
-        uint64_t bits = narrow(elem_type, static_cast<const uint8_t*>(data), i);
-        std::memcpy(raw.data() + size_t(i) * eb, &bits, eb);
+        uint64_t v = narrow(elem_type, static_cast<const uint8_t*>(data), i);
+        if (bits < 8)
+            raw[size_t(i * bits / 8)] = char(uint8_t(raw[size_t(i * bits / 8)]) | (v << ((i * bits) % 8)));
+        else
+            std::memcpy(raw.data() + size_t(i) * size_t(bits / 8), &v, size_t(bits / 8));
     }
     out->set_raw_data(std::move(raw));
 }
@@ -209,12 +267,17 @@ const std::set<std::string>& sign_sensitive() {
     return ops;
 }
 
-// The declared ONNX element type of value `name`, or 0 when unknown.
+}  // namespace
+
 int declared_elem_type(const Importer& imp, const std::string& name) {
+    if (auto i = imp.initializer_elem_types.find(name); i != imp.initializer_elem_types.end())
+        return i->second;
     auto it = imp.onnx_types.find(name);
     if (it == imp.onnx_types.end() || !it->second || !it->second->has_tensor_type()) return 0;
     return it->second->tensor_type().elem_type();
 }
+
+namespace {
 
 // Ops that only compare their operands (or pick one): on uint64 values they
 // run exactly on int64 after adding 2^63 (mod 2^64) to every operand, which
@@ -310,14 +373,20 @@ void check_uint64_inputs(NodeCtx& ctx) {
     }
 }
 
-// A constant's data narrowed to the value set of `elem_type` (bfloat16
-// rounded toward zero when `truncate`).
+// How a Cast rounds into a narrow type.
+struct Rounding {
+    bool truncate = false;  // bfloat16 toward zero (ONNX's reference before opset 19)
+    bool saturate = true;   // float8: out of range gives the largest value, not inf/NaN
+};
+
+// A constant's data narrowed to the value set of `elem_type`.
 std::shared_ptr<graph::ConstantData> narrowed_data(const ConstTensor& c, int elem_type,
-                                                   bool truncate) {
+                                                   Rounding rounding) {
+    const bool truncate = rounding.truncate;
     auto data = std::make_shared<graph::ConstantData>(*c.data);
     const int64_t count = c.type.num_elements();
     for (int64_t i = 0; i < count; ++i) {
-        uint64_t bits = narrow(elem_type, c.data->bytes.data(), i);
+        uint64_t bits = narrow(elem_type, c.data->bytes.data(), i, rounding.saturate);
         if (truncate) {
             float f = c.data->as<float>()[i];
             uint32_t u;
@@ -332,12 +401,12 @@ std::shared_ptr<graph::ConstantData> narrowed_data(const ConstTensor& c, int ele
 // Makes ONNX value `name` (output of the node just converted) hold values of
 // its declared narrow type: a constant is narrowed now, anything else gets a
 // narrow_cast node that takes over the ONNX name.
-void narrow_value(NodeCtx& ctx, const std::string& name, int elem_type, bool truncate) {
+void narrow_value(NodeCtx& ctx, const std::string& name, int elem_type, Rounding rounding) {
     Importer& imp = ctx.imp;
     const DType want = boundary_compute_dtype(elem_type);
     if (auto c = imp.constants.find(name); c != imp.constants.end()) {
         if (c->second.type.dtype != want) return;
-        c->second.data = narrowed_data(c->second, elem_type, truncate);
+        c->second.data = narrowed_data(c->second, elem_type, rounding);
         if (auto v = imp.values.find(name); v != imp.values.end())
             imp.g.values[size_t(v->second)].constant = c->second.data;
         return;
@@ -347,7 +416,8 @@ void narrow_value(NodeCtx& ctx, const std::string& name, int elem_type, bool tru
     const int old = v->second;
     if (imp.g.values[size_t(old)].type.dtype != want) return;
     std::map<std::string, graph::AttrValue> attrs = {{"dtype", boundary_type_name(elem_type)}};
-    if (truncate) attrs["rounding"] = std::string("toward_zero");
+    if (rounding.truncate) attrs["rounding"] = std::string("toward_zero");
+    if (!rounding.saturate) attrs["saturate"] = int64_t(0);
     const int w = ctx.emit_internal("narrow_cast", {old}, std::move(attrs));
     std::swap(imp.g.values[size_t(old)].name, imp.g.values[size_t(w)].name);
     imp.values[imp.g.values[size_t(old)].name] = old;
@@ -367,18 +437,29 @@ void narrow_outputs(NodeCtx& ctx) {
             if (like) et = like;
         }
         bool is_float = et == onnx::TensorProto_DataType_FLOAT16 ||
-                        et == onnx::TensorProto_DataType_BFLOAT16;
+                        et == onnx::TensorProto_DataType_BFLOAT16 || is_small_float_elem_type(et);
         bool is_int = et == onnx::TensorProto_DataType_INT16 ||
                       et == onnx::TensorProto_DataType_UINT16 ||
-                      et == onnx::TensorProto_DataType_UINT32;
+                      et == onnx::TensorProto_DataType_UINT32 ||
+                      (is_boundary_elem_type(et) && !is_float &&
+                       boundary_compute_dtype(et) == DType::Int32);
         // float16 intermediates compute in float32 (the policy); only an
         // explicit conversion rounds, so Cast(FLOAT -> FLOAT16) is exact.
         // ONNX's reference Cast kept the high half of float32 for bfloat16
         // until opset 19 (its test data expects that); later opsets round.
-        bool truncate = et == onnx::TensorProto_DataType_BFLOAT16 && ctx.imp.source_opset < 19;
-        if ((is_float && (op == "Cast" || op == "CastLike")) ||
+        Rounding rounding;
+        rounding.truncate = et == onnx::TensorProto_DataType_BFLOAT16 && ctx.imp.source_opset < 19;
+        if (op == "Cast" || op == "CastLike") {
+            rounding.saturate = ctx.attr_int("saturate", 1) != 0;
+            const std::string mode = ctx.attr_str("round_mode", "up");
+            TS_USER_CHECK(mode == "up" || et != kFloat8E8M0)
+                << ctx.where() << ": round_mode '" << mode
+                << "' to float8e8m0 is not supported (up is)";
+        }
+        if (op == "QuantizeLinear") rounding.saturate = ctx.attr_int("saturate", 1) != 0;
+        if ((is_float && (op == "Cast" || op == "CastLike" || op == "QuantizeLinear")) ||
             (is_int && may_leave_range().count(op)))
-            narrow_value(ctx, name, et, truncate);
+            narrow_value(ctx, name, et, rounding);
     }
 }
 

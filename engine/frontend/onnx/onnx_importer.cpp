@@ -253,6 +253,42 @@ void check_ops_supported(const onnx::ModelProto& model, const std::string& origi
     }
 }
 
+// ONNX 1.12's checker rejects initializers of element types newer than it
+// (float8, int4... of opsets 19-25), though it accepts them as graph inputs:
+// while it checks, such initializers are graph inputs of their type.
+void check_model_with_newer_initializers(onnx::ModelProto& model) {
+    onnx::GraphProto& g = *model.mutable_graph();
+    google::protobuf::RepeatedPtrField<onnx::TensorProto> newer;
+    std::set<std::string> inputs;
+    for (const auto& vi : g.input()) inputs.insert(vi.name());
+    const int first_input = g.input_size();
+    auto* inits = g.mutable_initializer();
+    for (int i = inits->size() - 1; i >= 0; --i) {
+        if (onnx::TensorProto_DataType_IsValid(inits->Get(i).data_type())) continue;
+        onnx::TensorProto t = inits->Get(i);
+        inits->DeleteSubrange(i, 1);
+        if (!inputs.count(t.name())) {
+            onnx::ValueInfoProto* vi = g.add_input();
+            vi->set_name(t.name());
+            auto* tt = vi->mutable_type()->mutable_tensor_type();
+            tt->set_elem_type(t.data_type());
+            for (int64_t d : t.dims()) tt->mutable_shape()->add_dim()->set_dim_value(d);
+        }
+        *newer.Add() = std::move(t);
+    }
+    auto restore = [&] {
+        while (g.input_size() > first_input) g.mutable_input()->RemoveLast();
+        for (auto& t : newer) *g.add_initializer() = std::move(t);
+    };
+    try {
+        onnx::checker::check_model(model);
+    } catch (...) {
+        restore();
+        throw;
+    }
+    restore();
+}
+
 int64_t default_opset(const onnx::ModelProto& m) {
     for (const auto& op : m.opset_import())
         if (op.domain().empty() || op.domain() == "ai.onnx") return op.version();
@@ -290,6 +326,7 @@ graph::Graph build_graph(const onnx::ModelProto& model, int64_t source_opset,
     for (const auto& vi : gp.output()) imp.onnx_types[vi.name()] = &vi.type();
 
     for (const auto& init : gp.initializer()) {
+        imp.initializer_elem_types[init.name()] = init.data_type();
         if (init.data_type() == onnx::TensorProto_DataType_STRING) {
             imp.strings[init.name()] = decode_strings(init);  // for string ops at import
             continue;
@@ -374,7 +411,7 @@ graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
     expand_contrib_ops(model, origin);
     if (opset > kOnnx112Opset) adapt_to_opset17(model, origin);
     try {
-        onnx::checker::check_model(model);
+        check_model_with_newer_initializers(model);
     } catch (const std::exception& e) {
         TS_USER_FAIL() << origin << ": the ONNX checker rejected the model: " << first_line(e.what());
     }

@@ -107,8 +107,18 @@ void adapt_split(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx
     out.push_back(std::move(n));
 }
 
+/// Resize-18/19: axes, keep_aspect_ratio_policy and half_pixel_symmetric are
+/// read by the importer; antialiasing is not supported.
 void adapt_resize(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
     drop_default_attr(r, n, "antialias", [](const auto& a) { return int_is(a, 0); }, "(antialiasing)");
+    const onnx::AttributeProto* axes = find_attr(n, "axes");
+    const onnx::AttributeProto* policy = find_attr(n, "keep_aspect_ratio_policy");
+    const onnx::AttributeProto* ctm = find_attr(n, "coordinate_transformation_mode");
+    if ((axes && axes->ints_size() > 0) || (policy && policy->s() != "stretch") ||
+        (ctm && ctm->s() == "half_pixel_symmetric")) {
+        defer_to_import(std::move(n), out);
+        return;
+    }
     drop_default_attr(r, n, "axes", [](const auto& a) { return a.ints_size() == 0; }, "(a subset of axes)");
     drop_default_attr(r, n, "keep_aspect_ratio_policy",
                       [](const auto& a) { return string_is(a, "stretch"); }, "other than stretch");
@@ -132,8 +142,16 @@ void adapt_pool(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx:
     out.push_back(std::move(n));
 }
 
-/// Cast/CastLike-19/24: saturate and round_mode only change float8/float4 results.
+/// Cast/CastLike-19/25: saturate and round_mode only change float8/float4
+/// results; a Cast that sets them is left for the importer, which reads them
+/// (onnx_dtype.cpp).
 void adapt_cast(Rewriter&, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
+    const onnx::AttributeProto* saturate = find_attr(n, "saturate");
+    const onnx::AttributeProto* mode = find_attr(n, "round_mode");
+    if ((saturate && saturate->i() != 1) || (mode && mode->s() != "up")) {
+        defer_to_import(std::move(n), out);
+        return;
+    }
     erase_attr(n, "saturate");
     erase_attr(n, "round_mode");
     out.push_back(std::move(n));
@@ -259,7 +277,8 @@ const std::vector<std::string>& ops_adapted_at_import() {
         "ReduceL1",  "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
         "ReduceMean", "ReduceMin", "ReduceProd",  "ReduceSumSquare", "Pad",
         "Attention", "RMSNormalization", "RotaryEmbedding", "GroupNormalization",
-        "CenterCropPad", "SwiGLU", "AffineGrid", "CumProd", "SpaceToDepth"};
+        "CenterCropPad", "SwiGLU", "AffineGrid", "CumProd", "SpaceToDepth", "Cast", "CastLike",
+        "Resize"};
     return ops;
 }
 

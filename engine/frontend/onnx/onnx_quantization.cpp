@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_dtype.h"
 #include "engine/frontend/onnx/onnx_math_signal.h"
 
 namespace tessera::frontend::onnx_import {
@@ -85,22 +86,53 @@ int exact_product(NodeCtx& ctx, int a, int b, int64_t K,
     return emit_to(ctx, out, "add", {ctx.emit_internal("multiply", {ph, sixteen}), pl});
 }
 
-// saturate(round(y) + zero_point) as `to`, y float32; the result is ONNX output `out`.
-int requantize(NodeCtx& ctx, int y, int zp, DType to, int out) {
-    int r = ctx.emit_internal("round", {y});
-    if (zp >= 0) r = ctx.emit_internal("add", {r, cast(ctx, zp, DType::Float32)});
-    double lo = to == DType::Int8 ? -128 : to == DType::UInt8 ? 0 : -2147483648.0;
-    double hi = to == DType::Int8 ? 127 : to == DType::UInt8 ? 255 : 2147483647.0;
-    r = ctx.emit_internal("clip", {r}, {{"a_min", lo}, {"a_max", hi}});
-    return emit_to(ctx, out, "cast", {r}, {{"dtype", std::string(graph::dtype_name(to))}});
+// The integer range of a quantized type: int8/uint8 and the types computed in
+// int32 (int16/uint16, int4/uint4, int2/uint2).
+struct QuantRange {
+    DType dtype;
+    double lo, hi;
+};
+
+QuantRange quant_range(NodeCtx& ctx, int elem_type) {
+    switch (elem_type) {
+        case onnx::TensorProto_DataType_INT8: return {DType::Int8, -128, 127};
+        case onnx::TensorProto_DataType_UINT8: return {DType::UInt8, 0, 255};
+        case onnx::TensorProto_DataType_INT16: return {DType::Int32, -32768, 32767};
+        case onnx::TensorProto_DataType_UINT16: return {DType::Int32, 0, 65535};
+        case 22: return {DType::Int32, -8, 7};   // INT4
+        case 21: return {DType::Int32, 0, 15};   // UINT4
+        case 26: return {DType::Int32, -2, 1};   // INT2
+        case 25: return {DType::Int32, 0, 3};    // UINT2
+        default: break;
+    }
+    TS_USER_FAIL() << ctx.where() << ": zero point must be int8, uint8, int16, uint16, int4, uint4, "
+                   << "int2, uint2 or a float8/float4 type, got element type " << elem_type;
 }
 
-DType quant_type(NodeCtx& ctx, int zp_input) {
-    if (!ctx.has_input(zp_input)) return DType::UInt8;
+// saturate(round(y) + zero_point) in `range`; the result is ONNX output `out`.
+int requantize(NodeCtx& ctx, int y, int zp, QuantRange range, int out) {
+    int r = ctx.emit_internal("round", {y});
+    if (zp >= 0) r = ctx.emit_internal("add", {r, cast(ctx, zp, DType::Float32)});
+    r = ctx.emit_internal("clip", {r}, {{"a_min", range.lo}, {"a_max", range.hi}});
+    return emit_to(ctx, out, "cast", {r}, {{"dtype", std::string(graph::dtype_name(range.dtype))}});
+}
+
+// The 8-bit range of QLinear*/DynamicQuantizeLinear: the zero point's type.
+QuantRange quant_type(NodeCtx& ctx, int zp_input) {
+    if (!ctx.has_input(zp_input)) return {DType::UInt8, 0, 255};
     DType t = ctx.input_type(zp_input).dtype;
     TS_USER_CHECK(t == DType::UInt8 || t == DType::Int8)
         << ctx.where() << ": zero point must be uint8 or int8, got " << graph::dtype_name(t);
-    return t;
+    return t == DType::Int8 ? QuantRange{DType::Int8, -128, 127} : QuantRange{DType::UInt8, 0, 255};
+}
+
+// The quantized element type: the zero point's declared type (uint8 without one).
+int quant_elem_type(NodeCtx& ctx, int zp_input) {
+    if (!ctx.has_input(zp_input)) return onnx::TensorProto_DataType_UINT8;
+    const int et = declared_elem_type(ctx.imp, ctx.node.input(zp_input));
+    if (et) return et;
+    const DType t = ctx.input_type(zp_input).dtype;
+    return t == DType::Int8 ? onnx::TensorProto_DataType_INT8 : onnx::TensorProto_DataType_UINT8;
 }
 
 void convert_quantize(NodeCtx& ctx) {
@@ -110,15 +142,31 @@ void convert_quantize(NodeCtx& ctx) {
     if (axis < 0) axis += rank;
     int scale = along_axis(ctx, ctx.input(1), rank, axis, "y_scale");
     int zp = ctx.has_input(2) ? along_axis(ctx, ctx.input(2), rank, axis, "y_zero_point") : -1;
-    int q = ctx.emit_internal("divide", {x, scale});
-    requantize(ctx, q, zp, quant_type(ctx, 2), 0);
+    const int et = quant_elem_type(ctx, 2);
+    if (is_small_float_elem_type(et)) {
+        // float8/float4: x / scale + zero point, rounded to the type when the
+        // output is narrowed (onnx_dtype.cpp, with the saturate attribute).
+        if (zp < 0) {
+            emit_to(ctx, 0, "divide", {x, scale});
+        } else {
+            emit_to(ctx, 0, "add", {ctx.emit_internal("divide", {x, scale}), zp});
+        }
+        return;
+    }
+    requantize(ctx, ctx.emit_internal("divide", {x, scale}), zp, quant_range(ctx, et), 0);
 }
 
 void convert_dequantize(NodeCtx& ctx) {
     int64_t rank = int64_t(ctx.input_type(0).shape.size());
     int64_t axis = ctx.attr_int("axis", 1);
     if (axis < 0) axis += rank;
-    int x = centered(ctx, ctx.input(0), 2, axis, "x_zero_point");
+    // float8/float4 values (computed as float32) are centered in float.
+    int x = ctx.input_type(0).dtype == DType::Float32
+                ? (ctx.has_input(2) ? ctx.emit_internal("subtract",
+                                                        {ctx.input(0), along_axis(ctx, cast(ctx, ctx.input(2), DType::Float32),
+                                                                                  rank, axis, "x_zero_point")})
+                                    : ctx.input(0))
+                : centered(ctx, ctx.input(0), 2, axis, "x_zero_point");
     int scale = along_axis(ctx, ctx.input(1), rank, axis, "x_scale");
     ctx.emit("multiply", {x, scale});
 }
@@ -139,8 +187,9 @@ void convert_dynamic_quantize(NodeCtx& ctx) {
     int range = internal_constant(ctx, typed_tensor(DType::Float32, {}, {255.0}));
     int scale = emit_to(ctx, 1, "divide", {ctx.emit_internal("subtract", {hi, lo}), range});
     int zp_f = ctx.emit_internal("divide", {ctx.emit_internal("negative", {lo}), scale});
-    int zp = requantize(ctx, zp_f, -1, DType::UInt8, 2);
-    requantize(ctx, ctx.emit_internal("divide", {x, scale}), zp, DType::UInt8, 0);
+    const QuantRange u8{DType::UInt8, 0, 255};
+    int zp = requantize(ctx, zp_f, -1, u8, 2);
+    requantize(ctx, ctx.emit_internal("divide", {x, scale}), zp, u8, 0);
 }
 
 // int32 (A - a_zp) @ (B - b_zp): a_zp per row of A, b_zp per column of B.

@@ -295,11 +295,14 @@ std::vector<double> constant_floats(NodeCtx& ctx, int i) {
 void convert_resize(NodeCtx& ctx) {
     const std::vector<int64_t> s = ctx.input_type(0).shape;
     const size_t rank = s.size();
-    TS_USER_CHECK(!ctx.has_attr("axes")) << ctx.where() << ": attribute axes is not supported";
     TS_USER_CHECK(ctx.attr_int("antialias", 0) == 0)
         << ctx.where() << ": antialias is not supported";
-    TS_USER_CHECK(ctx.attr_str("keep_aspect_ratio_policy", "stretch") == "stretch")
-        << ctx.where() << ": keep_aspect_ratio_policy is not supported";
+    const std::string policy = ctx.attr_str("keep_aspect_ratio_policy", "stretch");
+    TS_USER_CHECK(policy == "stretch" || policy == "not_larger" || policy == "not_smaller")
+        << ctx.where() << ": keep_aspect_ratio_policy '" << policy << "' is not supported";
+    // Resize-18 axes: roi, scales and sizes name only these axes.
+    std::vector<int64_t> axes = ctx.attr_ints("axes");
+    for (int64_t& a : axes) a = normalize_axis(ctx, a, int64_t(rank));
     std::vector<double> roi, scales;
     std::vector<int64_t> sizes;
     const bool upsample = ctx.node.op_type() == "Upsample";
@@ -315,7 +318,46 @@ void convert_resize(NodeCtx& ctx) {
         scales = constant_floats(ctx, 2);
         if (ctx.has_input(3)) sizes = ctx.constant_ints(3);
     }
-    if (!sizes.empty()) {
+    if (!axes.empty()) {
+        const size_t n = axes.size();
+        TS_USER_CHECK((scales.empty() || scales.size() == n) && (sizes.empty() || sizes.size() == n) &&
+                      (roi.empty() || roi.size() == 2 * n))
+            << ctx.where() << ": roi, scales and sizes must give values for the " << n << " axes";
+        std::vector<double> full_scales(rank, 1.0), full_roi(2 * rank, 0.0);
+        std::vector<int64_t> full_sizes(s);
+        for (size_t d = 0; d < rank; ++d) full_roi[d + rank] = 1.0;
+        for (size_t k = 0; k < n; ++k) {
+            const size_t a = size_t(axes[k]);
+            if (!scales.empty()) full_scales[a] = scales[k];
+            if (!sizes.empty()) full_sizes[a] = sizes[k];
+            if (!roi.empty()) {
+                full_roi[a] = roi[k];
+                full_roi[a + rank] = roi[k + n];
+            }
+        }
+        if (!scales.empty()) scales = full_scales;
+        if (!sizes.empty()) sizes = full_sizes;
+        if (!roi.empty()) roi = full_roi;
+    } else {
+        for (size_t d = 0; d < rank; ++d) axes.push_back(int64_t(d));
+    }
+    if (!sizes.empty() && policy != "stretch") {
+        // One scale for every resized axis: the largest that fits in sizes
+        // (not_larger) or the smallest that covers it (not_smaller).
+        double scale = policy == "not_larger" ? HUGE_VAL : 0.0;
+        for (int64_t a : axes) {
+            const double r = s[size_t(a)] ? double(sizes[size_t(a)]) / double(s[size_t(a)]) : 1.0;
+            scale = policy == "not_larger" ? std::min(scale, r) : std::max(scale, r);
+        }
+        scales.assign(rank, 1.0);
+        for (int64_t a : axes) {
+            scales[size_t(a)] = scale;
+            sizes[size_t(a)] = int64_t(std::nearbyint(scale * double(s[size_t(a)])));
+        }
+    }
+    if (!sizes.empty() && policy != "stretch") {
+        TS_USER_CHECK(sizes.size() == rank) << ctx.where() << ": sizes needs " << rank << " values";
+    } else if (!sizes.empty()) {
         TS_USER_CHECK(sizes.size() == rank) << ctx.where() << ": sizes needs " << rank << " values";
         scales.clear();
         for (size_t d = 0; d < rank; ++d)

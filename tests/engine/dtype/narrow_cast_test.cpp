@@ -5,9 +5,11 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "engine/core/error.h"
+#include "engine/core/small_types.h"
 #include "engine/driver/driver.h"
 #include "engine/graph/op_registry.h"
 #include "engine/runtime/half_float.h"
@@ -20,7 +22,7 @@ using graph::TensorType;
 using runtime::NDArray;
 
 graph::Graph narrow_graph(DType dtype, int64_t n, const std::string& declared,
-                          const std::string& rounding = "") {
+                          const std::string& rounding = "", bool saturate = true) {
     graph::Graph g;
     graph::Value in;
     in.name = "x";
@@ -32,6 +34,7 @@ graph::Graph narrow_graph(DType dtype, int64_t n, const std::string& declared,
     node.name = "narrow";
     node.attrs["dtype"] = declared;
     if (!rounding.empty()) node.attrs["rounding"] = rounding;
+    if (!saturate) node.attrs["saturate"] = int64_t(0);
     node.inputs = {x};
     graph::Value out;
     out.name = "y";
@@ -76,12 +79,12 @@ void expect_same_bits(const NDArray& got, const std::vector<float>& want, const 
 }
 
 void check_float_rounding(const std::string& declared, const std::string& rounding,
-                          float (*reference)(float)) {
+                          const std::function<float(float)>& reference, bool saturate = true) {
     std::vector<float> xs = test_floats();
     NDArray x = NDArray::from_bytes({DType::Float32, {int64_t(xs.size())}}, xs.data(), xs.size() * 4);
     std::vector<float> want;
     for (float f : xs) want.push_back(reference(f));
-    graph::Graph g = narrow_graph(DType::Float32, int64_t(xs.size()), declared, rounding);
+    graph::Graph g = narrow_graph(DType::Float32, int64_t(xs.size()), declared, rounding, saturate);
     expect_same_bits(driver::build(g)->run({x}).at(0), want, declared + " compiled");
     expect_same_bits(driver::interpret_graph(g, {x}).at(0), want, declared + " interpreted");
 }
@@ -105,6 +108,21 @@ TEST(NarrowCast, BFloat16TowardZeroKeepsTheHighBits) {
     check_float_rounding("bfloat16", "toward_zero", truncate_bfloat16);
 }
 
+// float8/float4 written as float32 arithmetic agree with core/small_types.h
+// (itself checked against the decoded value sets in small_types_test.cpp),
+// over every exponent, infinities and NaN, saturating or not.
+TEST(NarrowCast, Float8AndFloat4RoundingMatchesCore) {
+    for (SmallType t : {SmallType::Float8E4M3FN, SmallType::Float8E4M3FNUZ, SmallType::Float8E5M2,
+                        SmallType::Float8E5M2FNUZ, SmallType::Float8E8M0, SmallType::Float4E2M1}) {
+        for (bool saturate : {true, false}) {
+            SCOPED_TRACE(std::string(small_type_name(t)) + (saturate ? " saturate" : " overflow"));
+            check_float_rounding(small_type_name(t), "",
+                                 [&](float f) { return round_to_small_float(t, f, saturate); },
+                                 saturate);
+        }
+    }
+}
+
 TEST(NarrowCast, WrapsIntegers) {
     std::vector<int32_t> v32 = {0, 5, -5, 32767, 32768, -32768, -32769, 65535, 65536, 100000, -100000};
     NDArray x = NDArray::from_bytes({DType::Int32, {int64_t(v32.size())}}, v32.data(), v32.size() * 4);
@@ -114,6 +132,13 @@ TEST(NarrowCast, WrapsIntegers) {
             int32_t want = declared == "int16" ? int16_t(uint16_t(v32[i])) : uint16_t(v32[i]);
             EXPECT_EQ(y.data<int32_t>()[i], want) << declared << " of " << v32[i];
         }
+    }
+    for (SmallType t : {SmallType::Int4, SmallType::UInt4, SmallType::Int2, SmallType::UInt2}) {
+        NDArray y = driver::build(narrow_graph(DType::Int32, int64_t(v32.size()), small_type_name(t)))
+                        ->run({x})
+                        .at(0);
+        for (size_t i = 0; i < v32.size(); ++i)
+            EXPECT_EQ(y.data<int32_t>()[i], wrap_to_small_int(t, v32[i])) << small_type_name(t);
     }
     std::vector<int64_t> v64 = {0, -1, 4294967295, 4294967296, -4294967297, int64_t(1) << 40};
     NDArray x64 = NDArray::from_bytes({DType::Int64, {int64_t(v64.size())}}, v64.data(), v64.size() * 8);
