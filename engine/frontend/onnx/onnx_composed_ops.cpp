@@ -1,6 +1,7 @@
 // ONNX ops Tessera imports as compositions of other ONNX ops (onnx_compose.h),
 // each as ONNX's reference implementation computes it: LpNormalization,
-// LpPool, GroupNormalization-18/21, CenterCropPad-18, AffineGrid-20, SwiGLU-28.
+// LpPool, GroupNormalization-18/21, CenterCropPad-18, AffineGrid-20, SwiGLU-28,
+// CausalConvWithState-26, TensorScatter-24, Col2Im-18.
 #include <cstring>
 #include <numeric>
 
@@ -188,6 +189,117 @@ void convert_swiglu(NodeCtx& ctx) {
     c.op("Mul", {gate, ctx.node.input(1)}, {}, ctx.node.output(0));
 }
 
+/// CausalConvWithState: a depthwise 1-D convolution over the input with
+/// past_state (zeros without one) prepended, an optional SiLU, and the last
+/// k - 1 positions of the padded input as present_state.
+void convert_causal_conv_with_state(NodeCtx& ctx) {
+    Composer c(ctx);
+    const std::string x = ctx.node.input(0), w = ctx.node.input(1);
+    const std::vector<int64_t> xs = c.type(x).shape, ws = c.type(w).shape;
+    TS_USER_CHECK(xs.size() == 3 && ws.size() == 3 && ws[0] == xs[1] && ws[1] == 1)
+        << ctx.where() << ": input must be (batch, channels, length) and weight (channels, 1, k)";
+    const int64_t k = ws[2];
+    const std::string activation = ctx.attr_str("activation", "none");
+    TS_USER_CHECK(activation == "none" || activation == "silu" || activation == "swish")
+        << ctx.where() << ": activation '" << activation << "' is not none, silu or swish";
+    std::string padded = x;
+    if (ctx.has_input(3)) {
+        padded = c.op("Concat", {ctx.node.input(3), x}, {int_attr("axis", 2)});
+    } else if (k > 1) {
+        padded = c.op("Pad", {x, c.ints({0, 0, k - 1, 0, 0, 0})});
+    }
+    std::vector<std::string> conv_in = {padded, w};
+    if (ctx.has_input(2)) conv_in.push_back(ctx.node.input(2));
+    const bool silu = activation != "none";
+    std::string y = c.op("Conv", conv_in, {int_attr("group", xs[1])}, silu ? "" : ctx.node.output(0));
+    if (silu) c.op("Mul", {y, c.op("Sigmoid", {y})}, {}, ctx.node.output(0));
+    if (ctx.node.output_size() > 1 && !ctx.node.output(1).empty()) {
+        const int64_t len = c.type(padded).shape[2];
+        c.op("Slice", {padded, c.ints({len - (k - 1)}), c.ints({len}), c.ints({2})}, {},
+             ctx.node.output(1));
+    }
+}
+
+/// TensorScatter (a KV-cache write): update's positions along `axis` go to
+/// write_indices[b] + i of each batch's cache (modulo its length when
+/// circular); the rest of the cache stays.
+void convert_tensor_scatter(NodeCtx& ctx) {
+    Composer c(ctx);
+    ctx.expect_outputs(1);
+    const std::string cache = ctx.node.input(0), update = ctx.node.input(1);
+    const std::vector<int64_t> cs = c.type(cache).shape, us = c.type(update).shape;
+    const int64_t rank = int64_t(cs.size());
+    const int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", -2), rank);
+    TS_USER_CHECK(axis >= 1 && us.size() == cs.size())
+        << ctx.where() << ": update must have the cache's rank and axis must not be the batch axis";
+    const std::string mode = ctx.attr_str("mode", "linear");
+    TS_USER_CHECK(mode == "linear" || mode == "circular")
+        << ctx.where() << ": mode '" << mode << "' is not linear or circular";
+    // index[b, ..., i, ...] = write_indices[b] + i along axis, as ScatterElements indices.
+    std::vector<int64_t> iota(static_cast<size_t>(us[size_t(axis)]));
+    for (size_t i = 0; i < iota.size(); ++i) iota[i] = int64_t(i);
+    std::vector<int64_t> iota_shape(size_t(rank), 1), start_shape(size_t(rank), 1);
+    iota_shape[size_t(axis)] = us[size_t(axis)];
+    start_shape[0] = us[0];
+    std::string index = c.op("Reshape", {c.ints(iota), c.ints(iota_shape)});
+    if (ctx.has_input(2)) {
+        const std::string start =
+            c.op("Reshape", {c.op("Cast", {ctx.node.input(2)}, {int_attr("to", 7)}), c.ints(start_shape)});
+        index = c.op("Add", {index, start});
+    }
+    if (mode == "circular") index = c.op("Mod", {index, c.ints({cs[size_t(axis)]})});
+    index = c.op("Expand", {index, c.ints(us)});
+    c.op("ScatterElements", {cache, index, update}, {int_attr("axis", axis)}, ctx.node.output(0));
+}
+
+/// Col2Im: the column blocks summed back into the image, as a grouped
+/// transposed convolution whose kernel picks block position k for input
+/// channel c * K + k (K = the block's size).
+void convert_col2im(NodeCtx& ctx) {
+    Composer c(ctx);
+    ctx.expect_outputs(1);
+    const std::string x = ctx.node.input(0);
+    const std::vector<int64_t> xs = c.type(x).shape;
+    const std::vector<int64_t> image = ctx.constant_ints(1), block = ctx.constant_ints(2);
+    TS_USER_CHECK(xs.size() == 3 && image.size() == 2 && block.size() == 2)
+        << ctx.where() << ": only 2-D images are supported (input (N, C * kh * kw, L), "
+        << "image_shape and block_shape of 2 values)";
+    const int64_t kk = block[0] * block[1];
+    TS_USER_CHECK(kk > 0 && xs[1] % kk == 0)
+        << ctx.where() << ": input channels " << xs[1] << " are not a multiple of the block size " << kk;
+    const int64_t channels = xs[1] / kk;
+    const std::vector<int64_t> strides = ctx.attr_ints("strides", {1, 1});
+    const std::vector<int64_t> dilations = ctx.attr_ints("dilations", {1, 1});
+    const std::vector<int64_t> pads = ctx.attr_ints("pads", {0, 0, 0, 0});
+    TS_USER_CHECK(strides.size() == 2 && dilations.size() == 2 && pads.size() == 4)
+        << ctx.where() << ": strides and dilations need 2 values, pads 4";
+    std::vector<int64_t> blocks(2);
+    for (size_t d = 0; d < 2; ++d) {
+        TS_USER_CHECK(strides[d] >= 1 && dilations[d] >= 1) << ctx.where() << ": bad stride or dilation";
+        blocks[d] = (image[d] + pads[d] + pads[d + 2] - dilations[d] * (block[d] - 1) - 1) / strides[d] + 1;
+    }
+    TS_USER_CHECK(blocks[0] >= 1 && blocks[1] >= 1 && blocks[0] * blocks[1] == xs[2])
+        << ctx.where() << ": " << xs[2] << " blocks do not tile the " << image[0] << "x" << image[1]
+        << " image";
+    ConstTensor w;
+    w.type.dtype = graph::DType::Float32;
+    w.type.shape = {xs[1], 1, block[0], block[1]};
+    check_constant_size(ctx, w.type.shape, "the block selection kernel");
+    std::vector<float> ones(size_t(xs[1] * kk), 0.0f);
+    for (int64_t ch = 0; ch < xs[1]; ++ch) ones[size_t(ch * kk + ch % kk)] = 1.0f;
+    auto data = std::make_shared<graph::ConstantData>();
+    data->bytes.resize(ones.size() * sizeof(float));
+    std::memcpy(data->bytes.data(), ones.data(), data->bytes.size());
+    w.data = std::move(data);
+    const std::string kernel = ctx.imp.define_helper_constant(ctx.name + "_blocks", std::move(w));
+    const std::string grid = c.op("Reshape", {x, c.ints({xs[0], xs[1], blocks[0], blocks[1]})});
+    c.op("ConvTranspose", {grid, kernel},
+         {int_attr("group", channels), ints_attr("strides", strides),
+          ints_attr("dilations", dilations), ints_attr("pads", pads),
+          ints_attr("kernel_shape", block)},
+         ctx.node.output(0));
+}
+
 }  // namespace
 
 void add_composed_converters(ConverterTable& t) {
@@ -197,6 +309,9 @@ void add_composed_converters(ConverterTable& t) {
     t["CenterCropPad"] = convert_center_crop_pad;
     t["AffineGrid"] = convert_affine_grid;
     t["SwiGLU"] = convert_swiglu;
+    t["CausalConvWithState"] = convert_causal_conv_with_state;
+    t["TensorScatter"] = convert_tensor_scatter;
+    t["Col2Im"] = convert_col2im;
 }
 
 }  // namespace tessera::frontend::onnx_import

@@ -179,10 +179,13 @@ void convert_dft(NodeCtx& ctx) {
     int x = ctx.input(0);
     int64_t rank = int64_t(ctx.type_of(x).shape.size());
     TS_USER_CHECK(rank >= 3) << ctx.where() << ": input must be (batch, signal..., 1 or 2)";
-    int64_t axis = ctx.attr_int("axis", 1);
+    // DFT-20 takes the axis as input 2 (default -2, the last signal axis).
+    int64_t axis = ctx.imp.source_opset >= 20
+                       ? (ctx.has_input(2) ? ctx.constant_ints(2).at(0) : -2)
+                       : ctx.attr_int("axis", 1);
     if (axis < 0) axis += rank;  // negative axes count from the end, like ONNX's reference
     TS_USER_CHECK(axis >= 1 && axis < rank - 1)
-        << ctx.where() << ": axis " << ctx.attr_int("axis", 1) << " is not a signal axis";
+        << ctx.where() << ": axis " << axis << " is not a signal axis";
     Attrs attrs = {{"axis", axis},
                    {"inverse", ctx.attr_int("inverse", 0)},
                    {"onesided", ctx.attr_int("onesided", 0)}};

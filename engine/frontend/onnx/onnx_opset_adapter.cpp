@@ -278,7 +278,7 @@ const std::vector<std::string>& ops_adapted_at_import() {
         "ReduceMean", "ReduceMin", "ReduceProd",  "ReduceSumSquare", "Pad",
         "Attention", "RMSNormalization", "RotaryEmbedding", "GroupNormalization",
         "CenterCropPad", "SwiGLU", "AffineGrid", "CumProd", "SpaceToDepth", "Cast", "CastLike",
-        "Resize"};
+        "Resize", "CausalConvWithState", "TensorScatter", "Col2Im", "DFT"};
     return ops;
 }
 
