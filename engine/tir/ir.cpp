@@ -155,7 +155,15 @@ const char* reduce_kind_name(ReduceKind k) {
 
 Expr Reduce::make(ReduceKind c, Expr source, std::vector<IterVar> axis) {
     DataType t = source.dtype();
-    return make_expr<Reduce>(t, c, std::move(source), std::move(axis));
+    Expr r = make_expr<Reduce>(t, c, std::move(source), std::move(axis));
+    // A reduction over an empty axis is its identity (a max over nothing is
+    // -inf, a product 1): no loop of extent 0 would ever run its init.
+    const Reduce* red = r.as<Reduce>();
+    for (const IterVar& iv : red->axis) {
+        const int64_t* extent = as_const_int(iv.dom.extent);
+        if (extent && *extent == 0) return red->identity();
+    }
+    return r;
 }
 
 Expr Reduce::identity() const {

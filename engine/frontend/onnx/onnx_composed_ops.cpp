@@ -39,8 +39,9 @@ void convert_lp_pool(NodeCtx& ctx) {
     TS_USER_CHECK(!kernel.empty()) << ctx.where() << ": kernel_shape is required";
     std::vector<onnx::AttributeProto> attrs = {ints_attr("kernel_shape", kernel),
                                                int_attr("count_include_pad", 1)};
-    for (const char* a : {"strides", "pads"})
+    for (const char* a : {"strides", "pads", "dilations"})
         if (ctx.has_attr(a)) attrs.push_back(ints_attr(a, ctx.attr_ints(a)));
+    if (ctx.attr_int("ceil_mode", 0) != 0) attrs.push_back(int_attr("ceil_mode", 1));
     if (ctx.has_attr("auto_pad")) {
         onnx::AttributeProto a;
         a.set_name("auto_pad");

@@ -303,6 +303,7 @@ const ConverterTable& converters() {
         add_index_converters(t);
         add_attention_converters(t);
         add_composed_converters(t);
+        add_optimizer_converters(t);
         add_dtype_converters(t);
         add_seq_converters(t);
         add_tessera_domain_converters(t);

@@ -135,10 +135,18 @@ void adapt_pad(Rewriter&, const Graphs&, onnx::NodeProto n, std::vector<onnx::No
     out.push_back(std::move(n));
 }
 
-void adapt_pool(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
-    drop_default_attr(r, n, "dilations", ints_all_one, "other than 1");
-    if (n.op_type() == "LpPool")
-        drop_default_attr(r, n, "ceil_mode", [](const auto& a) { return int_is(a, 0); }, "(ceil)");
+/// AveragePool-19 and LpPool-18: dilations (and LpPool's ceil_mode), which
+/// ONNX 1.12 does not know, are read by the importer.
+void adapt_pool(Rewriter&, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
+    const onnx::AttributeProto* dilations = find_attr(n, "dilations");
+    const onnx::AttributeProto* ceil = find_attr(n, "ceil_mode");
+    if ((dilations && !ints_all_one(*dilations)) ||
+        (n.op_type() == "LpPool" && ceil && ceil->i() != 0)) {
+        defer_to_import(std::move(n), out);
+        return;
+    }
+    erase_attr(n, "dilations");
+    if (n.op_type() == "LpPool") erase_attr(n, "ceil_mode");
     out.push_back(std::move(n));
 }
 
@@ -278,7 +286,7 @@ const std::vector<std::string>& ops_adapted_at_import() {
         "ReduceMean", "ReduceMin", "ReduceProd",  "ReduceSumSquare", "Pad",
         "Attention", "RMSNormalization", "RotaryEmbedding", "GroupNormalization",
         "CenterCropPad", "SwiGLU", "AffineGrid", "CumProd", "SpaceToDepth", "Cast", "CastLike",
-        "Resize", "CausalConvWithState", "TensorScatter", "Col2Im", "DFT"};
+        "Resize", "CausalConvWithState", "TensorScatter", "Col2Im", "DFT", "AveragePool", "LpPool"};
     return ops;
 }
 
