@@ -17,11 +17,16 @@ struct Named {
 };
 
 constexpr Named kTypes[] = {
-    {SmallType::Float8E4M3FN, "float8e4m3fn", 8},     {SmallType::Float8E4M3FNUZ, "float8e4m3fnuz", 8},
-    {SmallType::Float8E5M2, "float8e5m2", 8},         {SmallType::Float8E5M2FNUZ, "float8e5m2fnuz", 8},
-    {SmallType::Float8E8M0, "float8e8m0", 8},         {SmallType::Float4E2M1, "float4e2m1", 4},
-    {SmallType::Int4, "int4", 4},                     {SmallType::UInt4, "uint4", 4},
-    {SmallType::Int2, "int2", 2},                     {SmallType::UInt2, "uint2", 2},
+    {SmallType::Float8E4M3FN, "float8e4m3fn", 8},
+    {SmallType::Float8E4M3FNUZ, "float8e4m3fnuz", 8},
+    {SmallType::Float8E5M2, "float8e5m2", 8},
+    {SmallType::Float8E5M2FNUZ, "float8e5m2fnuz", 8},
+    {SmallType::Float8E8M0, "float8e8m0", 8},
+    {SmallType::Float4E2M1, "float4e2m1", 4},
+    {SmallType::Int4, "int4", 4},
+    {SmallType::UInt4, "uint4", 4},
+    {SmallType::Int2, "int2", 2},
+    {SmallType::UInt2, "uint2", 2},
 };
 
 const Named& named(SmallType t) {
@@ -44,8 +49,9 @@ double decode_float(SmallType t, uint32_t bits) {
     if (t == SmallType::Float8E4M3FN && exp == 15 && man == 7) return kNaN;
     if (t == SmallType::Float8E5M2 && exp == 31)
         return man ? kNaN : (sign ? -1.0 : 1.0) * std::numeric_limits<double>::infinity();
-    const double v = exp == 0 ? std::ldexp(double(man), 1 - s.bias - s.man)
-                              : std::ldexp(1.0 + double(man) / double(1u << s.man), int(exp) - s.bias);
+    const double v = exp == 0
+                         ? std::ldexp(double(man), 1 - s.bias - s.man)
+                         : std::ldexp(1.0 + double(man) / double(1u << s.man), int(exp) - s.bias);
     return sign ? -v : v;
 }
 
@@ -72,12 +78,17 @@ const std::map<uint32_t, uint32_t>& codes_by_float_bits(SmallType t) {
 
 uint32_t nan_code(SmallType t) {
     switch (t) {
-        case SmallType::Float8E4M3FN: return 0x7f;
+        case SmallType::Float8E4M3FN:
+            return 0x7f;
         case SmallType::Float8E4M3FNUZ:
-        case SmallType::Float8E5M2FNUZ: return 0x80;
-        case SmallType::Float8E5M2: return 0x7f;
-        case SmallType::Float8E8M0: return 0xff;
-        default: return 0;  // E2M1 has no NaN: 0
+        case SmallType::Float8E5M2FNUZ:
+            return 0x80;
+        case SmallType::Float8E5M2:
+            return 0x7f;
+        case SmallType::Float8E8M0:
+            return 0xff;
+        default:
+            return 0;  // E2M1 has no NaN: 0
     }
 }
 
@@ -100,13 +111,42 @@ bool small_type_is_float(SmallType t) {
 SmallFloatSpec small_float_spec(SmallType t) {
     SmallFloatSpec s;
     switch (t) {
-        case SmallType::Float8E4M3FN: s.man = 3; s.bias = 7; s.max = 448; break;
-        case SmallType::Float8E4M3FNUZ: s.man = 3; s.bias = 8; s.max = 240; s.no_neg_zero = true; break;
-        case SmallType::Float8E5M2: s.man = 2; s.bias = 15; s.max = 57344; s.has_inf = true; break;
-        case SmallType::Float8E5M2FNUZ: s.man = 2; s.bias = 16; s.max = 57344; s.no_neg_zero = true; break;
-        case SmallType::Float4E2M1: s.man = 1; s.bias = 1; s.max = 6; s.has_nan = false; break;
-        case SmallType::Float8E8M0: s.man = 0; s.bias = 127; s.max = std::ldexp(1.0, 127); break;
-        default: break;
+        case SmallType::Float8E4M3FN:
+            s.man = 3;
+            s.bias = 7;
+            s.max = 448;
+            break;
+        case SmallType::Float8E4M3FNUZ:
+            s.man = 3;
+            s.bias = 8;
+            s.max = 240;
+            s.no_neg_zero = true;
+            break;
+        case SmallType::Float8E5M2:
+            s.man = 2;
+            s.bias = 15;
+            s.max = 57344;
+            s.has_inf = true;
+            break;
+        case SmallType::Float8E5M2FNUZ:
+            s.man = 2;
+            s.bias = 16;
+            s.max = 57344;
+            s.no_neg_zero = true;
+            break;
+        case SmallType::Float4E2M1:
+            s.man = 1;
+            s.bias = 1;
+            s.max = 6;
+            s.has_nan = false;
+            break;
+        case SmallType::Float8E8M0:
+            s.man = 0;
+            s.bias = 127;
+            s.max = std::ldexp(1.0, 127);
+            break;
+        default:
+            break;
     }
     return s;
 }

@@ -20,15 +20,24 @@ Types infer_unary_float(const Node& n, const Types& in) {
     return {in[0]};
 }
 
-// left_shift / right_shift: integers of one dtype, numpy broadcasting.
-Types infer_shift(const Node& n, const Types& in) {
+// left_shift / right_shift / bitwise_and / bitwise_or / bitwise_xor:
+// integers of one dtype, numpy broadcasting.
+Types infer_integer_binary(const Node& n, const Types& in) {
     expect_arity(n, in, 2, 2);
     TS_USER_CHECK(in[0].dtype == in[1].dtype)
         << where(n) << ": operand types differ: " << in[0].str() << " and " << in[1].str();
     const std::string dt = dtype_name(in[0].dtype);
     TS_USER_CHECK(dt.find("int") != std::string::npos)
-        << where(n) << ": bit shifts need integers, got " << in[0].str();
+        << where(n) << ": bit operations need integers, got " << in[0].str();
     return {TensorType{in[0].dtype, broadcast_shapes(n, in[0].shape, in[1].shape)}};
+}
+
+// bitwise_not: one integer operand.
+Types infer_integer_unary(const Node& n, const Types& in) {
+    expect_arity(n, in, 1, 1);
+    TS_USER_CHECK(std::string(dtype_name(in[0].dtype)).find("int") != std::string::npos)
+        << where(n) << ": bit operations need integers, got " << in[0].str();
+    return {in[0]};
 }
 
 // nn.lrn: (N, C, ...) float32, window of `size` channels.
@@ -116,10 +125,18 @@ void add_elemx_ops(std::vector<OpDef>& table) {
     table.push_back({"nn.shrink", "Elementwise x < -lambd ? x + bias : x > lambd ? x - bias : 0",
                      OpPattern::ElemWise, infer_unary_float});
     table.push_back({"left_shift", "Elementwise a << b of integers (0 when b >= bits)",
-                     OpPattern::Broadcast, infer_shift});
+                     OpPattern::Broadcast, infer_integer_binary});
     table.push_back({"right_shift",
                      "Elementwise a >> b of integers, arithmetic when signed (0 when b >= bits)",
-                     OpPattern::Broadcast, infer_shift});
+                     OpPattern::Broadcast, infer_integer_binary});
+    table.push_back({"bitwise_and", "Elementwise a & b of integers", OpPattern::Broadcast,
+                     infer_integer_binary});
+    table.push_back({"bitwise_or", "Elementwise a | b of integers", OpPattern::Broadcast,
+                     infer_integer_binary});
+    table.push_back({"bitwise_xor", "Elementwise a ^ b of integers", OpPattern::Broadcast,
+                     infer_integer_binary});
+    table.push_back({"bitwise_not", "Elementwise ~a of integers", OpPattern::ElemWise,
+                     infer_integer_unary});
     table.push_back({"nn.lrn",
                      "Local response normalization across channels: x / (bias + alpha / size * "
                      "sum of squares in the window)^beta",

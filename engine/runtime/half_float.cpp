@@ -86,16 +86,17 @@ namespace tessera::runtime {
 
 void narrow_to_declared(DType dtype, void* data, int64_t count, const std::string& declared) {
     auto expect = [&](DType want) {
-        TS_USER_CHECK(dtype == want) << declared << " values are computed as "
-                                     << graph::dtype_name(want) << ", got "
-                                     << graph::dtype_name(dtype);
+        TS_USER_CHECK(dtype == want)
+            << declared << " values are computed as " << graph::dtype_name(want) << ", got "
+            << graph::dtype_name(dtype);
     };
     if (declared.empty()) return;
     if (declared == "float16" || declared == "bfloat16") {
         expect(DType::Float32);
         float* f = static_cast<float*>(data);
         const bool half = declared == "float16";
-        for (int64_t i = 0; i < count; ++i) f[i] = half ? round_to_half(f[i]) : round_to_bfloat16(f[i]);
+        for (int64_t i = 0; i < count; ++i)
+            f[i] = half ? round_to_half(f[i]) : round_to_bfloat16(f[i]);
     } else if (declared == "int16" || declared == "uint16") {
         expect(DType::Int32);
         int32_t* v = static_cast<int32_t*>(data);
@@ -110,7 +111,8 @@ void narrow_to_declared(DType dtype, void* data, int64_t count, const std::strin
         if (small_type_is_float(*small)) {
             expect(DType::Float32);
             float* f = static_cast<float*>(data);
-            for (int64_t i = 0; i < count; ++i) f[i] = round_to_small_float(*small, f[i], /*saturate=*/false);
+            for (int64_t i = 0; i < count; ++i)
+                f[i] = round_to_small_float(*small, f[i], /*saturate=*/false);
         } else {
             expect(DType::Int32);
             int32_t* v = static_cast<int32_t*>(data);

@@ -540,6 +540,22 @@ Scalar Interpreter::cast_to(DataType to, DataType from, Scalar v) {
 
 Scalar Interpreter::intrinsic(const std::string& name, DataType t, const Scalar* args,
                               size_t nargs) {
+    if (name.rfind("bitwise_", 0) == 0) {  // integers, two's complement in t's width
+        TS_CHECK(nargs >= 1) << "interpret: " << name << " needs arguments";
+        const int64_t a = args[0].i, b = nargs > 1 ? args[1].i : 0;
+        int64_t r = 0;
+        if (name == "bitwise_and")
+            r = a & b;
+        else if (name == "bitwise_or")
+            r = a | b;
+        else if (name == "bitwise_xor")
+            r = a ^ b;
+        else if (name == "bitwise_not")
+            r = ~a;
+        else
+            TS_FAIL() << "interpret: unknown intrinsic " << name;
+        return from_int(wrap_int(t, r));
+    }
     TS_CHECK(t.is_float()) << "interpret: intrinsic " << name << " of type " << t.str();
     auto arg = [&](size_t i) {
         TS_CHECK(i < nargs) << "interpret: intrinsic " << name << " needs " << i + 1

@@ -89,7 +89,9 @@ Expr select(Expr cond, Expr t, Expr f) {
     unify(t, f);
     return Select::make(std::move(cond), std::move(t), std::move(f));
 }
-Expr if_then_else(Expr cond, Expr t, Expr f) { return select(std::move(cond), std::move(t), std::move(f)); }
+Expr if_then_else(Expr cond, Expr t, Expr f) {
+    return select(std::move(cond), std::move(t), std::move(f));
+}
 
 Expr cast(DataType t, Expr v) {
     if (v.dtype() == t) return v;
@@ -103,7 +105,24 @@ Expr unary_call(const char* name, Expr x) {
     DataType t = x.dtype();
     return Call::make(t, name, {std::move(x)});
 }
+
+Expr bitwise_call(const char* name, std::vector<Expr> args) {
+    const DataType t = args[0].dtype();
+    TS_CHECK(t.is_int() || t.is_uint()) << name << " of " << t.str();
+    for (const Expr& a : args)
+        TS_CHECK(a.dtype() == t) << name << " of " << a.dtype().str() << " and " << t.str();
+    return Call::make(t, name, std::move(args));
+}
 }  // namespace
+
+Expr bitwise_and(Expr a, Expr b) {
+    return bitwise_call("bitwise_and", {std::move(a), std::move(b)});
+}
+Expr bitwise_or(Expr a, Expr b) { return bitwise_call("bitwise_or", {std::move(a), std::move(b)}); }
+Expr bitwise_xor(Expr a, Expr b) {
+    return bitwise_call("bitwise_xor", {std::move(a), std::move(b)});
+}
+Expr bitwise_not(Expr a) { return bitwise_call("bitwise_not", {std::move(a)}); }
 
 Expr exp(Expr x) { return unary_call("exp", std::move(x)); }
 Expr log(Expr x) { return unary_call("log", std::move(x)); }
@@ -131,8 +150,10 @@ Expr max_value(DataType t) {
         return make_const(t, v);
     }
     if (e.is_bool()) return make_const(t, 1);
-    int64_t iv = e.is_uint() ? (e.bits >= 63 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << e.bits) - 1)
-                             : (e.bits >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (e.bits - 1)) - 1);
+    int64_t iv = e.is_uint() ? (e.bits >= 63 ? std::numeric_limits<int64_t>::max()
+                                             : (int64_t(1) << e.bits) - 1)
+                             : (e.bits >= 64 ? std::numeric_limits<int64_t>::max()
+                                             : (int64_t(1) << (e.bits - 1)) - 1);
     Expr s = IntImm::make(e, iv);
     return t.lanes > 1 ? Broadcast::make(s, t.lanes) : s;
 }

@@ -58,6 +58,11 @@ Expr floor(Expr x);
 Expr ceil(Expr x);
 Expr round(Expr x);
 Expr pow(Expr x, Expr y);
+/// Bitwise and, or, xor, not of integers (intrinsic calls "bitwise_and"...).
+Expr bitwise_and(Expr a, Expr b);
+Expr bitwise_or(Expr a, Expr b);
+Expr bitwise_xor(Expr a, Expr b);
+Expr bitwise_not(Expr a);
 
 /// Largest / smallest value of the type: the identities of min / max
 /// reductions (+-infinity for floats, the extreme values for integers).

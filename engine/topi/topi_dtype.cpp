@@ -126,7 +126,7 @@ Tensors narrow_cast(const graph::Node& n, const Tensors& in, const Types& out) {
         fn = round_to_half;
     else if (declared == "bfloat16")
         fn = n.attr_str("rounding", "nearest_even") == "toward_zero" ? truncate_to_bfloat16
-                                                                      : round_to_bfloat16;
+                                                                     : round_to_bfloat16;
     else if (declared == "int16")
         fn = [](Expr v) { return wrap_int(v, 16, true); };
     else if (declared == "uint16")
@@ -142,13 +142,14 @@ Tensors narrow_cast(const graph::Node& n, const Tensors& in, const Types& out) {
             fn = [t, saturate](Expr v) { return round_to_small_float(v, t, saturate); };
         else
             fn = [t](Expr v) {
-                return wrap_int(v, small_type_bits(t), t == SmallType::Int4 || t == SmallType::Int2);
+                return wrap_int(v, small_type_bits(t),
+                                t == SmallType::Int4 || t == SmallType::Int2);
             };
     } else
         TS_USER_FAIL() << where(n) << ": unknown narrow dtype '" << declared << "'";
     te::Tensor y = te::compute(
-        x.shape(), [&](const std::vector<Var>& i) { return fn(x(as_exprs(i))); },
-        "T_narrow_cast", "elemwise");
+        x.shape(), [&](const std::vector<Var>& i) { return fn(x(as_exprs(i))); }, "T_narrow_cast",
+        "elemwise");
     return {y};
 }
 

@@ -81,7 +81,8 @@ Tensors shift(const graph::Node& n, const Tensors& in, const Types& out) {
             if (is_signed) past = past || s < k(0);
             // A signed right shift by the width or more (or a negative
             // amount) fills with the sign bit: -1 for negative x (onnx 1.23's cases).
-            Expr filled = is_signed && !left ? tir::select(x < k(0), k(-1), k(0)) : tir::make_zero(t);
+            Expr filled =
+                is_signed && !left ? tir::select(x < k(0), k(-1), k(0)) : tir::make_zero(t);
             return tir::select(past, filled, r);
         },
         "T_" + n.op, "broadcast");
@@ -238,6 +239,27 @@ Tensors stft(const graph::Node& n, const Tensors& in, const Types& out) {
     return {to_float32(y, "T_stft")};
 }
 
+// bitwise_and / bitwise_or / bitwise_xor (numpy broadcasting) and bitwise_not
+// of integers, in their dtype's width.
+Tensors bitwise(const graph::Node& n, const Tensors& in, const Types& out) {
+    const bool unary = n.op == "bitwise_not";
+    check_arity(n, in, out, unary ? 1 : 2, unary ? 1 : 2);
+    const auto& os = out[0].shape;
+    te::Tensor y = te::compute(
+        os,
+        [&](const std::vector<Var>& i) {
+            std::vector<Expr> idx = as_exprs(i);
+            Expr a = in[0](broadcast_index(idx, os, in[0].shape()));
+            if (unary) return tir::bitwise_not(a);
+            Expr b = in[1](broadcast_index(idx, os, in[1].shape()));
+            if (n.op == "bitwise_and") return tir::bitwise_and(a, b);
+            if (n.op == "bitwise_or") return tir::bitwise_or(a, b);
+            return tir::bitwise_xor(a, b);
+        },
+        "T_" + n.op, "elemwise");
+    return {y};
+}
+
 }  // namespace
 
 void add_elemx_computes(ComputeTable& t) {
@@ -247,6 +269,8 @@ void add_elemx_computes(ComputeTable& t) {
     t["nn.shrink"] = shrink;
     t["left_shift"] = shift;
     t["right_shift"] = shift;
+    for (const char* op : {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"})
+        t[op] = bitwise;
     t["nn.lrn"] = lrn;
     t["det"] = det;
     t["dft"] = dft;

@@ -317,6 +317,15 @@ private:
             need(1);
             return call_name(name, t) + "(" + a[0] + ")";
         }
+        if (name == "bitwise_not") {
+            need(1);
+            return "(~" + a[0] + ")";
+        }
+        if (name == "bitwise_and" || name == "bitwise_or" || name == "bitwise_xor") {
+            need(2);
+            const char* o = name == "bitwise_and" ? " & " : name == "bitwise_or" ? " | " : " ^ ";
+            return "(" + a[0] + o + a[1] + ")";
+        }
         if (name == "pow") {
             need(2);
             return call_name("pow", t) + "(" + a[0] + ", " + a[1] + ")";

@@ -162,6 +162,10 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
             return m_b.CreateFDiv(const_of(t, 1.0),
                                   m_b.CreateFAdd(const_of(t, 1.0), fast_exp(m_b.CreateFNeg(args[0]))));
     }
+    if (n == "bitwise_and") return m_b.CreateAnd(args.at(0), args.at(1));
+    if (n == "bitwise_or") return m_b.CreateOr(args.at(0), args.at(1));
+    if (n == "bitwise_xor") return m_b.CreateXor(args.at(0), args.at(1));
+    if (n == "bitwise_not") return m_b.CreateNot(args.at(0));
     if (n == "exp") return unary(llvm::Intrinsic::exp);
     if (n == "log") return unary(llvm::Intrinsic::log);
     if (n == "sqrt") return unary(llvm::Intrinsic::sqrt);

@@ -2,7 +2,8 @@
 // opset-17 ops their definitions use (onnx_compose.h): Attention-23/24,
 // RMSNormalization-23, RotaryEmbedding-23. Each follows ONNX's reference
 // implementation (onnx/reference/ops/op_*.py of the onnx release the node
-// suite comes from), step for step where the rounding matters.
+// suite comes from), step for step where the rounding matters; and
+// LinearAttention-27 (linear, gated, delta and gated-delta recurrences).
 #include <cmath>
 #include <limits>
 
@@ -25,6 +26,15 @@ std::string split_heads(Composer& c, const std::string& x, int64_t heads) {
                 {ints_attr("perm", {0, 2, 1, 3})});
 }
 
+/// [b, h, s, d] -> [b, h * reps, s, d], each head repeated in place
+/// ([h0, h0, h1, h1, ...]): grouped-query attention's K/V heads.
+std::string repeat_heads(Composer& c, const std::string& x, int64_t reps) {
+    const std::vector<int64_t> s = c.type(x).shape;
+    const std::string wide = c.op(
+        "Expand", {c.op("Unsqueeze", {x, c.ints({2})}), c.ints({s[0], s[1], reps, s[2], s[3]})});
+    return c.op("Reshape", {wide, c.ints({s[0], s[1] * reps, s[2], s[3]})});
+}
+
 /// Float additive bias (0 where allowed, -inf where not) of a boolean
 /// "allowed" tensor.
 std::string bias_of(Composer& c, const std::string& allowed) {
@@ -34,8 +44,8 @@ std::string bias_of(Composer& c, const std::string& allowed) {
 /// The additive mask of Attention: attn_mask (bool or float, padded with
 /// "masked" up to kv), the causal frontier j <= i + offset and the window,
 /// and the padding of nonpad_kv_seqlen. "" when nothing masks.
-std::string attention_bias(NodeCtx& ctx, Composer& c, int64_t q_len, int64_t kv_len,
-                           int64_t batch, int64_t past_len) {
+std::string attention_bias(NodeCtx& ctx, Composer& c, int64_t q_len, int64_t kv_len, int64_t batch,
+                           int64_t past_len) {
     std::string bias;
     if (ctx.has_input(3)) {
         std::string mask = ctx.node.input(3);
@@ -65,8 +75,8 @@ std::string attention_bias(NodeCtx& ctx, Composer& c, int64_t q_len, int64_t kv_
         for (int64_t j = 0; j < kv_len; ++j) j_idx[size_t(j)] = j;
         std::string i_pos = c.op("Reshape", {c.ints(i_idx), c.ints({q_len, 1})});
         if (nonpad) {
-            std::string offset = c.op("Sub", {c.op("Cast", {ctx.node.input(6)}, {int_attr("to", 7)}),
-                                              c.ints({q_len})});
+            std::string offset = c.op(
+                "Sub", {c.op("Cast", {ctx.node.input(6)}, {int_attr("to", 7)}), c.ints({q_len})});
             i_pos = c.op("Add", {i_pos, c.op("Reshape", {offset, c.ints({-1, 1, 1})})});
         }
         const std::string diff = c.op("Sub", {i_pos, c.ints(j_idx)});
@@ -84,8 +94,8 @@ std::string attention_bias(NodeCtx& ctx, Composer& c, int64_t q_len, int64_t kv_
     if (nonpad) {
         std::vector<int64_t> j_idx(static_cast<size_t>(kv_len));
         for (int64_t j = 0; j < kv_len; ++j) j_idx[size_t(j)] = j;
-        const std::string lens =
-            c.op("Reshape", {c.op("Cast", {ctx.node.input(6)}, {int_attr("to", 7)}), c.ints({-1, 1})});
+        const std::string lens = c.op(
+            "Reshape", {c.op("Cast", {ctx.node.input(6)}, {int_attr("to", 7)}), c.ints({-1, 1})});
         std::string padding = bias_of(c, c.op("Less", {c.ints(j_idx), lens}));
         padding = c.op("Reshape", {padding, c.ints({batch, 1, 1, kv_len})});
         bias = bias.empty() ? padding : c.op("Add", {bias, padding});
@@ -125,8 +135,8 @@ void convert_attention(NodeCtx& ctx) {
     const std::vector<int64_t> qs = c.type(q).shape;
     const int64_t batch = qs[0], q_heads = qs[1], q_len = qs[2], head = qs[3];
     // Q and K are each scaled by sqrt(scale), rounded to float as the reference does.
-    const double scale = ctx.has_attr("scale") ? ctx.attr_float("scale", 1.0)
-                                               : 1.0 / std::sqrt(double(head));
+    const double scale =
+        ctx.has_attr("scale") ? ctx.attr_float("scale", 1.0) : 1.0 / std::sqrt(double(head));
     const std::string root = c.scalar(float(std::sqrt(scale)));
 
     int64_t past_len = 0;
@@ -145,22 +155,15 @@ void convert_attention(NodeCtx& ctx) {
     // heads, repeated in place ([h0, h0, h1, h1, ...]).
     if (q_heads != kv_heads) {
         TS_USER_CHECK(kv_heads > 0 && q_heads % kv_heads == 0)
-            << ctx.where() << ": " << q_heads << " query heads are not a multiple of "
-            << kv_heads << " key/value heads";
-        const int64_t reps = q_heads / kv_heads;
-        auto repeat = [&](const std::string& x) {
-            std::vector<int64_t> s = c.type(x).shape;
-            const std::string wide = c.op("Expand", {c.op("Unsqueeze", {x, c.ints({2})}),
-                                                     c.ints({s[0], s[1], reps, s[2], s[3]})});
-            return c.op("Reshape", {wide, c.ints({s[0], q_heads, s[2], s[3]})});
-        };
-        k = repeat(k);
-        v = repeat(v);
+            << ctx.where() << ": " << q_heads << " query heads are not a multiple of " << kv_heads
+            << " key/value heads";
+        k = repeat_heads(c, k, q_heads / kv_heads);
+        v = repeat_heads(c, v, q_heads / kv_heads);
     }
 
-    std::string scores = c.op("MatMul", {c.op("Mul", {q, root}),
-                                         c.op("Mul", {c.op("Transpose", {k}, {ints_attr("perm", {0, 1, 3, 2})}),
-                                                      root})});
+    std::string scores = c.op(
+        "MatMul", {c.op("Mul", {q, root}),
+                   c.op("Mul", {c.op("Transpose", {k}, {ints_attr("perm", {0, 1, 3, 2})}), root})});
     const double softcap = ctx.attr_float("softcap", 0.0);
     if (softcap > 0) {
         const std::string cap = c.scalar(float(softcap));
@@ -172,8 +175,7 @@ void convert_attention(NodeCtx& ctx) {
     // A row every key of which is masked attends to nothing: 0, not NaN.
     if (!bias.empty() && (!c.is_constant(bias) || has_fully_masked_row(c.constant(bias)))) {
         const std::string row_max = c.op("ReduceMax", {bias}, {ints_attr("axes", {-1})});
-        const std::string masked =
-            c.op("Equal", {row_max, c.scalar(kNegInf)});
+        const std::string masked = c.op("Equal", {row_max, c.scalar(kNegInf)});
         probs = c.op("Where", {masked, c.scalar(0.0f), probs});
     }
     const std::string qk_out = output_or_empty(ctx, 3);
@@ -191,6 +193,82 @@ void convert_attention(NodeCtx& ctx) {
     } else {
         c.op("Identity", {y}, {}, ctx.node.output(0));
     }
+}
+
+/// LinearAttention-27: a state S [b, kv heads, dk, dv] updated once per time
+/// step (unrolled at import): decayed by exp(decay_t) (gated rules), the
+/// value corrected by beta_t (v_t - S^T k_t) (delta rules), S += k_t v_t^T;
+/// each step reads scale * q_t S (K/V heads repeated for grouped queries).
+void convert_linear_attention(NodeCtx& ctx) {
+    Composer c(ctx);
+    const int64_t qh = ctx.attr_int("q_num_heads", 0), kvh = ctx.attr_int("kv_num_heads", 0);
+    TS_USER_CHECK(qh > 0 && kvh > 0 && qh % kvh == 0)
+        << ctx.where() << ": q_num_heads (" << qh
+        << ") must be a positive multiple of kv_num_heads (" << kvh << ")";
+    const std::string rule = ctx.attr_str("update_rule", "gated_delta");
+    TS_USER_CHECK(rule == "linear" || rule == "gated" || rule == "delta" || rule == "gated_delta")
+        << ctx.where() << ": update_rule '" << rule
+        << "' is not linear, gated, delta or gated_delta";
+    const bool gating = rule == "gated" || rule == "gated_delta";
+    const bool delta = rule == "delta" || rule == "gated_delta";
+    TS_USER_CHECK(gating == ctx.has_input(4) && delta == ctx.has_input(5))
+        << ctx.where() << ": update_rule '" << rule << "' " << (gating ? "needs" : "takes no")
+        << " decay and " << (delta ? "needs" : "takes no") << " beta";
+    for (int i = 0; i < 3; ++i)
+        TS_USER_CHECK(c.type(ctx.node.input(i)).shape.size() == 3)
+            << ctx.where() << ": query, key and value must be (batch, time, heads * dim)";
+    const std::string q = split_heads(c, ctx.node.input(0), qh);
+    const std::string k = split_heads(c, ctx.node.input(1), kvh);
+    const std::string v = split_heads(c, ctx.node.input(2), kvh);
+    const std::vector<int64_t> qs = c.type(q).shape, vs = c.type(v).shape;
+    const int64_t b = qs[0], steps = qs[2], dk = qs[3], dv = vs[3];
+    TS_USER_CHECK(steps <= kMaxUnroll)
+        << ctx.where() << ": " << steps << " time steps are more than Tessera unrolls ("
+        << kMaxUnroll << ")";
+    // decay (b, t, kvh or kvh * dk) and beta (b, t, kvh or 1) as (b, h, t, 1 or dk).
+    auto per_step = [&](int input) {
+        const std::string x = ctx.node.input(input);
+        const int64_t last = c.type(x).shape.back();
+        if (input == 4 && last == kvh * dk) return split_heads(c, x, kvh);
+        return c.op("Transpose", {c.op("Reshape", {x, c.ints({0, 0, last, 1})})},
+                    {ints_attr("perm", {0, 2, 1, 3})});
+    };
+    const std::string decay = gating ? per_step(4) : "", beta = delta ? per_step(5) : "";
+    std::string state = ctx.has_input(3)
+                            ? ctx.node.input(3)
+                            : c.op("Expand", {c.scalar(0.0f), c.ints({b, kvh, dk, dv})});
+    const double scale_attr = ctx.attr_float("scale", 0.0);
+    const std::string scale =
+        c.scalar(float(scale_attr == 0.0 ? 1.0 / std::sqrt(double(dk)) : scale_attr));
+    auto at = [&](const std::string& x, int64_t t) {
+        return c.op("Slice", {x, c.ints({t}), c.ints({t + 1}), c.ints({2})});
+    };
+    std::vector<std::string> outputs;
+    for (int64_t t = 0; t < steps; ++t) {
+        const std::string kt = at(k, t);
+        std::string vt = at(v, t);
+        if (gating) {
+            const std::string g =
+                c.op("Transpose", {c.op("Exp", {at(decay, t)})}, {ints_attr("perm", {0, 1, 3, 2})});
+            state = c.op("Mul", {state, g});
+        }
+        if (delta) {
+            const std::string retrieved = c.op("MatMul", {kt, state});
+            vt = c.op("Mul", {at(beta, t), c.op("Sub", {vt, retrieved})});
+        }
+        state = c.op(
+            "Add", {state, c.op("MatMul",
+                                {c.op("Transpose", {kt}, {ints_attr("perm", {0, 1, 3, 2})}), vt})});
+        const std::string read = qh == kvh ? state : repeat_heads(c, state, qh / kvh);
+        outputs.push_back(c.op("Mul", {c.op("MatMul", {at(q, t), read}), scale}));
+    }
+    const std::string all =
+        outputs.size() == 1 ? outputs[0] : c.op("Concat", outputs, {int_attr("axis", 2)});
+    c.op("Reshape",
+         {c.op("Transpose", {all}, {ints_attr("perm", {0, 2, 1, 3})}), c.ints({0, 0, -1})}, {},
+         ctx.node.output(0));
+    if (ctx.node.output_size() > 1 && !ctx.node.output(1).empty())
+        c.op("Identity", {state}, {}, ctx.node.output(1));
 }
 
 /// RMSNormalization-23: X / sqrt(mean(X^2 over axes [axis, rank)) + epsilon) * Scale.
@@ -229,8 +307,7 @@ void convert_rotary_embedding(NodeCtx& ctx) {
     int64_t dim = ctx.attr_int("rotary_embedding_dim", 0);
     if (dim == 0) dim = head;
     TS_USER_CHECK(dim > 0 && dim <= head && dim % 2 == 0)
-        << ctx.where() << ": rotary_embedding_dim " << dim << " must be even and at most "
-        << head;
+        << ctx.where() << ": rotary_embedding_dim " << dim << " must be even and at most " << head;
     std::string cosv = ctx.node.input(1), sinv = ctx.node.input(2);
     if (ctx.has_input(3)) {
         cosv = c.op("Gather", {cosv, ctx.node.input(3)}, {int_attr("axis", 0)});
@@ -247,18 +324,17 @@ void convert_rotary_embedding(NodeCtx& ctx) {
     const bool interleaved = ctx.attr_int("interleaved", 0) != 0;
     const std::string x1 = interleaved ? slice(x, 0, dim, 2) : slice(x, 0, dim / 2, 1);
     const std::string x2 = interleaved ? slice(x, 1, dim, 2) : slice(x, dim / 2, dim, 1);
-    const std::string real =
-        c.op("Sub", {c.op("Mul", {cosv, x1}), c.op("Mul", {sinv, x2})});
-    const std::string imag =
-        c.op("Add", {c.op("Mul", {sinv, x1}), c.op("Mul", {cosv, x2})});
+    const std::string real = c.op("Sub", {c.op("Mul", {cosv, x1}), c.op("Mul", {sinv, x2})});
+    const std::string imag = c.op("Add", {c.op("Mul", {sinv, x1}), c.op("Mul", {cosv, x2})});
     std::string rotated;
     if (interleaved) {
         const std::vector<int64_t> s = c.type(real).shape;
-        rotated = c.op("Reshape",
-                       {c.op("Concat", {c.op("Unsqueeze", {real, c.ints({4})}),
-                                        c.op("Unsqueeze", {imag, c.ints({4})})},
-                             {int_attr("axis", 4)}),
-                        c.ints({s[0], s[1], s[2], dim})});
+        rotated = c.op(
+            "Reshape",
+            {c.op("Concat",
+                  {c.op("Unsqueeze", {real, c.ints({4})}), c.op("Unsqueeze", {imag, c.ints({4})})},
+                  {int_attr("axis", 4)}),
+             c.ints({s[0], s[1], s[2], dim})});
     } else {
         rotated = c.op("Concat", {real, imag}, {int_attr("axis", 3)});
     }
@@ -277,6 +353,7 @@ void add_attention_converters(ConverterTable& t) {
     t["Attention"] = convert_attention;
     t["RMSNormalization"] = convert_rms_normalization;
     t["RotaryEmbedding"] = convert_rotary_embedding;
+    t["LinearAttention"] = convert_linear_attention;
 }
 
 }  // namespace tessera::frontend::onnx_import

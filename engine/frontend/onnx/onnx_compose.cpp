@@ -71,7 +71,8 @@ const ConstTensor& Composer::constant(const std::string& name) const {
 }
 
 const graph::TensorType& Composer::type(const std::string& name) {
-    if (auto c = ctx_.imp.constants.find(name); c != ctx_.imp.constants.end()) return c->second.type;
+    if (auto c = ctx_.imp.constants.find(name); c != ctx_.imp.constants.end())
+        return c->second.type;
     return ctx_.imp.g.values[size_t(ctx_.imp.value(name, ctx_.where()))].type;
 }
 

@@ -88,8 +88,8 @@ void convert_group_normalization(NodeCtx& ctx) {
             << groups << " (groups) values, got " << n;
         if (n == channels) return c.op("Reshape", {v, c.ints(per)});
         const std::string g = c.op("Reshape", {v, c.ints({groups, 1})});
-        return c.op("Reshape", {c.op("Expand", {g, c.ints({groups, channels / groups})}),
-                                c.ints(per)});
+        return c.op("Reshape",
+                    {c.op("Expand", {g, c.ints({groups, channels / groups})}), c.ints(per)});
     };
     c.op("Add",
          {c.op("Mul", {normed, per_channel(ctx.node.input(1))}), per_channel(ctx.node.input(2))},
@@ -109,8 +109,7 @@ void convert_center_crop_pad(NodeCtx& ctx) {
     if (axes.empty())
         for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
     TS_USER_CHECK(axes.size() == want.size())
-        << ctx.where() << ": shape has " << want.size() << " values for " << axes.size()
-        << " axes";
+        << ctx.where() << ": shape has " << want.size() << " values for " << axes.size() << " axes";
     std::vector<int64_t> begins, ends, crop_axes, pads(size_t(2 * rank), 0);
     for (size_t i = 0; i < axes.size(); ++i) {
         const int64_t a = normalize_axis(ctx, axes[i], rank), dim = in[size_t(a)];
@@ -212,7 +211,8 @@ void convert_causal_conv_with_state(NodeCtx& ctx) {
     std::vector<std::string> conv_in = {padded, w};
     if (ctx.has_input(2)) conv_in.push_back(ctx.node.input(2));
     const bool silu = activation != "none";
-    std::string y = c.op("Conv", conv_in, {int_attr("group", xs[1])}, silu ? "" : ctx.node.output(0));
+    std::string y =
+        c.op("Conv", conv_in, {int_attr("group", xs[1])}, silu ? "" : ctx.node.output(0));
     if (silu) c.op("Mul", {y, c.op("Sigmoid", {y})}, {}, ctx.node.output(0));
     if (ctx.node.output_size() > 1 && !ctx.node.output(1).empty()) {
         const int64_t len = c.type(padded).shape[2];
@@ -245,7 +245,8 @@ void convert_tensor_scatter(NodeCtx& ctx) {
     std::string index = c.op("Reshape", {c.ints(iota), c.ints(iota_shape)});
     if (ctx.has_input(2)) {
         const std::string start =
-            c.op("Reshape", {c.op("Cast", {ctx.node.input(2)}, {int_attr("to", 7)}), c.ints(start_shape)});
+            c.op("Reshape",
+                 {c.op("Cast", {ctx.node.input(2)}, {int_attr("to", 7)}), c.ints(start_shape)});
         index = c.op("Add", {index, start});
     }
     if (mode == "circular") index = c.op("Mod", {index, c.ints({cs[size_t(axis)]})});
@@ -266,8 +267,8 @@ void convert_col2im(NodeCtx& ctx) {
         << ctx.where() << ": only 2-D images are supported (input (N, C * kh * kw, L), "
         << "image_shape and block_shape of 2 values)";
     const int64_t kk = block[0] * block[1];
-    TS_USER_CHECK(kk > 0 && xs[1] % kk == 0)
-        << ctx.where() << ": input channels " << xs[1] << " are not a multiple of the block size " << kk;
+    TS_USER_CHECK(kk > 0 && xs[1] % kk == 0) << ctx.where() << ": input channels " << xs[1]
+                                             << " are not a multiple of the block size " << kk;
     const int64_t channels = xs[1] / kk;
     const std::vector<int64_t> strides = ctx.attr_ints("strides", {1, 1});
     const std::vector<int64_t> dilations = ctx.attr_ints("dilations", {1, 1});
@@ -276,8 +277,10 @@ void convert_col2im(NodeCtx& ctx) {
         << ctx.where() << ": strides and dilations need 2 values, pads 4";
     std::vector<int64_t> blocks(2);
     for (size_t d = 0; d < 2; ++d) {
-        TS_USER_CHECK(strides[d] >= 1 && dilations[d] >= 1) << ctx.where() << ": bad stride or dilation";
-        blocks[d] = (image[d] + pads[d] + pads[d + 2] - dilations[d] * (block[d] - 1) - 1) / strides[d] + 1;
+        TS_USER_CHECK(strides[d] >= 1 && dilations[d] >= 1)
+            << ctx.where() << ": bad stride or dilation";
+        blocks[d] =
+            (image[d] + pads[d] + pads[d + 2] - dilations[d] * (block[d] - 1) - 1) / strides[d] + 1;
     }
     TS_USER_CHECK(blocks[0] >= 1 && blocks[1] >= 1 && blocks[0] * blocks[1] == xs[2])
         << ctx.where() << ": " << xs[2] << " blocks do not tile the " << image[0] << "x" << image[1]

@@ -168,7 +168,7 @@ void add_seq_converters(ConverterTable& t);  // onnx_seq.cpp: sequence, optional
 void add_control_flow_converters(ConverterTable& t);  // onnx_control_flow.cpp: If Loop Scan SequenceMap (called by add_seq_converters)
 void add_string_converters(ConverterTable& t);  // onnx_strings.cpp: StringNormalizer TfIdfVectorizer (called by add_seq_converters)
 void add_tessera_domain_converters(ConverterTable& t);
-void add_attention_converters(ConverterTable& t);  // onnx_attention.cpp: Attention RMSNormalization RotaryEmbedding (opset 23+)
+void add_attention_converters(ConverterTable& t);  // onnx_attention.cpp: Attention RMSNormalization RotaryEmbedding LinearAttention (opset 23+)
 void add_composed_converters(ConverterTable& t);
 void add_optimizer_converters(ConverterTable& t);  // onnx_optimizers.cpp: preview training Adagrad Adam Momentum  // onnx_composed_ops.cpp: LpNormalization LpPool GroupNormalization CenterCropPad AffineGrid SwiGLU  // onnx_tessera_domain.cpp: graph ops saved as they are
 

@@ -14,9 +14,9 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/core/small_types.h"
 #include "engine/frontend/onnx/boundary_types.h"
 #include "engine/runtime/half_float.h"
-#include "engine/core/small_types.h"
 
 namespace tessera::frontend {
 
@@ -33,23 +33,35 @@ constexpr int kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19, kFloat
 // The 8-, 4- and 2-bit types (core/small_types.h) by ONNX element type.
 std::optional<SmallType> small_of(int elem_type) {
     switch (elem_type) {
-        case kFloat8E4M3FN: return SmallType::Float8E4M3FN;
-        case kFloat8E4M3FNUZ: return SmallType::Float8E4M3FNUZ;
-        case kFloat8E5M2: return SmallType::Float8E5M2;
-        case kFloat8E5M2FNUZ: return SmallType::Float8E5M2FNUZ;
-        case kUInt4: return SmallType::UInt4;
-        case kInt4: return SmallType::Int4;
-        case kFloat4E2M1: return SmallType::Float4E2M1;
-        case kFloat8E8M0: return SmallType::Float8E8M0;
-        case kUInt2: return SmallType::UInt2;
-        case kInt2: return SmallType::Int2;
-        default: return std::nullopt;
+        case kFloat8E4M3FN:
+            return SmallType::Float8E4M3FN;
+        case kFloat8E4M3FNUZ:
+            return SmallType::Float8E4M3FNUZ;
+        case kFloat8E5M2:
+            return SmallType::Float8E5M2;
+        case kFloat8E5M2FNUZ:
+            return SmallType::Float8E5M2FNUZ;
+        case kUInt4:
+            return SmallType::UInt4;
+        case kInt4:
+            return SmallType::Int4;
+        case kFloat4E2M1:
+            return SmallType::Float4E2M1;
+        case kFloat8E8M0:
+            return SmallType::Float8E8M0;
+        case kUInt2:
+            return SmallType::UInt2;
+        case kInt2:
+            return SmallType::Int2;
+        default:
+            return std::nullopt;
     }
 }
 
-constexpr int kWideTypes[] = {onnx::TensorProto_DataType_FLOAT16, onnx::TensorProto_DataType_BFLOAT16,
-                              onnx::TensorProto_DataType_INT16,   onnx::TensorProto_DataType_UINT16,
-                              onnx::TensorProto_DataType_UINT32,  onnx::TensorProto_DataType_UINT64};
+constexpr int kWideTypes[] = {
+    onnx::TensorProto_DataType_FLOAT16, onnx::TensorProto_DataType_BFLOAT16,
+    onnx::TensorProto_DataType_INT16,   onnx::TensorProto_DataType_UINT16,
+    onnx::TensorProto_DataType_UINT32,  onnx::TensorProto_DataType_UINT64};
 
 }  // namespace
 
@@ -82,13 +94,20 @@ graph::DType boundary_compute_dtype(int elem_type) {
 std::string boundary_type_name(int elem_type) {
     if (auto s = small_of(elem_type)) return small_type_name(*s);
     switch (elem_type) {
-        case onnx::TensorProto_DataType_FLOAT16: return "float16";
-        case onnx::TensorProto_DataType_BFLOAT16: return "bfloat16";
-        case onnx::TensorProto_DataType_INT16: return "int16";
-        case onnx::TensorProto_DataType_UINT16: return "uint16";
-        case onnx::TensorProto_DataType_UINT32: return "uint32";
-        case onnx::TensorProto_DataType_UINT64: return "uint64";
-        default: return "";
+        case onnx::TensorProto_DataType_FLOAT16:
+            return "float16";
+        case onnx::TensorProto_DataType_BFLOAT16:
+            return "bfloat16";
+        case onnx::TensorProto_DataType_INT16:
+            return "int16";
+        case onnx::TensorProto_DataType_UINT16:
+            return "uint16";
+        case onnx::TensorProto_DataType_UINT32:
+            return "uint32";
+        case onnx::TensorProto_DataType_UINT64:
+            return "uint64";
+        default:
+            return "";
     }
 }
 
@@ -107,9 +126,12 @@ namespace {
 int stored_bits(int elem_type) {
     if (auto s = small_of(elem_type)) return small_type_bits(*s);
     switch (elem_type) {
-        case onnx::TensorProto_DataType_UINT32: return 32;
-        case onnx::TensorProto_DataType_UINT64: return 64;
-        default: return 16;
+        case onnx::TensorProto_DataType_UINT32:
+            return 32;
+        case onnx::TensorProto_DataType_UINT64:
+            return 64;
+        default:
+            return 16;
     }
 }
 
@@ -238,7 +260,8 @@ void encode_boundary_tensor(const graph::TensorType& type, const void* data, int
     for (int64_t i = 0; i < count; ++i) {
         uint64_t v = narrow(elem_type, static_cast<const uint8_t*>(data), i);
         if (bits < 8)
-            raw[size_t(i * bits / 8)] = char(uint8_t(raw[size_t(i * bits / 8)]) | (v << ((i * bits) % 8)));
+            raw[size_t(i * bits / 8)] =
+                char(uint8_t(raw[size_t(i * bits / 8)]) | (v << ((i * bits) % 8)));
         else
             std::memcpy(raw.data() + size_t(i) * size_t(bits / 8), &v, size_t(bits / 8));
     }
@@ -251,9 +274,11 @@ namespace {
 // (computed in int32/int64) and so need a wrap.
 const std::set<std::string>& may_leave_range() {
     static const std::set<std::string> ops = {
-        "Add", "Sub", "Mul", "Neg", "Abs", "Sum", "Pow", "BitShift", "Cast", "CastLike",
-        "CumSum", "CumProd", "ReduceSum", "ReduceProd", "ReduceSumSquare", "MatMul", "MatMulInteger",
-        "Gemm", "Einsum", "Div", "Mean", "Det"};
+        "Add",    "Sub",           "Mul",       "Neg",        "Abs",
+        "Sum",    "Pow",           "BitShift",  "Cast",       "CastLike",
+        "CumSum", "CumProd",       "ReduceSum", "ReduceProd", "ReduceSumSquare",
+        "MatMul", "MatMulInteger", "Gemm",      "Einsum",     "Div",
+        "Mean",   "Det",           "BitwiseNot"};
     return ops;
 }
 
@@ -261,9 +286,10 @@ const std::set<std::string>& may_leave_range() {
 // 2^63 or more would be wrong there.
 const std::set<std::string>& sign_sensitive() {
     static const std::set<std::string> ops = {
-        "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Max", "Min", "Div", "Mod",
-        "ArgMax", "ArgMin", "TopK", "ReduceMax", "ReduceMin", "Clip", "Relu", "Sign", "Abs",
-        "Sort", "Unique", "Cast", "CastLike", "BitShift"};
+        "Less",      "Greater", "LessOrEqual", "GreaterOrEqual", "Max",  "Min",
+        "Div",       "Mod",     "ArgMax",      "ArgMin",         "TopK", "ReduceMax",
+        "ReduceMin", "Clip",    "Relu",        "Sign",           "Abs",  "Sort",
+        "Unique",    "Cast",    "CastLike",    "BitShift"};
     return ops;
 }
 
@@ -283,8 +309,8 @@ namespace {
 // run exactly on int64 after adding 2^63 (mod 2^64) to every operand, which
 // maps unsigned order onto signed order (Max/Min take the bias off again).
 const std::set<std::string>& order_only() {
-    static const std::set<std::string> ops = {"Less", "Greater", "LessOrEqual", "GreaterOrEqual",
-                                              "Max", "Min"};
+    static const std::set<std::string> ops = {"Less",           "Greater", "LessOrEqual",
+                                              "GreaterOrEqual", "Max",     "Min"};
     return ops;
 }
 
@@ -351,8 +377,9 @@ void check_uint64_inputs(NodeCtx& ctx) {
     if (!sign_sensitive().count(op)) return;
     if (op == "BitShift" && ctx.attr_str("direction", "") == "LEFT") return;  // wraps exactly
     if (op == "Cast" || op == "CastLike") {
-        int to = op == "Cast" ? int(ctx.attr_int("to", 0))
-                              : (ctx.has_input(1) ? declared_elem_type(ctx.imp, ctx.node.input(1)) : 0);
+        int to = op == "Cast"
+                     ? int(ctx.attr_int("to", 0))
+                     : (ctx.has_input(1) ? declared_elem_type(ctx.imp, ctx.node.input(1)) : 0);
         if (to == onnx::TensorProto_DataType_INT64 || to == onnx::TensorProto_DataType_UINT64)
             return;  // the same bits
     }
@@ -438,11 +465,10 @@ void narrow_outputs(NodeCtx& ctx) {
         }
         bool is_float = et == onnx::TensorProto_DataType_FLOAT16 ||
                         et == onnx::TensorProto_DataType_BFLOAT16 || is_small_float_elem_type(et);
-        bool is_int = et == onnx::TensorProto_DataType_INT16 ||
-                      et == onnx::TensorProto_DataType_UINT16 ||
-                      et == onnx::TensorProto_DataType_UINT32 ||
-                      (is_boundary_elem_type(et) && !is_float &&
-                       boundary_compute_dtype(et) == DType::Int32);
+        bool is_int =
+            et == onnx::TensorProto_DataType_INT16 || et == onnx::TensorProto_DataType_UINT16 ||
+            et == onnx::TensorProto_DataType_UINT32 ||
+            (is_boundary_elem_type(et) && !is_float && boundary_compute_dtype(et) == DType::Int32);
         // float16 intermediates compute in float32 (the policy); only an
         // explicit conversion rounds, so Cast(FLOAT -> FLOAT16) is exact.
         // ONNX's reference Cast kept the high half of float32 for bfloat16

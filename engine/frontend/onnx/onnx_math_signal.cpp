@@ -180,9 +180,8 @@ void convert_dft(NodeCtx& ctx) {
     int64_t rank = int64_t(ctx.type_of(x).shape.size());
     TS_USER_CHECK(rank >= 3) << ctx.where() << ": input must be (batch, signal..., 1 or 2)";
     // DFT-20 takes the axis as input 2 (default -2, the last signal axis).
-    int64_t axis = ctx.imp.source_opset >= 20
-                       ? (ctx.has_input(2) ? ctx.constant_ints(2).at(0) : -2)
-                       : ctx.attr_int("axis", 1);
+    int64_t axis = ctx.imp.source_opset >= 20 ? (ctx.has_input(2) ? ctx.constant_ints(2).at(0) : -2)
+                                              : ctx.attr_int("axis", 1);
     if (axis < 0) axis += rank;  // negative axes count from the end, like ONNX's reference
     TS_USER_CHECK(axis >= 1 && axis < rank - 1)
         << ctx.where() << ": axis " << axis << " is not a signal axis";
@@ -337,6 +336,13 @@ void add_elemx_converters(ConverterTable& t) {
         ctx.emit("nn.shrink", {ctx.input(0)},
                  {{"lambd", ctx.attr_float("lambd", 0.5)}, {"bias", ctx.attr_float("bias", 0.0)}});
     };
+    for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) {
+        const std::string graph_op = std::string(op) == "BitwiseAnd"  ? "bitwise_and"
+                                     : std::string(op) == "BitwiseOr" ? "bitwise_or"
+                                                                      : "bitwise_xor";
+        t[op] = [graph_op](NodeCtx& ctx) { ctx.emit(graph_op, {ctx.input(0), ctx.input(1)}); };
+    }
+    t["BitwiseNot"] = [](NodeCtx& ctx) { ctx.emit("bitwise_not", {ctx.input(0)}); };
     t["BitShift"] = [](NodeCtx& ctx) {
         std::string dir = ctx.attr_str("direction", "");
         TS_USER_CHECK(dir == "LEFT" || dir == "RIGHT")

@@ -34,8 +34,8 @@ void drop_default_attr(const Rewriter& r, onnx::NodeProto& n, const std::string&
                        const std::function<bool(const onnx::AttributeProto&)>& is_default,
                        const std::string& why) {
     if (const onnx::AttributeProto* a = find_attr(n, name)) {
-        TS_USER_CHECK(is_default(*a)) << r.where(n) << ": attribute " << name << " " << why
-                                      << " is not supported";
+        TS_USER_CHECK(is_default(*a))
+            << r.where(n) << ": attribute " << name << " " << why << " is not supported";
         erase_attr(n, name);
     }
 }
@@ -61,14 +61,15 @@ void defer_to_import(onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
 /// Ops the importer converts in their newer form: new ops it composes of
 /// opset-17 ops (onnx_attention.cpp, onnx_composed_ops.cpp), CumProd-26,
 /// SpaceToDepth-28's mode.
-void adapt_at_import(Rewriter&, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
+void adapt_at_import(Rewriter&, const Graphs&, onnx::NodeProto n,
+                     std::vector<onnx::NodeProto>& out) {
     defer_to_import(std::move(n), out);
 }
 
 /// Range-27: stash_type 1 (float) is how Tessera computes float16 ranges.
 void adapt_range(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
-    drop_default_attr(r, n, "stash_type", [](const auto& a) { return int_is(a, 1); },
-                      "other than 1 (float)");
+    drop_default_attr(
+        r, n, "stash_type", [](const auto& a) { return int_is(a, 1); }, "other than 1 (float)");
     out.push_back(std::move(n));
 }
 
@@ -100,8 +101,8 @@ void adapt_reduce(Rewriter&, const Graphs& graphs, onnx::NodeProto n,
 void adapt_split(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
     if (const onnx::AttributeProto* a = find_attr(n, "num_outputs")) {
         TS_USER_CHECK(a->i() == n.output_size())
-            << r.where(n) << ": num_outputs " << a->i() << " differs from its "
-            << n.output_size() << " outputs";
+            << r.where(n) << ": num_outputs " << a->i() << " differs from its " << n.output_size()
+            << " outputs";
     }
     erase_attr(n, "num_outputs");
     out.push_back(std::move(n));
@@ -109,8 +110,10 @@ void adapt_split(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx
 
 /// Resize-18/19: axes, keep_aspect_ratio_policy and half_pixel_symmetric are
 /// read by the importer; antialiasing is not supported.
-void adapt_resize(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
-    drop_default_attr(r, n, "antialias", [](const auto& a) { return int_is(a, 0); }, "(antialiasing)");
+void adapt_resize(Rewriter& r, const Graphs&, onnx::NodeProto n,
+                  std::vector<onnx::NodeProto>& out) {
+    drop_default_attr(
+        r, n, "antialias", [](const auto& a) { return int_is(a, 0); }, "(antialiasing)");
     const onnx::AttributeProto* axes = find_attr(n, "axes");
     const onnx::AttributeProto* policy = find_attr(n, "keep_aspect_ratio_policy");
     const onnx::AttributeProto* ctm = find_attr(n, "coordinate_transformation_mode");
@@ -119,9 +122,11 @@ void adapt_resize(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onn
         defer_to_import(std::move(n), out);
         return;
     }
-    drop_default_attr(r, n, "axes", [](const auto& a) { return a.ints_size() == 0; }, "(a subset of axes)");
-    drop_default_attr(r, n, "keep_aspect_ratio_policy",
-                      [](const auto& a) { return string_is(a, "stretch"); }, "other than stretch");
+    drop_default_attr(
+        r, n, "axes", [](const auto& a) { return a.ints_size() == 0; }, "(a subset of axes)");
+    drop_default_attr(
+        r, n, "keep_aspect_ratio_policy", [](const auto& a) { return string_is(a, "stretch"); },
+        "other than stretch");
     out.push_back(std::move(n));
 }
 
@@ -196,8 +201,10 @@ void adapt_mish(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx:
 void adapt_swish(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
     const onnx::AttributeProto* a = find_attr(n, "alpha");
     const float alpha = a ? a->f() : 1.0f;
-    std::string ax = alpha == 1.0f ? n.input(0)
-                                   : r.emit(n, "Mul", {n.input(0), r.scalar_like(n, n.input(0), alpha, out)}, out);
+    std::string ax =
+        alpha == 1.0f
+            ? n.input(0)
+            : r.emit(n, "Mul", {n.input(0), r.scalar_like(n, n.input(0), alpha, out)}, out);
     r.emit(n, "Mul", {n.input(0), r.emit(n, "Sigmoid", {ax}, out)}, out, n.output(0));
 }
 
@@ -205,16 +212,26 @@ using Adapter = void (*)(Rewriter&, const Graphs&, onnx::NodeProto, std::vector<
 
 const std::map<std::string, Adapter>& adapters() {
     static const std::map<std::string, Adapter> table = {
-        {"ReduceL1", adapt_reduce},        {"ReduceL2", adapt_reduce},
-        {"ReduceLogSum", adapt_reduce},    {"ReduceLogSumExp", adapt_reduce},
-        {"ReduceMax", adapt_reduce},       {"ReduceMean", adapt_reduce},
-        {"ReduceMin", adapt_reduce},       {"ReduceProd", adapt_reduce},
-        {"ReduceSumSquare", adapt_reduce}, {"Split", adapt_split},
-        {"Resize", adapt_resize},          {"Pad", adapt_pad},
-        {"AveragePool", adapt_pool},       {"LpPool", adapt_pool},
-        {"Cast", adapt_cast},              {"CastLike", adapt_cast},
-        {"QuantizeLinear", adapt_quant},   {"DequantizeLinear", adapt_quant},
-        {"Gelu", adapt_gelu},              {"Mish", adapt_mish},
+        {"ReduceL1", adapt_reduce},
+        {"ReduceL2", adapt_reduce},
+        {"ReduceLogSum", adapt_reduce},
+        {"ReduceLogSumExp", adapt_reduce},
+        {"ReduceMax", adapt_reduce},
+        {"ReduceMean", adapt_reduce},
+        {"ReduceMin", adapt_reduce},
+        {"ReduceProd", adapt_reduce},
+        {"ReduceSumSquare", adapt_reduce},
+        {"Split", adapt_split},
+        {"Resize", adapt_resize},
+        {"Pad", adapt_pad},
+        {"AveragePool", adapt_pool},
+        {"LpPool", adapt_pool},
+        {"Cast", adapt_cast},
+        {"CastLike", adapt_cast},
+        {"QuantizeLinear", adapt_quant},
+        {"DequantizeLinear", adapt_quant},
+        {"Gelu", adapt_gelu},
+        {"Mish", adapt_mish},
         {"Swish", adapt_swish},
         {"Range", adapt_range},
     };
@@ -281,12 +298,39 @@ void adapt_to_opset17(onnx::ModelProto& model, const std::string& origin) {
 }
 
 const std::vector<std::string>& ops_adapted_at_import() {
-    static const std::vector<std::string> ops = {
-        "ReduceL1",  "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
-        "ReduceMean", "ReduceMin", "ReduceProd",  "ReduceSumSquare", "Pad",
-        "Attention", "RMSNormalization", "RotaryEmbedding", "GroupNormalization",
-        "CenterCropPad", "SwiGLU", "AffineGrid", "CumProd", "SpaceToDepth", "Cast", "CastLike",
-        "Resize", "CausalConvWithState", "TensorScatter", "Col2Im", "DFT", "AveragePool", "LpPool"};
+    static const std::vector<std::string> ops = {"ReduceL1",
+                                                 "ReduceL2",
+                                                 "ReduceLogSum",
+                                                 "ReduceLogSumExp",
+                                                 "ReduceMax",
+                                                 "ReduceMean",
+                                                 "ReduceMin",
+                                                 "ReduceProd",
+                                                 "ReduceSumSquare",
+                                                 "Pad",
+                                                 "Attention",
+                                                 "RMSNormalization",
+                                                 "RotaryEmbedding",
+                                                 "GroupNormalization",
+                                                 "CenterCropPad",
+                                                 "SwiGLU",
+                                                 "AffineGrid",
+                                                 "CumProd",
+                                                 "SpaceToDepth",
+                                                 "Cast",
+                                                 "CastLike",
+                                                 "Resize",
+                                                 "CausalConvWithState",
+                                                 "TensorScatter",
+                                                 "Col2Im",
+                                                 "DFT",
+                                                 "AveragePool",
+                                                 "LpPool",
+                                                 "LinearAttention",
+                                                 "BitwiseAnd",
+                                                 "BitwiseOr",
+                                                 "BitwiseXor",
+                                                 "BitwiseNot"};
     return ops;
 }
 

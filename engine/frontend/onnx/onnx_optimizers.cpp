@@ -43,8 +43,8 @@ void convert_adagrad(NodeCtx& ctx) {
                           h = ctx.node.input(int(2 + 2 * n + i));
         const std::string gr = c.op("Add", {c.op("Mul", {norm, x}), g});
         const std::string h_new = c.op("Add", {h, c.op("Mul", {gr, gr})}, {}, output(ctx, n + i));
-        const std::string scaled = c.op("Div", {c.op("Mul", {rate, gr}),
-                                                c.op("Add", {c.op("Sqrt", {h_new}), eps})});
+        const std::string scaled =
+            c.op("Div", {c.op("Mul", {rate, gr}), c.op("Add", {c.op("Sqrt", {h_new}), eps})});
         c.op("Sub", {x, scaled}, {}, output(ctx, i));
     }
 }
@@ -53,25 +53,30 @@ void convert_adam(NodeCtx& ctx) {
     Composer c(ctx);
     const int64_t n = tensor_count(ctx, 4);
     const auto [t, counted] = step(c, ctx);
-    const float alpha = float(ctx.attr_float("alpha", 0.9)), beta = float(ctx.attr_float("beta", 0.999));
+    const float alpha = float(ctx.attr_float("alpha", 0.9)),
+                beta = float(ctx.attr_float("beta", 0.999));
     const std::string a = c.scalar(alpha), b = c.scalar(beta), one = c.scalar(1.0f);
     const std::string norm = c.scalar(float(ctx.attr_float("norm_coefficient", 0.0)));
     const std::string post = c.scalar(float(1.0 - ctx.attr_float("norm_coefficient_post", 0.0)));
     const std::string eps = c.scalar(float(ctx.attr_float("epsilon", 1e-6)));
     // r sqrt(1 - beta^t) / (1 - alpha^t) once T > 0 (bias correction), else r.
     const std::string corrected = c.op(
-        "Div", {c.op("Mul", {ctx.node.input(0), c.op("Sqrt", {c.op("Sub", {one, c.op("Pow", {b, t})})})}),
-                c.op("Sub", {one, c.op("Pow", {a, t})})});
+        "Div",
+        {c.op("Mul", {ctx.node.input(0), c.op("Sqrt", {c.op("Sub", {one, c.op("Pow", {b, t})})})}),
+         c.op("Sub", {one, c.op("Pow", {a, t})})});
     const std::string rate = c.op("Where", {counted, corrected, ctx.node.input(0)});
     for (int64_t i = 0; i < n; ++i) {
         const std::string x = ctx.node.input(int(2 + i)), g = ctx.node.input(int(2 + n + i)),
-                          v = ctx.node.input(int(2 + 2 * n + i)), h = ctx.node.input(int(2 + 3 * n + i));
+                          v = ctx.node.input(int(2 + 2 * n + i)),
+                          h = ctx.node.input(int(2 + 3 * n + i));
         const std::string gr = c.op("Add", {c.op("Mul", {norm, x}), g});
-        const std::string v_new = c.op("Add", {c.op("Mul", {a, v}), c.op("Mul", {c.op("Sub", {one, a}), gr})},
-                                       {}, output(ctx, n + i));
+        const std::string v_new =
+            c.op("Add", {c.op("Mul", {a, v}), c.op("Mul", {c.op("Sub", {one, a}), gr})}, {},
+                 output(ctx, n + i));
         const std::string h_new =
-            c.op("Add", {c.op("Mul", {b, h}), c.op("Mul", {c.op("Sub", {one, b}), c.op("Mul", {gr, gr})})}, {},
-                 output(ctx, 2 * n + i));
+            c.op("Add",
+                 {c.op("Mul", {b, h}), c.op("Mul", {c.op("Sub", {one, b}), c.op("Mul", {gr, gr})})},
+                 {}, output(ctx, 2 * n + i));
         const std::string update =
             c.op("Mul", {rate, c.op("Div", {v_new, c.op("Add", {c.op("Sqrt", {h_new}), eps})})});
         c.op("Mul", {post, c.op("Sub", {x, update})}, {}, output(ctx, i));

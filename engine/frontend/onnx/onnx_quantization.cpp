@@ -95,17 +95,27 @@ struct QuantRange {
 
 QuantRange quant_range(NodeCtx& ctx, int elem_type) {
     switch (elem_type) {
-        case onnx::TensorProto_DataType_INT8: return {DType::Int8, -128, 127};
-        case onnx::TensorProto_DataType_UINT8: return {DType::UInt8, 0, 255};
-        case onnx::TensorProto_DataType_INT16: return {DType::Int32, -32768, 32767};
-        case onnx::TensorProto_DataType_UINT16: return {DType::Int32, 0, 65535};
-        case 22: return {DType::Int32, -8, 7};   // INT4
-        case 21: return {DType::Int32, 0, 15};   // UINT4
-        case 26: return {DType::Int32, -2, 1};   // INT2
-        case 25: return {DType::Int32, 0, 3};    // UINT2
-        default: break;
+        case onnx::TensorProto_DataType_INT8:
+            return {DType::Int8, -128, 127};
+        case onnx::TensorProto_DataType_UINT8:
+            return {DType::UInt8, 0, 255};
+        case onnx::TensorProto_DataType_INT16:
+            return {DType::Int32, -32768, 32767};
+        case onnx::TensorProto_DataType_UINT16:
+            return {DType::Int32, 0, 65535};
+        case 22:
+            return {DType::Int32, -8, 7};  // INT4
+        case 21:
+            return {DType::Int32, 0, 15};  // UINT4
+        case 26:
+            return {DType::Int32, -2, 1};  // INT2
+        case 25:
+            return {DType::Int32, 0, 3};  // UINT2
+        default:
+            break;
     }
-    TS_USER_FAIL() << ctx.where() << ": zero point must be int8, uint8, int16, uint16, int4, uint4, "
+    TS_USER_FAIL() << ctx.where()
+                   << ": zero point must be int8, uint8, int16, uint16, int4, uint4, "
                    << "int2, uint2 or a float8/float4 type, got element type " << elem_type;
 }
 
@@ -162,10 +172,12 @@ void convert_dequantize(NodeCtx& ctx) {
     if (axis < 0) axis += rank;
     // float8/float4 values (computed as float32) are centered in float.
     int x = ctx.input_type(0).dtype == DType::Float32
-                ? (ctx.has_input(2) ? ctx.emit_internal("subtract",
-                                                        {ctx.input(0), along_axis(ctx, cast(ctx, ctx.input(2), DType::Float32),
-                                                                                  rank, axis, "x_zero_point")})
-                                    : ctx.input(0))
+                ? (ctx.has_input(2)
+                       ? ctx.emit_internal(
+                             "subtract",
+                             {ctx.input(0), along_axis(ctx, cast(ctx, ctx.input(2), DType::Float32),
+                                                       rank, axis, "x_zero_point")})
+                       : ctx.input(0))
                 : centered(ctx, ctx.input(0), 2, axis, "x_zero_point");
     int scale = along_axis(ctx, ctx.input(1), rank, axis, "x_scale");
     ctx.emit("multiply", {x, scale});

@@ -213,11 +213,20 @@ void convert_pad(NodeCtx& ctx) {
         TS_USER_CHECK(c && c->type.num_elements() == 1)
             << ctx.where() << ": constant_value must be a constant scalar";
         switch (c->type.dtype) {
-            case graph::DType::Float32: value = c->data->as<float>()[0]; break;
-            case graph::DType::Float64: value = c->data->as<double>()[0]; break;
-            case graph::DType::Int64: value = double(c->data->as<int64_t>()[0]); break;
-            case graph::DType::Int32: value = c->data->as<int32_t>()[0]; break;
-            default: TS_USER_FAIL() << ctx.where() << ": unsupported constant_value type";
+            case graph::DType::Float32:
+                value = c->data->as<float>()[0];
+                break;
+            case graph::DType::Float64:
+                value = c->data->as<double>()[0];
+                break;
+            case graph::DType::Int64:
+                value = double(c->data->as<int64_t>()[0]);
+                break;
+            case graph::DType::Int32:
+                value = c->data->as<int32_t>()[0];
+                break;
+            default:
+                TS_USER_FAIL() << ctx.where() << ": unsupported constant_value type";
         }
     }
     if (ctx.has_input(3)) {
@@ -320,8 +329,8 @@ void convert_resize(NodeCtx& ctx) {
     }
     if (!axes.empty()) {
         const size_t n = axes.size();
-        TS_USER_CHECK((scales.empty() || scales.size() == n) && (sizes.empty() || sizes.size() == n) &&
-                      (roi.empty() || roi.size() == 2 * n))
+        TS_USER_CHECK((scales.empty() || scales.size() == n) &&
+                      (sizes.empty() || sizes.size() == n) && (roi.empty() || roi.size() == 2 * n))
             << ctx.where() << ": roi, scales and sizes must give values for the " << n << " axes";
         std::vector<double> full_scales(rank, 1.0), full_roi(2 * rank, 0.0);
         std::vector<int64_t> full_sizes(s);
@@ -370,8 +379,8 @@ void convert_resize(NodeCtx& ctx) {
             sizes.push_back(int64_t(std::floor(double(s[d]) * scales[d])));
         }
     }
-    std::string ctm = upsample ? "asymmetric"
-                               : ctx.attr_str("coordinate_transformation_mode", "half_pixel");
+    std::string ctm =
+        upsample ? "asymmetric" : ctx.attr_str("coordinate_transformation_mode", "half_pixel");
     std::map<std::string, graph::AttrValue> attrs = {
         {"sizes", sizes},
         {"scales", scales},
