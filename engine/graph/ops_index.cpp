@@ -81,7 +81,8 @@ Types infer_scatter_nd(const Node& n, const Types& in) {
     std::vector<int64_t> us(is.begin(), is.end() - 1);
     us.insert(us.end(), ds.begin() + is.back(), ds.end());
     TS_USER_CHECK(in[2].shape == us && in[2].dtype == in[0].dtype)
-        << where(n) << ": updates " << in[2].str() << " must be " << TensorType{in[0].dtype, us}.str();
+        << where(n) << ": updates " << in[2].str() << " must be "
+        << TensorType{in[0].dtype, us}.str();
     return {in[0]};
 }
 
@@ -113,31 +114,39 @@ Types infer_max_unpool(const Node& n, const Types& in) {
     for (int64_t d : out) TS_USER_CHECK(d >= 0) << where(n) << ": negative output dim";
     std::vector<int64_t> unpooled = n.attr_ints("unpooled_shape", out);
     TS_USER_CHECK(unpooled.size() == out.size())
-        << where(n) << ": unpooled_shape " << shape_str(unpooled) << " needs " << out.size() << " dims";
+        << where(n) << ": unpooled_shape " << shape_str(unpooled) << " needs " << out.size()
+        << " dims";
     for (size_t d = 0; d < out.size(); ++d)
         TS_USER_CHECK(unpooled[d] >= 1 && unpooled[d] <= out[d])
-            << where(n) << ": unpooled_shape " << shape_str(unpooled) << " does not fit in output_shape "
-            << shape_str(out);
+            << where(n) << ": unpooled_shape " << shape_str(unpooled)
+            << " does not fit in output_shape " << shape_str(out);
     return {TensorType{in[0].dtype, out}};
 }
 
 Types infer_grid_sample(const Node& n, const Types& in) {
     expect_arity(n, in, 2, 2);
-    expect_float(n, in, 0, 4);
-    expect_float(n, in, 1, 4);
+    expect_float(n, in, 0, -1);
+    expect_float(n, in, 1, -1);
     const auto& xs = in[0].shape;
     const auto& gs = in[1].shape;
-    TS_USER_CHECK(xs[2] >= 1 && xs[3] >= 1)
-        << where(n) << ": X " << in[0].str() << " needs a non-empty image";
-    TS_USER_CHECK(gs[0] == xs[0] && gs[3] == 2)
-        << where(n) << ": grid " << in[1].str() << " must be (" << xs[0] << ", H_out, W_out, 2)";
+    TS_USER_CHECK(xs.size() == 4 || xs.size() == 5)
+        << where(n) << ": X " << in[0].str() << " must be (N, C, H, W) or (N, C, D, H, W)";
+    const size_t dims = xs.size() - 2;
+    for (size_t d = 2; d < xs.size(); ++d)
+        TS_USER_CHECK(xs[d] >= 1) << where(n) << ": X " << in[0].str()
+                                  << " needs a non-empty image";
+    TS_USER_CHECK(gs.size() == xs.size() && gs[0] == xs[0] && gs.back() == int64_t(dims))
+        << where(n) << ": grid " << in[1].str() << " must be (" << xs[0] << ", spatial out..., "
+        << dims << ")";
     std::string mode = n.attr_str("mode", "bilinear");
     std::string pad = n.attr_str("padding_mode", "zeros");
     TS_USER_CHECK(mode == "bilinear" || mode == "nearest" || mode == "bicubic")
         << where(n) << ": mode '" << mode << "' is not bilinear, nearest or bicubic";
     TS_USER_CHECK(pad == "zeros" || pad == "border" || pad == "reflection")
         << where(n) << ": padding_mode '" << pad << "' is not zeros, border or reflection";
-    return {TensorType{in[0].dtype, {xs[0], xs[1], gs[1], gs[2]}}};
+    std::vector<int64_t> out = {xs[0], xs[1]};
+    out.insert(out.end(), gs.begin() + 1, gs.end() - 1);
+    return {TensorType{in[0].dtype, out}};
 }
 
 Types infer_roi_align(const Node& n, const Types& in) {
@@ -188,10 +197,11 @@ void add_index_ops(std::vector<OpDef>& table) {
                      "Reverses the first sequence_lens[b] elements along time_axis of each batch "
                      "entry b",
                      OpPattern::Injective, infer_reverse_sequence});
-    table.push_back({"nn.max_unpool",
-                     "Zeros of output_shape with X written at the flat indices (into unpooled_shape, "
-                     "placed at the start; each within its (n, c) plane) of MaxPool",
-                     OpPattern::Opaque, infer_max_unpool});
+    table.push_back(
+        {"nn.max_unpool",
+         "Zeros of output_shape with X written at the flat indices (into unpooled_shape, "
+         "placed at the start; each within its (n, c) plane) of MaxPool",
+         OpPattern::Opaque, infer_max_unpool});
     table.push_back({"image.grid_sample",
                      "Samples X at the normalized grid positions; bilinear, nearest or bicubic "
                      "with zeros, border or reflection padding",

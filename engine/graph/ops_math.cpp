@@ -31,6 +31,17 @@ Types infer_cast(const Node& n, const Types& in) {
     return {TensorType{dtype_from_name(n, n.attr_str("dtype")), in[0].shape}};
 }
 
+// bitcast: the same bits as another dtype of the same width.
+Types infer_bitcast(const Node& n, const Types& in) {
+    expect_arity(n, in, 1, 1);
+    const DType to = dtype_from_name(n, n.attr_str("dtype"));
+    TS_USER_CHECK(dtype_bytes(to) == dtype_bytes(in[0].dtype) && to != DType::Bool &&
+                  in[0].dtype != DType::Bool)
+        << where(n) << ": " << in[0].str() << " cannot be reinterpreted as " << dtype_name(to)
+        << " (a different width)";
+    return {TensorType{to, in[0].shape}};
+}
+
 Types infer_same_dtype(const Node& n, const Types& in) {
     expect_arity(n, in, 2, 2);
     TS_USER_CHECK(in[0].dtype == in[1].dtype)
@@ -116,8 +127,9 @@ void add_math_ops(std::vector<OpDef>& table) {
         {"isnan", "Elementwise x != x (bool)", infer_unary_bool},
         {"isinf", "Elementwise |x| == inf (bool); detect_positive/detect_negative",
          infer_unary_bool},
-        {"cast", "Elementwise conversion to attribute dtype (float to int truncates)",
-         infer_cast},
+        {"cast", "Elementwise conversion to attribute dtype (float to int truncates)", infer_cast},
+        {"bitcast", "Elementwise reinterpretation of the bits as attribute dtype (same width)",
+         infer_bitcast},
     };
     for (const U& u : unary) table.push_back({u.name, u.desc, OpPattern::ElemWise, u.infer});
     const U binary[] = {

@@ -211,6 +211,7 @@ private:
 
     static Scalar arith(NodeType op, DataType t, Scalar a, Scalar b);
     static Scalar cast_to(DataType to, DataType from, Scalar v);
+    static Scalar reinterpret_bits(DataType to, DataType from, Scalar v);
     static Scalar intrinsic(const std::string& name, DataType t, const Scalar* args, size_t nargs);
 
     Scalar eval(const Expr& e, int lane) {
@@ -245,6 +246,10 @@ private:
             }
             case NodeType::Call: {
                 const Call* op = static_cast<const Call*>(n);
+                if (op->op == "reinterpret")
+                    return reinterpret_bits(op->dtype.element_of(),
+                                            op->args.at(0).dtype().element_of(),
+                                            eval(op->args[0], lane));
                 Scalar args[3] = {};
                 TS_CHECK(!op->args.empty() && op->args.size() <= 3)
                     << "interpret: intrinsic " << op->op << " with " << op->args.size()
@@ -536,6 +541,33 @@ Scalar Interpreter::cast_to(DataType to, DataType from, Scalar v) {
         return from_int(wrap_int(to, int64_t(d)));
     }
     return from_int(wrap_int(to, v.i));
+}
+
+// The bits of v (of type `from`) as a value of type `to`, of the same width.
+Scalar Interpreter::reinterpret_bits(DataType to, DataType from, Scalar v) {
+    uint64_t bits = 0;
+    if (from.is_float() && from.bits == 32) {
+        const float f = float(v.f);
+        uint32_t u;
+        std::memcpy(&u, &f, sizeof u);
+        bits = u;
+    } else if (from.is_float()) {
+        std::memcpy(&bits, &v.f, sizeof bits);
+    } else {
+        bits = uint64_t(v.i);
+    }
+    if (to.is_float() && to.bits == 32) {
+        const uint32_t u = uint32_t(bits);
+        float f;
+        std::memcpy(&f, &u, sizeof f);
+        return from_float(f);
+    }
+    if (to.is_float()) {
+        double d;
+        std::memcpy(&d, &bits, sizeof d);
+        return from_float(d);
+    }
+    return from_int(wrap_int(to, int64_t(bits)));
 }
 
 Scalar Interpreter::intrinsic(const std::string& name, DataType t, const Scalar* args,

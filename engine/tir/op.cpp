@@ -124,6 +124,12 @@ Expr bitwise_xor(Expr a, Expr b) {
 }
 Expr bitwise_not(Expr a) { return bitwise_call("bitwise_not", {std::move(a)}); }
 
+Expr reinterpret(DataType t, Expr x) {
+    TS_CHECK(t.bits == x.dtype().bits) << "reinterpret " << x.dtype().str() << " as " << t.str();
+    const DataType r = t.element_of().with_lanes(x.dtype().lanes);
+    return Call::make(r, "reinterpret", {std::move(x)});
+}
+
 Expr exp(Expr x) { return unary_call("exp", std::move(x)); }
 Expr log(Expr x) { return unary_call("log", std::move(x)); }
 Expr sqrt(Expr x) { return unary_call("sqrt", std::move(x)); }

@@ -63,6 +63,9 @@ Expr bitwise_and(Expr a, Expr b);
 Expr bitwise_or(Expr a, Expr b);
 Expr bitwise_xor(Expr a, Expr b);
 Expr bitwise_not(Expr a);
+/// The bits of `x` read as type `t` (lanes kept) of the same width
+/// (intrinsic call "reinterpret").
+Expr reinterpret(DataType t, Expr x);
 
 /// Largest / smallest value of the type: the identities of min / max
 /// reductions (+-infinity for floats, the extreme values for integers).

@@ -1,5 +1,5 @@
-// Computes for sampling ops: image.grid_sample (bilinear, nearest, bicubic;
-// zeros, border, reflection padding) and vision.roi_align (avg, max), with
+// Computes for sampling ops: image.grid_sample (2-D and 3-D; bilinear,
+// nearest, bicubic; zeros, border, reflection padding) and vision.roi_align (avg, max), with
 // ONNX Runtime's pixel and border conventions.
 #include "engine/topi/topi_detail.h"
 
@@ -38,20 +38,28 @@ struct GridSampler {
     const te::Tensor& x;
     std::string padding;
     bool align;
-    int64_t h, w;
+    std::vector<int64_t> dims;  // the spatial extents, (D,) H, W
 
-    // Pixel (r, c) of plane (n, ch) with the padding mode applied to the indices.
-    Expr pixel(Expr n, Expr ch, Expr r, Expr c) const {
-        if (padding == "zeros") {
-            Expr inside = r >= int64_t(0) && r < h && c >= int64_t(0) && c < w;
-            return tir::select(inside, x(n, ch, clamp_index(r, h), clamp_index(c, w)), f32(0));
+    // Pixel `idx` (one index per spatial axis) of plane (n, ch) with the
+    // padding mode applied to the indices.
+    Expr pixel(Expr n, Expr ch, std::vector<Expr> idx) const {
+        Expr inside;
+        for (size_t d = 0; d < idx.size(); ++d) {
+            const int64_t len = dims[d];
+            if (padding == "zeros") {
+                Expr in_d = idx[d] >= int64_t(0) && idx[d] < len;
+                inside = inside.defined() ? (inside && in_d) : in_d;
+            } else if (padding == "reflection") {
+                double lo = align ? 0.0 : -0.5;
+                idx[d] = to_int(
+                    reflect(to_float(idx[d]), lo, align ? double(len - 1) : double(len) - 0.5));
+            }
+            idx[d] = clamp_index(idx[d], len);
         }
-        if (padding == "reflection") {
-            double lo = align ? 0.0 : -0.5;
-            r = to_int(reflect(to_float(r), lo, align ? double(h - 1) : double(h) - 0.5));
-            c = to_int(reflect(to_float(c), lo, align ? double(w - 1) : double(w) - 0.5));
-        }
-        return x(n, ch, clamp_index(r, h), clamp_index(c, w));
+        std::vector<Expr> at = {n, ch};
+        at.insert(at.end(), idx.begin(), idx.end());
+        Expr v = x(at);
+        return inside.defined() ? tir::select(inside, v, f32(0)) : v;
     }
     // Normalized [-1, 1] position to pixel coordinates along an axis of `len`.
     Expr denormalize(Expr v, int64_t len) const {
@@ -70,6 +78,21 @@ std::vector<Expr> cubic_weights(Expr t) {
             ((f32(a) * u1 - f32(5 * a)) * u1 + f32(8 * a)) * u1 - f32(4 * a)};
 }
 
+// Sum over the taps of every spatial axis from `d` on of the product of their
+// weights times the pixel; the outermost axis outermost (y before x).
+Expr interpolate(const GridSampler& s, Expr b, Expr ch, const std::vector<Expr>& first,
+                 const std::vector<std::vector<Expr>>& weights, std::vector<Expr>& idx, size_t d) {
+    if (d == first.size()) return s.pixel(b, ch, idx);
+    const int64_t taps = int64_t(weights[d].size()), offset = taps == 4 ? -1 : 0;
+    Expr acc;
+    for (int64_t t = 0; t < taps; ++t) {
+        idx[d] = first[d] + (t + offset);
+        Expr term = weights[d][size_t(t)] * interpolate(s, b, ch, first, weights, idx, d + 1);
+        acc = t == 0 ? term : acc + term;
+    }
+    return acc;
+}
+
 }  // namespace
 
 Tensors grid_sample(const graph::Node& n, const Tensors& in, const Types& out) {
@@ -77,34 +100,36 @@ Tensors grid_sample(const graph::Node& n, const Tensors& in, const Types& out) {
     const te::Tensor& x = in[0];
     const te::Tensor& grid = in[1];
     std::string mode = n.attr_str("mode", "bilinear");
+    const size_t dims = x.shape().size() - 2;
     GridSampler s{x, n.attr_str("padding_mode", "zeros"), n.attr_int("align_corners", 0) != 0,
-                  x.shape()[2], x.shape()[3]};
+                  std::vector<int64_t>(x.shape().begin() + 2, x.shape().end())};
     te::Tensor y = te::compute(
         out[0].shape,
         [&](const std::vector<Var>& i) {
             Expr b = i[0], ch = i[1];
-            Expr gx = s.denormalize(grid(i[0], i[2], i[3], Expr(int64_t(0))), s.w);
-            Expr gy = s.denormalize(grid(i[0], i[2], i[3], Expr(int64_t(1))), s.h);
-            if (mode == "nearest") return s.pixel(b, ch, to_int(tir::round(gy)), to_int(tir::round(gx)));
-            Expr fx = tir::floor(gx), fy = tir::floor(gy);
-            Expr x1 = to_int(fx), y1 = to_int(fy);
-            if (mode == "bilinear") {
-                Expr dx1 = gx - fx, dx2 = f32(1) - dx1, dy1 = gy - fy, dy2 = f32(1) - dy1;
-                Expr x2 = x1 + int64_t(1), y2 = y1 + int64_t(1);
-                return dy2 * (dx2 * s.pixel(b, ch, y1, x1) + dx1 * s.pixel(b, ch, y1, x2)) +
-                       dy1 * (dx2 * s.pixel(b, ch, y2, x1) + dx1 * s.pixel(b, ch, y2, x2));
+            // The grid's last axis holds (x, y(, z)): the reverse of the spatial axes.
+            std::vector<Expr> pos(dims);
+            for (size_t d = 0; d < dims; ++d) {
+                std::vector<Expr> at = {i[0]};
+                for (size_t k = 0; k < dims; ++k) at.push_back(i[2 + k]);
+                at.push_back(Expr(int64_t(dims - 1 - d)));
+                pos[d] = s.denormalize(grid(at), s.dims[d]);
             }
-            std::vector<Expr> wx = cubic_weights(gx - fx), wy = cubic_weights(gy - fy);
-            Expr acc;
-            for (int64_t r = 0; r < 4; ++r) {
-                Expr row;
-                for (int64_t c = 0; c < 4; ++c) {
-                    Expr t = wx[size_t(c)] * s.pixel(b, ch, y1 + (r - 1), x1 + (c - 1));
-                    row = c == 0 ? t : row + t;
-                }
-                acc = r == 0 ? wy[size_t(r)] * row : acc + wy[size_t(r)] * row;
+            std::vector<Expr> idx(dims);
+            if (mode == "nearest") {
+                for (size_t d = 0; d < dims; ++d) idx[d] = to_int(tir::round(pos[d]));
+                return s.pixel(b, ch, idx);
             }
-            return acc;
+            std::vector<Expr> first(dims);
+            std::vector<std::vector<Expr>> weights(dims);
+            for (size_t d = 0; d < dims; ++d) {
+                Expr f = tir::floor(pos[d]);
+                first[d] = to_int(f);
+                Expr frac = pos[d] - f;
+                weights[d] = mode == "bilinear" ? std::vector<Expr>{f32(1) - frac, frac}
+                                                : cubic_weights(frac);
+            }
+            return interpolate(s, b, ch, first, weights, idx, 0);
         },
         "T_grid_sample", "injective");
     return {y};
@@ -120,8 +145,10 @@ Tensors roi_align(const graph::Node& n, const Tensors& in, const Types& out) {
     const int64_t batch = x.shape()[0], h = x.shape()[2], w = x.shape()[3];
     const int64_t oh = out[0].shape[2], ow = out[0].shape[3];
     const int64_t ratio = n.attr_int("sampling_ratio", 1);
-    const std::vector<int64_t> max_grid = adaptive ? n.attr_ints("max_grid") : std::vector<int64_t>{ratio, ratio};
-    const bool half_pixel = n.attr_str("coordinate_transformation_mode", "half_pixel") == "half_pixel";
+    const std::vector<int64_t> max_grid =
+        adaptive ? n.attr_ints("max_grid") : std::vector<int64_t>{ratio, ratio};
+    const bool half_pixel =
+        n.attr_str("coordinate_transformation_mode", "half_pixel") == "half_pixel";
     const bool is_max = n.attr_str("mode", "avg") == "max";
     const double scale = n.attr_float("spatial_scale", 1.0);
     const double offset = half_pixel ? 0.5 : 0.0;
@@ -173,7 +200,8 @@ Tensors roi_align(const graph::Node& n, const Tensors& in, const Types& out) {
     te::Tensor acc = te::compute(
         out[0].shape,
         [&](const std::vector<Var>& i) {
-            IterVar iy = te::reduce_axis(max_grid[0], "iy"), ix = te::reduce_axis(max_grid[1], "ix");
+            IterVar iy = te::reduce_axis(max_grid[0], "iy"),
+                    ix = te::reduce_axis(max_grid[1], "ix");
             Expr v = value(i, iy, ix);
             return is_max ? te::max(v, {iy, ix}) : te::sum(v, {iy, ix});
         },

@@ -107,7 +107,8 @@ const std::map<std::string, UnaryFn>& unary_table() {
         {"isinf",
          [](const graph::Node& n, Expr x) {
              Expr pos = x == c(x, INFINITY), neg = x == c(x, -INFINITY);
-             bool p = n.attr_int("detect_positive", 1) != 0, q = n.attr_int("detect_negative", 1) != 0;
+             bool p = n.attr_int("detect_positive", 1) != 0,
+                  q = n.attr_int("detect_negative", 1) != 0;
              if (p && q) return pos || neg;
              if (p) return pos;
              if (q) return neg;
@@ -119,7 +120,9 @@ const std::map<std::string, UnaryFn>& unary_table() {
 
 }  // namespace
 
-bool is_unary_op(const std::string& op) { return unary_table().count(op) != 0 || op == "cast"; }
+bool is_unary_op(const std::string& op) {
+    return unary_table().count(op) != 0 || op == "cast" || op == "bitcast";
+}
 
 Tensors unary(const graph::Node& n, const Tensors& in, const Types& out) {
     check_arity(n, in, out, 1, 1);
@@ -130,6 +133,8 @@ Tensors unary(const graph::Node& n, const Tensors& in, const Types& out) {
     std::function<Expr(Expr)> fn;
     if (n.op == "cast") {
         fn = [ot](Expr v) { return v.dtype() == ot ? v : cast_to(ot, v); };
+    } else if (n.op == "bitcast") {
+        fn = [ot](Expr v) { return v.dtype() == ot ? v : tir::reinterpret(ot, v); };
     } else {
         auto it = unary_table().find(n.op);
         TS_USER_CHECK(it != unary_table().end()) << where(n) << ": not a unary op";
@@ -137,8 +142,8 @@ Tensors unary(const graph::Node& n, const Tensors& in, const Types& out) {
         fn = [f, &n](Expr v) { return f(n, v); };
     }
     te::Tensor y = te::compute(
-        x.shape(), [&](const std::vector<Var>& i) { return fn(x(as_exprs(i))); },
-        "T_" + n.op, "elemwise");
+        x.shape(), [&](const std::vector<Var>& i) { return fn(x(as_exprs(i))); }, "T_" + n.op,
+        "elemwise");
     return {y};
 }
 

@@ -317,6 +317,13 @@ private:
             need(1);
             return call_name(name, t) + "(" + a[0] + ")";
         }
+        if (name == "reinterpret") {
+            need(1);
+            const DataType from = op->args[0].dtype();
+            if (t.is_float()) return std::string(t.bits == 32 ? "__int_as_float(" : "__longlong_as_double(") + a[0] + ")";
+            if (from.is_float()) return std::string(from.bits == 32 ? "__float_as_int(" : "__double_as_longlong(") + a[0] + ")";
+            return a[0];
+        }
         if (name == "bitwise_not") {
             need(1);
             return "(~" + a[0] + ")";

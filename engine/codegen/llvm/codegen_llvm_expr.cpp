@@ -162,6 +162,7 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
             return m_b.CreateFDiv(const_of(t, 1.0),
                                   m_b.CreateFAdd(const_of(t, 1.0), fast_exp(m_b.CreateFNeg(args[0]))));
     }
+    if (n == "reinterpret") return m_b.CreateBitCast(args.at(0), llvm_type(t));
     if (n == "bitwise_and") return m_b.CreateAnd(args.at(0), args.at(1));
     if (n == "bitwise_or") return m_b.CreateOr(args.at(0), args.at(1));
     if (n == "bitwise_xor") return m_b.CreateXor(args.at(0), args.at(1));

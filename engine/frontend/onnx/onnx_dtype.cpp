@@ -278,7 +278,7 @@ const std::set<std::string>& may_leave_range() {
         "Sum",    "Pow",           "BitShift",  "Cast",       "CastLike",
         "CumSum", "CumProd",       "ReduceSum", "ReduceProd", "ReduceSumSquare",
         "MatMul", "MatMulInteger", "Gemm",      "Einsum",     "Div",
-        "Mean",   "Det",           "BitwiseNot"};
+        "Mean",   "Det",           "BitwiseNot", "BitCast"};
     return ops;
 }
 

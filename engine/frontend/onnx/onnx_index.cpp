@@ -17,13 +17,27 @@ std::vector<double> constant_values(const ConstTensor& c) {
     const graph::ConstantData& d = *c.data;
     for (int64_t i = 0; i < n; ++i) {
         switch (c.type.dtype) {
-            case graph::DType::Float32: out[size_t(i)] = d.as<float>()[i]; break;
-            case graph::DType::Float64: out[size_t(i)] = d.as<double>()[i]; break;
-            case graph::DType::Int64: out[size_t(i)] = double(d.as<int64_t>()[i]); break;
-            case graph::DType::Int32: out[size_t(i)] = d.as<int32_t>()[i]; break;
-            case graph::DType::Int8: out[size_t(i)] = d.as<int8_t>()[i]; break;
-            case graph::DType::UInt8: out[size_t(i)] = d.as<uint8_t>()[i]; break;
-            case graph::DType::Bool: out[size_t(i)] = d.as<uint8_t>()[i] ? 1.0 : 0.0; break;
+            case graph::DType::Float32:
+                out[size_t(i)] = d.as<float>()[i];
+                break;
+            case graph::DType::Float64:
+                out[size_t(i)] = d.as<double>()[i];
+                break;
+            case graph::DType::Int64:
+                out[size_t(i)] = double(d.as<int64_t>()[i]);
+                break;
+            case graph::DType::Int32:
+                out[size_t(i)] = d.as<int32_t>()[i];
+                break;
+            case graph::DType::Int8:
+                out[size_t(i)] = d.as<int8_t>()[i];
+                break;
+            case graph::DType::UInt8:
+                out[size_t(i)] = d.as<uint8_t>()[i];
+                break;
+            case graph::DType::Bool:
+                out[size_t(i)] = d.as<uint8_t>()[i] ? 1.0 : 0.0;
+                break;
         }
     }
     return out;
@@ -35,13 +49,27 @@ ConstTensor make_tensor(graph::TensorType type, const std::vector<double>& value
     for (size_t i = 0; i < values.size(); ++i) {
         double v = values[i];
         switch (type.dtype) {
-            case graph::DType::Float32: reinterpret_cast<float*>(d->bytes.data())[i] = float(v); break;
-            case graph::DType::Float64: reinterpret_cast<double*>(d->bytes.data())[i] = v; break;
-            case graph::DType::Int64: reinterpret_cast<int64_t*>(d->bytes.data())[i] = int64_t(v); break;
-            case graph::DType::Int32: reinterpret_cast<int32_t*>(d->bytes.data())[i] = int32_t(v); break;
-            case graph::DType::Int8: reinterpret_cast<int8_t*>(d->bytes.data())[i] = int8_t(v); break;
-            case graph::DType::UInt8: d->bytes[i] = uint8_t(v); break;
-            case graph::DType::Bool: d->bytes[i] = v != 0.0; break;
+            case graph::DType::Float32:
+                reinterpret_cast<float*>(d->bytes.data())[i] = float(v);
+                break;
+            case graph::DType::Float64:
+                reinterpret_cast<double*>(d->bytes.data())[i] = v;
+                break;
+            case graph::DType::Int64:
+                reinterpret_cast<int64_t*>(d->bytes.data())[i] = int64_t(v);
+                break;
+            case graph::DType::Int32:
+                reinterpret_cast<int32_t*>(d->bytes.data())[i] = int32_t(v);
+                break;
+            case graph::DType::Int8:
+                reinterpret_cast<int8_t*>(d->bytes.data())[i] = int8_t(v);
+                break;
+            case graph::DType::UInt8:
+                d->bytes[i] = uint8_t(v);
+                break;
+            case graph::DType::Bool:
+                d->bytes[i] = v != 0.0;
+                break;
         }
     }
     return {std::move(type), std::move(d)};
@@ -94,10 +122,12 @@ void convert_gather_nd(NodeCtx& ctx) {
     const graph::TensorType ind = ctx.input_type(1);
     int64_t b = ctx.attr_int("batch_dims", 0);
     TS_USER_CHECK(!ind.shape.empty() && b >= 0 && b < int64_t(ind.shape.size()))
-        << ctx.where() << ": batch_dims " << b << " must be below the rank of indices " << ind.str();
+        << ctx.where() << ": batch_dims " << b << " must be below the rank of indices "
+        << ind.str();
     int64_t k = ind.shape.back();
     TS_USER_CHECK(k >= 1 && b + k <= int64_t(data.shape.size()))
-        << ctx.where() << ": indices " << ind.str() << " address more dims than data " << data.str();
+        << ctx.where() << ": indices " << ind.str() << " address more dims than data "
+        << data.str();
     check_indices(ctx, 1, std::vector<int64_t>(data.shape.begin() + b, data.shape.begin() + b + k),
                   "index");
     ctx.emit("gather_nd", {ctx.input(0), ctx.input(1)}, {{"batch_dims", b}});
@@ -113,9 +143,8 @@ void convert_scatter_elements(NodeCtx& ctx) {
         int64_t e = data.shape[size_t(axis)];
         for (size_t i = 0; i < v.size(); ++i)
             TS_USER_CHECK(v[i] >= -e && v[i] < e)
-                << ctx.where() << ": index " << v[i] << " at position " << i
-                << " is out of range [" << -e << ", " << e << ") for axis " << axis << " of data "
-                << data.str();
+                << ctx.where() << ": index " << v[i] << " at position " << i << " is out of range ["
+                << -e << ", " << e << ") for axis " << axis << " of data " << data.str();
     }
     (void)ind;
     ctx.emit("scatter_elements", {ctx.input(0), ctx.input(1), ctx.input(2)},
@@ -146,7 +175,8 @@ void convert_reverse_sequence(NodeCtx& ctx) {
                 << ctx.where() << ": sequence length " << len << " is out of range [0, "
                 << x.shape[size_t(t)] << "]";
     }
-    ctx.emit("reverse_sequence", {ctx.input(0), ctx.input(1)}, {{"batch_axis", b}, {"time_axis", t}});
+    ctx.emit("reverse_sequence", {ctx.input(0), ctx.input(1)},
+             {{"batch_axis", b}, {"time_axis", t}});
 }
 
 void convert_max_unpool(NodeCtx& ctx) {
@@ -200,8 +230,9 @@ void convert_grid_sample(NodeCtx& ctx) {
     std::string mode = ctx.attr_str("mode", "bilinear");
     if (mode == "linear") mode = "bilinear";  // opset 20 spelling
     if (mode == "cubic") mode = "bicubic";
-    TS_USER_CHECK(ctx.input_type(0).shape.size() == 4)
-        << ctx.where() << ": only 4-D (N, C, H, W) input is supported, got "
+    const size_t rank = ctx.input_type(0).shape.size();
+    TS_USER_CHECK(rank == 4 || rank == 5)
+        << ctx.where() << ": only 4-D (N, C, H, W) and 5-D (N, C, D, H, W) input is supported, got "
         << ctx.input_type(0).str();
     ctx.emit("image.grid_sample", {ctx.input(0), ctx.input(1)},
              {{"mode", mode},
@@ -240,23 +271,26 @@ void convert_roi_align(NodeCtx& ctx) {
         << "' is not half_pixel or output_half_pixel";
     if (ctx.constant_input(2) && !x.shape.empty()) {
         for (int64_t b : ctx.constant_ints(2))
-            TS_USER_CHECK(b >= 0 && b < x.shape[0])
-                << ctx.where() << ": batch index " << b << " is out of range [0, " << x.shape[0] << ")";
+            TS_USER_CHECK(b >= 0 && b < x.shape[0]) << ctx.where() << ": batch index " << b
+                                                    << " is out of range [0, " << x.shape[0] << ")";
     }
     int64_t oh = ctx.attr_int("output_height", 1), ow = ctx.attr_int("output_width", 1);
-    std::map<std::string, graph::AttrValue> attrs = {{"mode", ctx.attr_str("mode", "avg")},
-                                                     {"output_height", oh},
-                                                     {"output_width", ow},
-                                                     {"sampling_ratio", ratio},
-                                                     {"spatial_scale", ctx.attr_float("spatial_scale", 1.0)},
-                                                     {"coordinate_transformation_mode", ctm}};
+    std::map<std::string, graph::AttrValue> attrs = {
+        {"mode", ctx.attr_str("mode", "avg")},
+        {"output_height", oh},
+        {"output_width", ow},
+        {"sampling_ratio", ratio},
+        {"spatial_scale", ctx.attr_float("spatial_scale", 1.0)},
+        {"coordinate_transformation_mode", ctm}};
     std::vector<int> inputs = {ctx.input(0), ctx.input(1), ctx.input(2)};
     if (ratio == 0) {
         std::vector<int64_t> grid = adaptive_grid(ctx, ctm == "half_pixel", oh, ow);
         int64_t gh = 1, gw = 1;
-        for (size_t i = 0; i < grid.size(); i += 2) gh = std::max(gh, grid[i]), gw = std::max(gw, grid[i + 1]);
-        const std::string name = ctx.imp.define_helper_constant(
-            ctx.name + "__roi_sample_counts", make_int64_tensor({int64_t(grid.size() / 2), 2}, grid));
+        for (size_t i = 0; i < grid.size(); i += 2)
+            gh = std::max(gh, grid[i]), gw = std::max(gw, grid[i + 1]);
+        const std::string name =
+            ctx.imp.define_helper_constant(ctx.name + "__roi_sample_counts",
+                                           make_int64_tensor({int64_t(grid.size() / 2), 2}, grid));
         inputs.push_back(ctx.imp.value(name, ctx.where()));
         attrs["max_grid"] = std::vector<int64_t>{gh, gw};
     }
@@ -275,12 +309,13 @@ void convert_compress(NodeCtx& ctx) {
     for (size_t i = 0; i < c.size(); ++i) {
         if (c[i] == 0.0) continue;
         TS_USER_CHECK(int64_t(i) < extent)
-            << ctx.where() << ": condition is true at position " << i << ", past the "
-            << extent << " elements it selects from";
+            << ctx.where() << ": condition is true at position " << i << ", past the " << extent
+            << " elements it selects from";
         picked.push_back(int64_t(i));
     }
     int data = ctx.input(0);
-    if (flat) data = ctx.emit_internal("reshape", {data}, {{"newshape", std::vector<int64_t>{extent}}});
+    if (flat)
+        data = ctx.emit_internal("reshape", {data}, {{"newshape", std::vector<int64_t>{extent}}});
     const std::string idx_name = ctx.imp.define_helper_constant(
         ctx.name + "__compress_indices", make_int64_tensor({int64_t(picked.size())}, picked));
     ctx.emit("take", {data, ctx.imp.value(idx_name, ctx.where())}, {{"axis", axis}});

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_dtype.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -335,6 +336,42 @@ void add_elemx_converters(ConverterTable& t) {
     t["Shrink"] = [](NodeCtx& ctx) {
         ctx.emit("nn.shrink", {ctx.input(0)},
                  {{"lambd", ctx.attr_float("lambd", 0.5)}, {"bias", ctx.attr_float("bias", 0.0)}});
+    };
+    // BitCast-26: the bits read as `to`. Integers and bool convert exactly
+    // (narrow unsigned outputs are wrapped by onnx_dtype.cpp); a float and an
+    // integer of one width reinterpret their bits.
+    t["BitCast"] = [](NodeCtx& ctx) {
+        const graph::DType from = ctx.input_type(0).dtype;
+        const int to_elem = int(ctx.attr_int("to", 0));
+        const graph::DType to = dtype_from_onnx(to_elem, ctx.where() + ": to");
+        const bool from_float = from == graph::DType::Float32 || from == graph::DType::Float64;
+        const bool to_float = to == graph::DType::Float32 || to == graph::DType::Float64;
+        TS_USER_CHECK(!is_boundary_elem_type(to_elem) || !to_float)
+            << ctx.where() << ": BitCast to a narrow float type is not supported";
+        if (from_float == to_float && from != to) {
+            TS_USER_CHECK(!from_float)
+                << ctx.where() << ": BitCast between float types is not supported";
+            ctx.emit("cast", {ctx.input(0)}, {{"dtype", std::string(graph::dtype_name(to))}});
+            return;
+        }
+        if (from == to) {
+            ctx.emit("cast", {ctx.input(0)}, {{"dtype", std::string(graph::dtype_name(to))}});
+            return;
+        }
+        // float <-> integer: reinterpret at the float's width, then widen.
+        const graph::DType same =
+            from_float
+                ? (from == graph::DType::Float32 ? graph::DType::Int32 : graph::DType::Int64)
+                : (graph::dtype_bytes(from) == 4 ? graph::DType::Float32 : graph::DType::Float64);
+        TS_USER_CHECK(graph::dtype_bytes(same) == graph::dtype_bytes(from))
+            << ctx.where() << ": BitCast of " << graph::dtype_name(from) << " is not supported";
+        if (same == to) {
+            ctx.emit("bitcast", {ctx.input(0)}, {{"dtype", std::string(graph::dtype_name(to))}});
+            return;
+        }
+        const int bits = ctx.emit_internal("bitcast", {ctx.input(0)},
+                                           {{"dtype", std::string(graph::dtype_name(same))}});
+        ctx.emit("cast", {bits}, {{"dtype", std::string(graph::dtype_name(to))}});
     };
     for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) {
         const std::string graph_op = std::string(op) == "BitwiseAnd"  ? "bitwise_and"

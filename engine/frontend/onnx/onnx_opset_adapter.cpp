@@ -298,39 +298,19 @@ void adapt_to_opset17(onnx::ModelProto& model, const std::string& origin) {
 }
 
 const std::vector<std::string>& ops_adapted_at_import() {
-    static const std::vector<std::string> ops = {"ReduceL1",
-                                                 "ReduceL2",
-                                                 "ReduceLogSum",
-                                                 "ReduceLogSumExp",
-                                                 "ReduceMax",
-                                                 "ReduceMean",
-                                                 "ReduceMin",
-                                                 "ReduceProd",
-                                                 "ReduceSumSquare",
-                                                 "Pad",
-                                                 "Attention",
-                                                 "RMSNormalization",
-                                                 "RotaryEmbedding",
-                                                 "GroupNormalization",
-                                                 "CenterCropPad",
-                                                 "SwiGLU",
-                                                 "AffineGrid",
-                                                 "CumProd",
-                                                 "SpaceToDepth",
-                                                 "Cast",
-                                                 "CastLike",
-                                                 "Resize",
-                                                 "CausalConvWithState",
-                                                 "TensorScatter",
-                                                 "Col2Im",
-                                                 "DFT",
-                                                 "AveragePool",
-                                                 "LpPool",
-                                                 "LinearAttention",
-                                                 "BitwiseAnd",
-                                                 "BitwiseOr",
-                                                 "BitwiseXor",
-                                                 "BitwiseNot"};
+    // clang-format off
+    static const std::vector<std::string> ops = {
+        // Reduce*-18 with computed axes, Pad-18 with axes.
+        "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+        "ReduceMin", "ReduceProd", "ReduceSumSquare", "Pad",
+        // New ops the importer composes of opset-17 ops or converts itself.
+        "Attention", "RMSNormalization", "RotaryEmbedding", "LinearAttention", "GroupNormalization",
+        "CenterCropPad", "SwiGLU", "AffineGrid", "CausalConvWithState", "TensorScatter", "Col2Im",
+        "CumProd", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
+        // Newer attributes or inputs of older ops.
+        "SpaceToDepth", "Cast", "CastLike", "Resize", "DFT", "AveragePool", "LpPool", "GridSample",
+        "OptionalHasElement", "BitCast"};
+    // clang-format on
     return ops;
 }
 
