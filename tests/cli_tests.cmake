@@ -426,6 +426,9 @@ tessera_cli_exit(cli_symbolic_dim_input_shape_with_input_dir EXPECT 0 STDOUT "\"
                       --compare-dir ${SYMBOLIC_BATCH}/test_data_set_1 --json)
 tessera_cli_exit(cli_symbolic_dim_compile_input_shape EXPECT 0 STDOUT "kernels"
                  ARGS compile ${SYMBOLIC_BATCH}/model.onnx --input-shape x:4x3 -o ${CLI_SCRATCH}/symbolic_batch.tar)
+# The graph text names the symbolic dim with the size it was given.
+tessera_cli_exit(cli_symbolic_dim_named_in_graph_text EXPECT 0 STDOUT "%x: Tensor\\[\\(batch=4, 3\\), float32\\]"
+                 ARGS inspect ${SYMBOLIC_BATCH}/model.onnx --input-shape x:4x3 --print graph)
 
 # ---- `tessera bench` runs tessera-bench (beside it, or on PATH); where there
 # is none (the installed package), it says how to get it.

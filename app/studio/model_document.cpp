@@ -173,7 +173,7 @@ QVector<PropertyRow> ModelDocument::properties(int node) const {
     auto valueRow = [&](int v) {
         if (v < 0 || size_t(v) >= g.values.size()) return PropertyRow{"?", "missing value", {}};
         const graph::Value& value = g.values[v];
-        QString type = QString::fromStdString(value.type.str());
+        QString type = QString::fromStdString(value.type_str());
         PropertyRow row{"%" + QString::fromStdString(value.name), type, {}};
         if (value.is_constant()) {
             row.value += "  (weight)";

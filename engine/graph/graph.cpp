@@ -172,13 +172,26 @@ std::string value_ref(const Graph& g, int v) {
 
 }  // namespace
 
+std::string Value::type_str() const {
+    if (dim_names.size() != type.shape.size()) return type.str();
+    std::ostringstream os;
+    os << "Tensor[(";
+    for (size_t i = 0; i < type.shape.size(); ++i) {
+        os << (i ? ", " : "");
+        if (!dim_names[i].empty()) os << dim_names[i] << "=";
+        os << type.shape[i];
+    }
+    os << (type.shape.size() == 1 ? ",), " : "), ") << dtype_name(type.dtype) << "]";
+    return os.str();
+}
+
 std::string print(const Graph& g) {
     std::ostringstream os;
     os << "def @main(";
     for (size_t i = 0; i < g.inputs.size(); ++i) {
         int v = g.inputs[i];
         os << (i ? ", " : "") << value_ref(g, v);
-        if (v >= 0 && v < int(g.values.size())) os << ": " << g.values[size_t(v)].type.str();
+        if (v >= 0 && v < int(g.values.size())) os << ": " << g.values[size_t(v)].type_str();
     }
     os << ") {\n";
     // Constants (weights) are listed first, like Relay's meta section.

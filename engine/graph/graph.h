@@ -40,7 +40,13 @@ struct Value {
     TensorType type;
     std::shared_ptr<const ConstantData> constant;  // set for weights/initializers
     int producer = -1;                             // node index, -1 for inputs/constants
+    /// A graph input's symbolic dims as the model names them ("batch"; "?"
+    /// for an unnamed one), one entry per dim ("" for a static dim); empty
+    /// when every dim is static. The type holds the sizes the user gave.
+    std::vector<std::string> dim_names;
     bool is_constant() const { return constant != nullptr; }
+    /// type.str() with each named dim as name=size: "Tensor[(batch=5, 3), float32]".
+    std::string type_str() const;
 };
 
 using AttrValue = std::variant<int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;

@@ -27,6 +27,21 @@ using namespace onnx_import;
 namespace {
 
 // Static type of a graph input; UserError naming the input and the dimension otherwise.
+// The model's names of the symbolic dims of input `vi` ("?" for an unnamed
+// or negative one, "" for a static one); empty when every dim is static.
+std::vector<std::string> symbolic_dim_names(const onnx::ValueInfoProto& vi) {
+    std::vector<std::string> names;
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) return names;
+    bool any = false;
+    for (const auto& d : vi.type().tensor_type().shape().dim()) {
+        const bool fixed = d.has_dim_value() && d.dim_value() >= 0;
+        names.push_back(fixed ? "" : d.has_dim_param() && !d.dim_param().empty() ? d.dim_param() : "?");
+        any = any || !fixed;
+    }
+    if (!any) names.clear();
+    return names;
+}
+
 graph::TensorType input_type(const Importer& imp, const onnx::ValueInfoProto& vi) {
     const std::string what = imp.origin + ": input '" + vi.name() + "'";
     TS_USER_CHECK(vi.has_type() && vi.type().has_tensor_type()) << what << " is not a tensor";
@@ -351,6 +366,7 @@ graph::Graph build_graph(const onnx::ModelProto& model, int64_t source_opset,
         graph::Value v;
         v.name = vi.name();
         v.type = input_type(imp, vi);
+        v.dim_names = symbolic_dim_names(vi);
         int idx = imp.g.add_value(std::move(v));
         imp.values[vi.name()] = idx;
         imp.g.inputs.push_back(idx);
