@@ -170,15 +170,14 @@ void adapt_cast(Rewriter&, const Graphs&, onnx::NodeProto n, std::vector<onnx::N
     out.push_back(std::move(n));
 }
 
-/// QuantizeLinear-19/21/23, DequantizeLinear-21/23: block quantization and
-/// output_dtype/precision left at their defaults; saturate only for float8.
+/// QuantizeLinear-19/21/23, DequantizeLinear-19/21/23: left for the importer,
+/// which reads block_size, output_dtype and saturate and takes the float8,
+/// int4/uint4, int2/uint2 and float16 scales ONNX 1.12's shape inference
+/// rejects; precision stays at its default.
 void adapt_quant(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
-    auto zero = [](const onnx::AttributeProto& a) { return int_is(a, 0); };
-    drop_default_attr(r, n, "block_size", zero, "(block quantization)");
-    drop_default_attr(r, n, "output_dtype", zero, "(an explicit output type)");
-    drop_default_attr(r, n, "precision", zero, "(an explicit precision)");
-    erase_attr(n, "saturate");
-    out.push_back(std::move(n));
+    drop_default_attr(
+        r, n, "precision", [](const auto& a) { return int_is(a, 0); }, "(an explicit precision)");
+    defer_to_import(std::move(n), out);
 }
 
 /// Gelu-20: 0.5 x (1 + erf(x / sqrt 2)), or with approximate = "tanh"
@@ -309,7 +308,7 @@ const std::vector<std::string>& ops_adapted_at_import() {
         "CumProd", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
         // Newer attributes or inputs of older ops.
         "SpaceToDepth", "Cast", "CastLike", "Resize", "DFT", "AveragePool", "LpPool", "GridSample",
-        "OptionalHasElement", "BitCast"};
+        "OptionalHasElement", "BitCast", "QuantizeLinear", "DequantizeLinear"};
     // clang-format on
     return ops;
 }

@@ -23,9 +23,37 @@ int cast(NodeCtx& ctx, int v, DType to) {
     return ctx.emit_internal("cast", {v}, {{"dtype", std::string(graph::dtype_name(to))}});
 }
 
+// A blocked scale or zero point (Quantize/DequantizeLinear-21 block_size:
+// x's shape with the axis cut into blocks) repeated over each block to x's
+// shape.
+int repeated_over_blocks(NodeCtx& ctx, int v, int64_t axis, int64_t block, const std::string& what) {
+    const graph::TensorType t = ctx.type_of(v);
+    const std::vector<int64_t> xs = ctx.input_type(0).shape;
+    TS_USER_CHECK(t.shape.size() == xs.size() && axis >= 0 && axis < int64_t(xs.size()) &&
+                  t.shape[size_t(axis)] == (xs[size_t(axis)] + block - 1) / block)
+        << ctx.where() << ": " << what << " " << t.str() << " does not cut axis " << axis
+        << " of the input into blocks of " << block;
+    std::vector<int64_t> one(t.shape);
+    one.insert(one.begin() + axis + 1, 1);
+    std::vector<int64_t> wide(one);
+    wide[size_t(axis) + 1] = block;
+    std::vector<int64_t> joined(t.shape);
+    joined[size_t(axis)] *= block;
+    int r = ctx.emit_internal("reshape", {v}, {{"newshape", one}});
+    r = ctx.emit_internal("broadcast_to", {r}, {{"shape", wide}});
+    r = ctx.emit_internal("reshape", {r}, {{"newshape", joined}});
+    if (joined[size_t(axis)] == xs[size_t(axis)]) return r;
+    return ctx.emit_internal("strided_slice", {r},
+                             {{"begin", std::vector<int64_t>(xs.size(), 0)},
+                              {"end", xs},
+                              {"strides", std::vector<int64_t>(xs.size(), 1)}});
+}
+
 // A scale or zero point (scalar, one element, or 1-D along `axis` of a
 // rank-`rank` tensor) shaped to broadcast against that tensor.
 int along_axis(NodeCtx& ctx, int v, int64_t rank, int64_t axis, const std::string& what) {
+    if (const int64_t block = ctx.attr_int("block_size", 0); block > 0)
+        return repeated_over_blocks(ctx, v, axis, block, what);
     const graph::TensorType t = ctx.type_of(v);
     if (t.num_elements() == 1)
         return t.shape.empty()
@@ -136,8 +164,11 @@ QuantRange quant_type(NodeCtx& ctx, int zp_input) {
     return t == DType::Int8 ? QuantRange{DType::Int8, -128, 127} : QuantRange{DType::UInt8, 0, 255};
 }
 
-// The quantized element type: the zero point's declared type (uint8 without one).
+// The quantized element type: output_dtype when given, else the zero point's
+// declared type (uint8 without one).
 int quant_elem_type(NodeCtx& ctx, int zp_input) {
+    if (const int64_t explicit_type = ctx.attr_int("output_dtype", 0); explicit_type != 0)
+        return int(explicit_type);
     if (!ctx.has_input(zp_input)) return onnx::TensorProto_DataType_UINT8;
     const int et = declared_elem_type(ctx.imp, ctx.node.input(zp_input));
     if (et) return et;
