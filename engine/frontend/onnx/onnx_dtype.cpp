@@ -26,10 +26,6 @@ using graph::DType;
 
 namespace {
 
-// ONNX element types newer than ONNX 1.12's enum (opsets 19 to 25).
-constexpr int kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19, kFloat8E5M2FNUZ = 20,
-              kUInt4 = 21, kInt4 = 22, kFloat4E2M1 = 23, kFloat8E8M0 = 24, kUInt2 = 25, kInt2 = 26;
-
 // The 8-, 4- and 2-bit types (core/small_types.h) by ONNX element type.
 std::optional<SmallType> small_of(int elem_type) {
     switch (elem_type) {

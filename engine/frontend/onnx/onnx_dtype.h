@@ -9,6 +9,11 @@
 
 namespace tessera::frontend::onnx_import {
 
+/// ONNX element types newer than ONNX 1.12's enum (opsets 19 to 25).
+inline constexpr int kFloat8E4M3FN = 17, kFloat8E4M3FNUZ = 18, kFloat8E5M2 = 19,
+                     kFloat8E5M2FNUZ = 20, kUInt4 = 21, kInt4 = 22, kFloat4E2M1 = 23,
+                     kFloat8E8M0 = 24, kUInt2 = 25, kInt2 = 26;
+
 /// True for FLOAT16, BFLOAT16, INT16, UINT16, UINT32, UINT64 and the 8-, 4-
 /// and 2-bit types of opsets 19 to 25 (float8 E4M3FN/E4M3FNUZ/E5M2/E5M2FNUZ/
 /// E8M0, float4 E2M1, int4/uint4, int2/uint2; runtime/small_types.h): element

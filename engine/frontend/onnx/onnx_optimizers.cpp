@@ -31,8 +31,7 @@ std::string output(NodeCtx& ctx, int64_t i) {
 void convert_adagrad(NodeCtx& ctx) {
     Composer c(ctx);
     const int64_t n = tensor_count(ctx, 3);
-    const auto [t, unused] = step(c, ctx);
-    (void)unused;
+    const std::string t = step(c, ctx).first;
     const std::string decay = c.scalar(float(ctx.attr_float("decay_factor", 0.0)));
     const std::string rate =
         c.op("Div", {ctx.node.input(0), c.op("Add", {c.scalar(1.0f), c.op("Mul", {t, decay})})});
@@ -86,8 +85,7 @@ void convert_adam(NodeCtx& ctx) {
 void convert_momentum(NodeCtx& ctx) {
     Composer c(ctx);
     const int64_t n = tensor_count(ctx, 3);
-    const auto [t, counted] = step(c, ctx);
-    (void)t;
+    const std::string counted = step(c, ctx).second;
     const std::string mode = ctx.attr_str("mode", "standard");
     TS_USER_CHECK(mode == "standard" || mode == "nesterov")
         << ctx.where() << ": mode '" << mode << "' is not standard or nesterov";

@@ -26,7 +26,8 @@ int cast(NodeCtx& ctx, int v, DType to) {
 // A blocked scale or zero point (Quantize/DequantizeLinear-21 block_size:
 // x's shape with the axis cut into blocks) repeated over each block to x's
 // shape.
-int repeated_over_blocks(NodeCtx& ctx, int v, int64_t axis, int64_t block, const std::string& what) {
+int repeated_over_blocks(NodeCtx& ctx, int v, int64_t axis, int64_t block,
+                         const std::string& what) {
     const graph::TensorType t = ctx.type_of(v);
     const std::vector<int64_t> xs = ctx.input_type(0).shape;
     TS_USER_CHECK(t.shape.size() == xs.size() && axis >= 0 && axis < int64_t(xs.size()) &&
@@ -131,14 +132,14 @@ QuantRange quant_range(NodeCtx& ctx, int elem_type) {
             return {DType::Int32, -32768, 32767};
         case onnx::TensorProto_DataType_UINT16:
             return {DType::Int32, 0, 65535};
-        case 22:
-            return {DType::Int32, -8, 7};  // INT4
-        case 21:
-            return {DType::Int32, 0, 15};  // UINT4
-        case 26:
-            return {DType::Int32, -2, 1};  // INT2
-        case 25:
-            return {DType::Int32, 0, 3};  // UINT2
+        case kInt4:
+            return {DType::Int32, -8, 7};
+        case kUInt4:
+            return {DType::Int32, 0, 15};
+        case kInt2:
+            return {DType::Int32, -2, 1};
+        case kUInt2:
+            return {DType::Int32, 0, 3};
         default:
             break;
     }
