@@ -157,7 +157,7 @@ bool constant_ints(const Graphs& graphs, const std::string& name, std::vector<in
             const std::string& raw = t.raw_data();
             if (raw.size() % 8) return false;
             out.resize(raw.size() / 8);
-            std::memcpy(out.data(), raw.data(), raw.size());
+            if (!raw.empty()) std::memcpy(out.data(), raw.data(), raw.size());
         } else {
             out.assign(t.int64_data().begin(), t.int64_data().end());
         }
