@@ -119,7 +119,7 @@ Types infer_pad(const Node& n, const Types& in) {
     auto pads = n.attr_ints("pads");
     TS_USER_CHECK(pads.size() == 2 * rank) << where(n) << ": pads needs " << 2 * rank << " values";
     std::string mode = n.attr_str("mode", "constant");
-    TS_USER_CHECK(mode == "constant" || mode == "reflect" || mode == "edge")
+    TS_USER_CHECK(mode == "constant" || mode == "reflect" || mode == "edge" || mode == "wrap")
         << where(n) << ": unknown pad mode '" << mode << "'";
     std::vector<int64_t> out = in[0].shape;
     for (size_t i = 0; i < rank; ++i) {
@@ -165,7 +165,7 @@ void add_transform_ops(std::vector<OpDef>& table) {
     table.push_back({"tile", "Repeats the input reps[d] times along each dim",
                      OpPattern::Injective, infer_tile});
     table.push_back({"nn.pad",
-                     "Pads (begin..., end...) per dim; mode constant (value), reflect or edge; "
+                     "Pads (begin..., end...) per dim; mode constant (value), reflect, edge or wrap; "
                      "negative pads crop",
                      OpPattern::Injective, infer_pad});
     table.push_back({"image.resize",

@@ -156,6 +156,8 @@ Tensors pad(const graph::Node& n, const Tensors& in, const Types& out) {
                     idx.push_back(clamp_index(j, ext));
                 } else if (mode == "edge") {
                     idx.push_back(clamp_index(j, ext));
+                } else if (mode == "wrap") {  // Pad-19: the opposite side's values
+                    idx.push_back(tir::floormod(j, Expr(ext)));
                 } else {
                     if (pads[d] > 0 || pads[d + xs.size()] > 0) {
                         Expr ok = j >= int64_t(0) && j < ext;
