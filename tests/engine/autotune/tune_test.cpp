@@ -377,7 +377,12 @@ TEST(Tune, FinalistsAreRemeasuredAndTheConfirmedMedianWins) {
     std::map<std::string, double> trial_ms;  // fastest single trial per candidate
     for (const auto& rec : db.records()) {
         if (rec.confirmed) fin.push_back(&rec);
-        else if (!rec.baseline && rec.ok()) trial_ms[rec.decisions] = rec.median_ms();
+        else if (!rec.baseline && rec.ok()) {
+            // A candidate measured twice ranks by its faster trial, as the tuner's list does.
+            auto it = trial_ms.find(rec.decisions);
+            if (it == trial_ms.end() || rec.median_ms() < it->second)
+                trial_ms[rec.decisions] = rec.median_ms();
+        }
     }
     ASSERT_EQ(fin.size(), 4u);  // the default and the 3 fastest others
     std::vector<std::pair<double, std::string>> ranked;
