@@ -74,9 +74,17 @@ void MainWindow::createActions() {
         if (!m_graphView->isCollapsed()) collapseModes->actions().first()->setChecked(true);
     });
     viewMenu->addSeparator();
+    // Each dock's own toggle action takes the dock's title, which the Code
+    // dock changes to the kernel it shows: the menu names the dock instead.
     for (QDockWidget* dock :
-         {m_propertiesDock, m_scheduleDock, m_codeDock, m_passDock, m_perfDock, m_messagesDock})
-        viewMenu->addAction(dock->toggleViewAction());
+         {m_propertiesDock, m_scheduleDock, m_codeDock, m_passDock, m_perfDock, m_messagesDock}) {
+        QAction* toggle = viewMenu->addAction(dock->windowTitle());
+        toggle->setObjectName("view" + dock->objectName());
+        toggle->setCheckable(true);
+        toggle->setChecked(dock->toggleViewAction()->isChecked());
+        connect(toggle, &QAction::triggered, dock->toggleViewAction(), &QAction::trigger);
+        connect(dock->toggleViewAction(), &QAction::toggled, toggle, &QAction::setChecked);
+    }
 
     QMenu* helpMenu = menuBar()->addMenu("&Help");
     helpMenu->addAction("&About Tessera Studio", this, &MainWindow::showAbout);

@@ -1,7 +1,10 @@
 // MainWindow behaviours: drop-to-open, rendering, bad files, selection, Run.
 #include <gtest/gtest.h>
 
+#include <QAction>
 #include <QApplication>
+#include <QDockWidget>
+#include <functional>
 #include <QFile>
 #include <QLabel>
 #include <QMessageBox>
@@ -201,6 +204,21 @@ TEST(StudioWindow, OpeningAnotherModelDropsTheRunningJob) {
 // A model with a symbolic dim (x: batch×3) opens: the shapes are asked for
 // (here, dialogs suppressed, the proposal: batch = 1), the log says which
 // were used, and the answer is remembered for the next opening of that file.
+TEST(StudioWindow, TheViewMenuNamesDocksWhateverTheirTitle) {
+    Studio studio;
+    QDockWidget* code = studio.window.findChild<QDockWidget*>("CodeDock");
+    ASSERT_NE(code, nullptr);
+    code->setWindowTitle("Code \u2014 fused_conv1_relu1");  // as the schedule editor titles it
+    QAction* toggle = studio.window.findChild<QAction*>("viewCodeDock");
+    ASSERT_NE(toggle, nullptr);
+    EXPECT_EQ(toggle->text(), "Code");
+    toggle->trigger();
+    EXPECT_EQ(code->isVisible(), toggle->isChecked());
+    toggle->trigger();
+    EXPECT_TRUE(code->isVisible());
+    EXPECT_TRUE(toggle->isChecked());
+}
+
 TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
     const QString model =
         QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/symbolic_batch/model.onnx";
@@ -226,6 +244,15 @@ TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
     ASSERT_TRUE(studio.dropAndWait(model));
     const auto& g = studio.window.document()->graph();
     EXPECT_EQ(g.values[size_t(g.inputs[0])].type.shape, (std::vector<int64_t>{5, 3}));
+    // The symbolic dim keeps its name beside the size given: "batch=5".
+    EXPECT_EQ(g.values[size_t(g.inputs[0])].dim_names, (std::vector<std::string>{"batch", ""}));
+    std::function<bool(const QVector<tessera::studio::PropertyRow>&)> names_batch =
+        [&](const QVector<tessera::studio::PropertyRow>& rows) {
+            for (const auto& row : rows)
+                if (row.value.contains("batch=5, 3") || names_batch(row.children)) return true;
+            return false;
+        };
+    EXPECT_TRUE(names_batch(studio.window.document()->properties(0)));
     // A remembered answer of the wrong rank is not proposed.
     for (const QString& key : settings.allKeys())
         if (key.startsWith("inputShapes/")) settings.setValue(key, "5x3x7");
