@@ -3,11 +3,11 @@
 
 #include <qcustomplot.h>
 
-#include "widgets/theme.h"
-
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+
+#include "widgets/theme.h"
 
 namespace tessera::widgets {
 
@@ -82,8 +82,10 @@ void RooflinePlot::redraw() {
         label->position->setCoords(xhi * 0.8, m_peak * 1.35);
         label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
         QStringList roofs;  // the solid roof first, then the dashed ones from the top
-        for (const auto& roof : m_roofs) roofs << QString("%1 %2").arg(roof.first).arg(roof.second, 0, 'f', 0);
-        label->setText(QString("peak %1 GFLOP/s \u00b7 %2 GB/s").arg(m_peak, 0, 'f', 1).arg(roofs.join(", ")));
+        for (const auto& roof : m_roofs)
+            roofs << QString("%1 %2").arg(roof.first).arg(roof.second, 0, 'f', 0);
+        label->setText(
+            QString("peak %1 GFLOP/s \u00b7 %2 GB/s").arg(m_peak, 0, 'f', 1).arg(roofs.join(", ")));
         label->setColor(QColor(0xa0, 0x40, 0x10));
     }
     m_plot->graph(0)->setData(rx, ry);
@@ -111,10 +113,16 @@ void RooflinePlot::redraw() {
             ++m_count;
             continue;
         }
+        // Right of the point in the plot's left half, left of it in the right
+        // half, so that a label never runs past the axis rect (which clips
+        // it); long kernel names are cut (the Kernels table has them whole).
         auto* text = new QCPItemText(m_plot);
         text->position->setCoords(m_intensity[i], m_gflops[i]);
-        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-        text->setText(" " + m_labels.value(i));
+        const bool right_half = m_intensity[i] > std::sqrt(xlo * xhi);
+        text->setPositionAlignment((right_half ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
+        QString name = m_labels.value(i);
+        if (name.size() > kMaxLabelChars) name = name.left(kMaxLabelChars - 1) + QChar(0x2026);
+        text->setText(right_half ? name + " " : " " + name);
         QFont f = font();
         f.setPointSizeF(7.5);
         text->setFont(f);

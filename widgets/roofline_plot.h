@@ -20,6 +20,8 @@ public:
     /// Points past this many are drawn without a label (pass the most
     /// important kernels first: labels of 100 kernels are noise).
     static constexpr int kMaxLabels = 10;
+    /// Longer kernel names are cut with an ellipsis on the plot.
+    static constexpr int kMaxLabelChars = 28;
 
     explicit RooflinePlot(QWidget* parent = nullptr);
     /// Sets the roof: compute peak (GFLOP/s) and bandwidth (GB/s).

@@ -168,6 +168,27 @@ TEST(RooflinePlot, RoofIsTheMinimumOfPeakAndBandwidthTimesIntensity) {
     EXPECT_TRUE(exportPlot(plot.plot(), dir.filePath("roof.svg"), 400, 300));
 }
 
+TEST(RooflinePlot, LabelsStayInsideThePlot) {
+    RooflinePlot plot;
+    plot.resize(420, 300);
+    plot.show();
+    plot.setPeaks(100, 20);
+    const QString longName = "fused__model_albert_encoder_albert_layer_groups_0_attention_MatMul";
+    plot.setKernels({longName, "relu", longName + "_1"}, {800, 0.02, 3.0}, {90, 0.3, 50});
+    plot.plot()->replot();
+    const QRect area = plot.plot()->axisRect()->rect();
+    int labels = 0;
+    for (int i = 0; i < plot.plot()->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i));
+        if (!text || !text->text().contains("fused")) continue;
+        ++labels;
+        EXPECT_LE(text->text().trimmed().size(), RooflinePlot::kMaxLabelChars);
+        EXPECT_GE(text->topLeft->pixelPosition().x(), area.left() - 1) << text->text().toStdString();
+        EXPECT_LE(text->bottomRight->pixelPosition().x(), area.right() + 1) << text->text().toStdString();
+    }
+    EXPECT_EQ(labels, 2);
+}
+
 TEST(GraphViewBig, ThousandNodesLayOutOffThreadAndRenderAtEveryZoom) {
     GraphView view;
     view.resize(900, 700);

@@ -389,7 +389,10 @@ TEST(Tune, FinalistsAreRemeasuredAndTheConfirmedMedianWins) {
     for (const auto& [d, ms] : trial_ms)
         if (d != dflt) ranked.push_back({ms, d});
     std::sort(ranked.begin(), ranked.end());
-    std::set<std::string> want = {dflt, ranked[0].second, ranked[1].second, ranked[2].second};
+    ASSERT_GE(ranked.size(), 3u);
+    // The default and three of the fastest others: each other finalist's
+    // trial is at most the third fastest (trials can tie at the timer's
+    // resolution, and then either of the tied ones may be taken).
     std::set<std::string> got;
     const TuningRecord* fastest = nullptr;
     for (const TuningRecord* f : fin) {
@@ -398,8 +401,12 @@ TEST(Tune, FinalistsAreRemeasuredAndTheConfirmedMedianWins) {
         EXPECT_EQ(f->times_ms.size(), 3u);  // one median per round
         EXPECT_EQ(f->threads, 1);
         if (!fastest || f->median_ms() < fastest->median_ms()) fastest = f;
+        if (f->decisions == dflt) continue;
+        ASSERT_TRUE(trial_ms.count(f->decisions)) << f->decisions;
+        EXPECT_LE(trial_ms[f->decisions], ranked[2].first) << f->decisions;
     }
-    EXPECT_EQ(got, want);
+    EXPECT_EQ(got.size(), 4u);
+    EXPECT_TRUE(got.count(dflt));
     // best() picks among confirmed records even when a single trial was faster.
     EXPECT_EQ(db.best(tasks[0].key), fastest);
     EXPECT_DOUBLE_EQ(r.final.tasks[0].best_ms, fastest->median_ms());
