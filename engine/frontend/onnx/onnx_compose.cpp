@@ -1,9 +1,8 @@
 // ONNX ops composed of other ONNX ops at import (see the header).
 #include "engine/frontend/onnx/onnx_compose.h"
 
-#include <cstring>
-
 #include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_math_signal.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -52,14 +51,11 @@ std::string Composer::ints(const std::vector<int64_t>& v) {
                                            make_int64_tensor({int64_t(v.size())}, v));
 }
 
-std::string Composer::scalar(float v) {
-    ConstTensor c;
-    c.type.dtype = graph::DType::Float32;
-    auto data = std::make_shared<graph::ConstantData>();
-    data->bytes.resize(sizeof v);
-    std::memcpy(data->bytes.data(), &v, sizeof v);
-    c.data = std::move(data);
-    return ctx_.imp.define_helper_constant(ctx_.name + "_scalar", std::move(c));
+std::string Composer::scalar(float v) { return floats({}, {v}); }
+
+std::string Composer::floats(std::vector<int64_t> shape, const std::vector<double>& v) {
+    return ctx_.imp.define_helper_constant(
+        ctx_.name + "_floats", typed_tensor(graph::DType::Float32, std::move(shape), v));
 }
 
 bool Composer::is_constant(const std::string& name) const {

@@ -28,9 +28,11 @@ public:
     std::string op(const std::string& type, const std::vector<std::string>& inputs,
                    const std::vector<onnx::AttributeProto>& attrs = {},
                    const std::string& output = "");
-    /// A constant int64 vector / float32 scalar under a fresh name.
+    /// A constant int64 vector / float32 scalar / float32 tensor of `shape`
+    /// under a fresh name.
     std::string ints(const std::vector<int64_t>& v);
     std::string scalar(float v);
+    std::string floats(std::vector<int64_t> shape, const std::vector<double>& v);
     /// The type of ONNX value `name` (graph value or constant).
     const graph::TensorType& type(const std::string& name);
     /// True when ONNX value `name` is a constant (known at import).

@@ -2,7 +2,6 @@
 // each as ONNX's reference implementation computes it: LpNormalization,
 // LpPool, GroupNormalization-18/21, CenterCropPad-18, AffineGrid-20, SwiGLU-28,
 // CausalConvWithState-26, TensorScatter-24, Col2Im-18.
-#include <cstring>
 #include <numeric>
 
 #include "engine/core/error.h"
@@ -153,24 +152,17 @@ void convert_affine_grid(NodeCtx& ctx) {
     };
     // base[k + 1, points]: row r is the coordinate along dims[k - 1 - r]
     // (x first), the last row ones.
-    std::vector<float> base(size_t((k + 1) * points));
+    std::vector<double> base(size_t((k + 1) * points));
     for (int64_t pt = 0; pt < points; ++pt) {
         int64_t rest = pt;
         for (int64_t d = k - 1; d >= 0; --d) {
             const int64_t i = rest % dims[size_t(d)];
             rest /= dims[size_t(d)];
-            base[size_t((k - 1 - d) * points + pt)] = float(coord(i, dims[size_t(d)]));
+            base[size_t((k - 1 - d) * points + pt)] = coord(i, dims[size_t(d)]);
         }
-        base[size_t(k * points + pt)] = 1.0f;
+        base[size_t(k * points + pt)] = 1.0;
     }
-    ConstTensor t;
-    t.type.dtype = graph::DType::Float32;
-    t.type.shape = {k + 1, points};
-    auto data = std::make_shared<graph::ConstantData>();
-    data->bytes.resize(base.size() * sizeof(float));
-    std::memcpy(data->bytes.data(), base.data(), data->bytes.size());
-    t.data = std::move(data);
-    const std::string grid = ctx.imp.define_helper_constant(ctx.name + "_grid", std::move(t));
+    const std::string grid = c.floats({k + 1, points}, base);
     const std::string moved = c.op("MatMul", {ctx.node.input(0), grid});  // [N, k, points]
     std::vector<int64_t> out = {size[0]};
     out.insert(out.end(), dims.begin(), dims.end());
@@ -285,17 +277,11 @@ void convert_col2im(NodeCtx& ctx) {
     TS_USER_CHECK(blocks[0] >= 1 && blocks[1] >= 1 && blocks[0] * blocks[1] == xs[2])
         << ctx.where() << ": " << xs[2] << " blocks do not tile the " << image[0] << "x" << image[1]
         << " image";
-    ConstTensor w;
-    w.type.dtype = graph::DType::Float32;
-    w.type.shape = {xs[1], 1, block[0], block[1]};
-    check_constant_size(ctx, w.type.shape, "the block selection kernel");
-    std::vector<float> ones(size_t(xs[1] * kk), 0.0f);
-    for (int64_t ch = 0; ch < xs[1]; ++ch) ones[size_t(ch * kk + ch % kk)] = 1.0f;
-    auto data = std::make_shared<graph::ConstantData>();
-    data->bytes.resize(ones.size() * sizeof(float));
-    std::memcpy(data->bytes.data(), ones.data(), data->bytes.size());
-    w.data = std::move(data);
-    const std::string kernel = ctx.imp.define_helper_constant(ctx.name + "_blocks", std::move(w));
+    const std::vector<int64_t> kernel_shape = {xs[1], 1, block[0], block[1]};
+    check_constant_size(ctx, kernel_shape, "the block selection kernel");
+    std::vector<double> ones(size_t(xs[1] * kk), 0.0);
+    for (int64_t ch = 0; ch < xs[1]; ++ch) ones[size_t(ch * kk + ch % kk)] = 1.0;
+    const std::string kernel = c.floats(kernel_shape, ones);
     const std::string grid = c.op("Reshape", {x, c.ints({xs[0], xs[1], blocks[0], blocks[1]})});
     c.op("ConvTranspose", {grid, kernel},
          {int_attr("group", channels), ints_attr("strides", strides),
