@@ -378,6 +378,14 @@ double node_flops(const Graph& g, const Node& n) {
         if (a.empty()) return 0;
         return 2.0 * out_elems * double(a.back());
     }
+    if (op == "nn.matmul_u8i8") {
+        // Integer multiply-adds of the packed bytes (4 per word), counted as
+        // 2 operations each like a float product's.
+        if (n.inputs.size() < 2) return 0;
+        const auto& a = type_of(n.inputs[0]).shape;
+        if (a.empty()) return 0;
+        return 2.0 * out_elems * 4.0 * double(a.back());
+    }
     if (op == "nn.gemm") {
         if (n.inputs.size() < 2) return 0;
         const auto& a = type_of(n.inputs[0]).shape;

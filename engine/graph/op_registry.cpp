@@ -55,6 +55,7 @@ Registry& registry() {
         detail::add_elemx_ops(table);
         detail::add_index_ops(table);
         detail::add_dtype_ops(table);
+        detail::add_int8_ops(table);
         for (OpDef& d : table) {
             std::string name = d.name;
             reg->ops[name] = std::make_unique<OpDef>(std::move(d));

@@ -572,6 +572,13 @@ Scalar Interpreter::reinterpret_bits(DataType to, DataType from, Scalar v) {
 
 Scalar Interpreter::intrinsic(const std::string& name, DataType t, const Scalar* args,
                               size_t nargs) {
+    if (name == kDot4U8S8) {
+        TS_CHECK(nargs == 2) << "interpret: " << name << " takes two arguments";
+        const uint32_t a = uint32_t(args[0].i), b = uint32_t(args[1].i);
+        int64_t sum = 0;
+        for (int s = 0; s < 32; s += 8) sum += int64_t((a >> s) & 0xff) * int8_t((b >> s) & 0xff);
+        return from_int(wrap_int(t, sum));
+    }
     if (name.rfind("bitwise_", 0) == 0) {  // integers, two's complement in t's width
         TS_CHECK(nargs >= 1) << "interpret: " << name << " needs arguments";
         const int64_t a = args[0].i, b = nargs > 1 ? args[1].i : 0;

@@ -130,6 +130,13 @@ Expr reinterpret(DataType t, Expr x) {
     return Call::make(r, "reinterpret", {std::move(x)});
 }
 
+Expr dot4_u8s8(Expr a, Expr b) {
+    const DataType t = a.dtype();
+    TS_CHECK(t.is_int() && t.bits == 32 && b.dtype() == t)
+        << "dot4_u8s8 of " << t.str() << " and " << b.dtype().str();
+    return Call::make(t, kDot4U8S8, {std::move(a), std::move(b)});
+}
+
 Expr exp(Expr x) { return unary_call("exp", std::move(x)); }
 Expr log(Expr x) { return unary_call("log", std::move(x)); }
 Expr sqrt(Expr x) { return unary_call("sqrt", std::move(x)); }

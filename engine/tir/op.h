@@ -66,6 +66,12 @@ Expr bitwise_not(Expr a);
 /// The bits of `x` read as type `t` (lanes kept) of the same width
 /// (intrinsic call "reinterpret").
 Expr reinterpret(DataType t, Expr x);
+/// The sum of the four products of the bytes of int32 words `a` (unsigned)
+/// and `b` (signed): sum_t u8(a >> 8t) * s8(b >> 8t), int32 (intrinsic call
+/// "dot4_u8s8"; with an accumulator added to it, the CPU's vpdpbusd where
+/// it has AVX-512 VNNI or AVX-VNNI).
+Expr dot4_u8s8(Expr a, Expr b);
+inline constexpr const char* kDot4U8S8 = "dot4_u8s8";
 
 /// Largest / smallest value of the type: the identities of min / max
 /// reductions (+-infinity for floats, the extreme values for integers).

@@ -158,7 +158,8 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
 }  // namespace
 
 CpuOpClass cpu_op_class(const graph::Node& n) {
-    if (n.op == "nn.matmul" || n.op == "nn.gemm" || n.op == "nn.dense" || n.op == "nn.batch_matmul")
+    if (n.op == "nn.matmul" || n.op == "nn.gemm" || n.op == "nn.dense" ||
+        n.op == "nn.batch_matmul" || n.op == "nn.matmul_u8i8")
         return CpuOpClass::Matmul;
     if (n.op == "nn.conv2d" && n.attr_int("groups", 1) == 1) return CpuOpClass::Conv2d;
     if (n.op == "nn.conv2d_NCHWc" || n.op == "nn.conv2d_winograd_NCHWc") return CpuOpClass::Conv2d;

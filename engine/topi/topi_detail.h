@@ -2,6 +2,7 @@
 // (broadcast indexing, attribute checks, error context).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -62,6 +63,14 @@ Tensors conv2d_nchwc(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors layout_transform(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors matmul(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors gemm(const graph::Node& n, const Tensors& in, const Types& out);
+/// sum_k product(a[.., i, k], b[.., k, j]) with nn.matmul's batching and
+/// 1-D rules, output shape `os` (topi_matmul.cpp).
+te::Tensor matrix_product(const graph::Node& n, const te::Tensor& a, const te::Tensor& b,
+                          const std::vector<int64_t>& os,
+                          const std::function<tir::Expr(tir::Expr, tir::Expr)>& product);
+// topi_int8.cpp
+Tensors pack_int8x4(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors matmul_u8i8(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors binary(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors relu(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors max_pool2d(const graph::Node& n, const Tensors& in, const Types& out);

@@ -1,5 +1,7 @@
 // nn.matmul (numpy semantics: 1-D operands, batched with broadcast leading
 // dims) and nn.gemm (ONNX Gemm: alpha * op(A) op(B) + beta * C).
+#include <functional>
+
 #include "engine/topi/topi_detail.h"
 
 namespace tessera::topi::detail {
@@ -7,10 +9,9 @@ namespace tessera::topi::detail {
 using tir::Expr;
 using tir::Var;
 
-Tensors matmul(const graph::Node& n, const Tensors& in, const Types& out) {
-    check_arity(n, in, out, 2, 2);
-    const te::Tensor& a = in[0];
-    const te::Tensor& b = in[1];
+te::Tensor matrix_product(const graph::Node& n, const te::Tensor& a, const te::Tensor& b,
+                          const std::vector<int64_t>& os,
+                          const std::function<Expr(Expr, Expr)>& product) {
     const auto& as = a.shape();
     const auto& bs = b.shape();
     TS_USER_CHECK(as.size() >= 1 && bs.size() >= 1)
@@ -19,18 +20,17 @@ Tensors matmul(const graph::Node& n, const Tensors& in, const Types& out) {
     int64_t K = as.back();
     int64_t Kb = b2 ? bs[bs.size() - 2] : bs[0];
     TS_USER_CHECK(K == Kb) << where(n) << ": inner dimensions differ (" << K << " vs " << Kb << ")";
-    const std::vector<int64_t>& os = out[0].shape;
     size_t nbatch_out = os.size() - (a2 ? 1 : 0) - (b2 ? 1 : 0);
     TS_USER_CHECK(os.size() >= size_t((a2 ? 1 : 0) + (b2 ? 1 : 0)))
-        << where(n) << ": output type " << out[0].str() << " has too small a rank";
+        << where(n) << ": output type has too small a rank";
     std::vector<int64_t> batch_out(os.begin(), os.begin() + nbatch_out);
     std::vector<int64_t> batch_a(as.begin(), as.end() - (a2 ? 2 : 1));
     std::vector<int64_t> batch_b(bs.begin(), bs.end() - (b2 ? 2 : 1));
     TS_USER_CHECK(batch_a.size() <= nbatch_out && batch_b.size() <= nbatch_out)
-        << where(n) << ": output type " << out[0].str() << " does not fit the operands";
+        << where(n) << ": the output type does not fit the operands";
 
     tir::IterVar k = te::reduce_axis(K, "k");
-    te::Tensor c = te::compute(
+    return te::compute(
         os,
         [&](const std::vector<Var>& i) {
             std::vector<Expr> idx = as_exprs(i);
@@ -42,10 +42,14 @@ Tensors matmul(const graph::Node& n, const Tensors& in, const Types& out) {
             ia.push_back(k.var);
             ib.push_back(k.var);
             if (b2) ib.push_back(idx[p++]);
-            return te::sum(a(ia) * b(ib), {k});
+            return te::sum(product(a(ia), b(ib)), {k});
         },
         "T_matmul", "matmul");
-    return {c};
+}
+
+Tensors matmul(const graph::Node& n, const Tensors& in, const Types& out) {
+    check_arity(n, in, out, 2, 2);
+    return {matrix_product(n, in[0], in[1], out[0].shape, [](Expr x, Expr y) { return x * y; })};
 }
 
 Tensors gemm(const graph::Node& n, const Tensors& in, const Types& out) {

@@ -17,6 +17,8 @@ const detail::ComputeTable& table() {
         {"nn.conv2d", detail::conv2d},
         {"nn.matmul", detail::matmul},
         {"nn.gemm", detail::gemm},
+        {"pack_int8x4", detail::pack_int8x4},
+        {"nn.matmul_u8i8", detail::matmul_u8i8},
         {"add", detail::binary},
         {"subtract", detail::binary},
         {"multiply", detail::binary},

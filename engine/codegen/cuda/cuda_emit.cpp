@@ -324,6 +324,16 @@ private:
             if (from.is_float()) return std::string(from.bits == 32 ? "__float_as_int(" : "__double_as_longlong(") + a[0] + ")";
             return a[0];
         }
+        if (name == tir::kDot4U8S8) {
+            need(2);
+            std::string sum;
+            for (int s = 0; s < 32; s += 8) {
+                const std::string sh = std::to_string(s);
+                sum += std::string(s ? " + " : "") + "(int)(((unsigned)(" + a[0] + ") >> " + sh +
+                       ") & 255u) * (int)(signed char)((unsigned)(" + a[1] + ") >> " + sh + ")";
+            }
+            return "(" + sum + ")";
+        }
         if (name == "bitwise_not") {
             need(1);
             return "(~" + a[0] + ")";

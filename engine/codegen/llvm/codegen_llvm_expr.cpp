@@ -163,6 +163,7 @@ llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
                                   m_b.CreateFAdd(const_of(t, 1.0), fast_exp(m_b.CreateFNeg(args[0]))));
     }
     if (n == "reinterpret") return m_b.CreateBitCast(args.at(0), llvm_type(t));
+    if (n == tir::kDot4U8S8) return emit_dot4(nullptr, args.at(0), args.at(1), t.lanes);
     if (n == "bitwise_and") return m_b.CreateAnd(args.at(0), args.at(1));
     if (n == "bitwise_or") return m_b.CreateOr(args.at(0), args.at(1));
     if (n == "bitwise_xor") return m_b.CreateXor(args.at(0), args.at(1));
@@ -241,6 +242,19 @@ llvm::Value* CodeGenLLVM::emit_guarded_select(const Select* op) {
 llvm::Value* CodeGenLLVM::emit(const Expr& e) {
     TS_CHECK(e.defined()) << "LLVM codegen: undefined expression";
     const DataType t = e.dtype();
+    if (const Add* op = e.as<Add>(); op && op->a.dtype().is_int()) {
+        // acc + dot4_u8s8(a, b): one vpdpbusd per vector where the CPU has it.
+        const Call* d = dot4_operand(op->b);
+        const Expr* acc = &op->a;
+        if (!d) {
+            d = dot4_operand(op->a);
+            acc = &op->b;
+        }
+        if (d)
+            return emit_dot4(splat_if_needed(emit(*acc), t.lanes),
+                             splat_if_needed(emit(d->args[0]), t.lanes),
+                             splat_if_needed(emit(d->args[1]), t.lanes), t.lanes);
+    }
     switch (e.node_type()) {
     case NodeType::IntImm:
         return llvm::ConstantInt::get(llvm_type(t), uint64_t(e.as<IntImm>()->value), !t.is_uint());

@@ -1,7 +1,9 @@
 // ONNX quantization converters, expanded at import into existing graph ops:
 // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
-// ConvInteger, QLinearMatMul, QLinearConv. Integer products run on the float32
-// matmul/conv kernels, exact while partial sums stay below 2^24: short
+// ConvInteger, QLinearMatMul, QLinearConv. 8-bit matrix products of rank >= 2
+// run as integer products of packed bytes (nn.matmul_u8i8); convolutions and
+// the rest run on the float32 matmul/conv kernels, exact while partial sums
+// stay below 2^24: short
 // reductions directly, long ones (K > 258) with the left operand split into
 // 16 * high + low parts (exact up to K = 4386). Rounding is half to even and
 // results saturate, as ONNX says.
@@ -9,6 +11,7 @@
 
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_dtype.h"
+#include "engine/frontend/onnx/onnx_index.h"
 #include "engine/frontend/onnx/onnx_math_signal.h"
 
 namespace tessera::frontend::onnx_import {
@@ -221,13 +224,26 @@ void convert_dynamic_quantize(NodeCtx& ctx) {
     int x = ctx.input(0);
     TS_USER_CHECK(ctx.type_of(x).dtype == DType::Float32)
         << ctx.where() << ": input must be float32, got " << ctx.type_of(x).str();
-    int64_t rank = int64_t(ctx.type_of(x).shape.size());
-    std::vector<int64_t> axes;
-    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
-    Attrs red = {{"axes", axes}, {"keepdims", int64_t(0)}};
+    // min and max of all of x: rows of its last axis first (vectorized row
+    // reductions, parallel over the rows), then over the rows; a reduction
+    // over every axis at once ran as one scalar loop (3 GB/s).
+    const std::vector<int64_t> shape = ctx.type_of(x).shape;
+    int rows = x;
+    if (shape.size() >= 2) {
+        int64_t r = 1;
+        for (size_t i = 0; i + 1 < shape.size(); ++i) r *= shape[i];
+        rows = ctx.emit_internal("reshape", {x},
+                                 {{"newshape", std::vector<int64_t>{r, shape.back()}}});
+    }
+    auto all_of = [&](const char* op) {
+        int v = rows;
+        for (int64_t axis = int64_t(ctx.type_of(rows).shape.size()) - 1; axis >= 0; --axis)
+            v = ctx.emit_internal(op, {v}, {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t(0)}});
+        return v;
+    };
     int zero = internal_constant(ctx, typed_tensor(DType::Float32, {}, {0.0}));
-    int lo = ctx.emit_internal("minimum", {ctx.emit_internal("reduce_min", {x}, red), zero});
-    int hi = ctx.emit_internal("maximum", {ctx.emit_internal("reduce_max", {x}, red), zero});
+    int lo = ctx.emit_internal("minimum", {all_of("reduce_min"), zero});
+    int hi = ctx.emit_internal("maximum", {all_of("reduce_max"), zero});
     int range = internal_constant(ctx, typed_tensor(DType::Float32, {}, {255.0}));
     int scale = emit_to(ctx, 1, "divide", {ctx.emit_internal("subtract", {hi, lo}), range});
     int zp_f = ctx.emit_internal("divide", {ctx.emit_internal("negative", {lo}), scale});
@@ -236,12 +252,80 @@ void convert_dynamic_quantize(NodeCtx& ctx) {
     requantize(ctx, ctx.emit_internal("divide", {x, scale}), zp, u8, 0);
 }
 
+// True when input i is omitted or a constant of zeros.
+bool zero_or_absent(NodeCtx& ctx, int i) {
+    if (!ctx.has_input(i)) return true;
+    const ConstTensor* c = ctx.constant_input(i);
+    if (!c) return false;
+    for (double v : constant_values(*c))
+        if (v != 0) return false;
+    return true;
+}
+
+// An 8-bit operand as the byte type the packed product reads: int8 A + 128
+// is uint8 and uint8 B - 128 is int8 (the zero point moves by as much).
+int as_byte_type(NodeCtx& ctx, int v, DType want) {
+    if (ctx.type_of(v).dtype == want) return v;
+    int shift = internal_constant(
+        ctx, typed_tensor(DType::Int32, {}, {want == DType::UInt8 ? 128.0 : -128.0}));
+    return cast(ctx, ctx.emit_internal("add", {cast(ctx, v, DType::Int32), shift}), want);
+}
+
+// The int32 zero point of an operand read as `want` (shaped along `axis` of
+// a rank-`rank` tensor), or -1 when it is zero.
+int byte_zero_point(NodeCtx& ctx, int zp_input, DType have, DType want, int64_t rank,
+                    int64_t axis, const std::string& what) {
+    const double shift = have == want ? 0.0 : want == DType::UInt8 ? 128.0 : -128.0;
+    int zp = -1;
+    if (!zero_or_absent(ctx, zp_input))
+        zp = along_axis(ctx, cast(ctx, ctx.input(zp_input), DType::Int32), rank, axis, what);
+    if (shift == 0.0) return zp;
+    int s = internal_constant(ctx, typed_tensor(DType::Int32, {}, {shift}));
+    return zp < 0 ? s : ctx.emit_internal("add", {zp, s});
+}
+
+// int32 (A - a_zp) @ (B - b_zp) of 8-bit operands of rank >= 2 as integer
+// products of packed bytes (nn.matmul_u8i8, vpdpbusd where the CPU has it):
+// A·B - a_zp·colsum(B) - b_zp·rowsum(A) + K·a_zp·b_zp, each term only when
+// its zero point is not zero (constant weights: colsum folds at compile time).
+int packed_integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out) {
+    const graph::TensorType at = ctx.input_type(a_in), bt = ctx.input_type(b_in);
+    const int64_t a_rank = int64_t(at.shape.size()), b_rank = int64_t(bt.shape.size());
+    int a = as_byte_type(ctx, ctx.input(a_in), DType::UInt8);
+    int b = as_byte_type(ctx, ctx.input(b_in), DType::Int8);
+    int za = byte_zero_point(ctx, a_zp, at.dtype, DType::UInt8, a_rank, a_rank - 2, "a_zero_point");
+    int zb = byte_zero_point(ctx, b_zp, bt.dtype, DType::Int8, b_rank, b_rank - 1, "b_zero_point");
+    int pa = ctx.emit_internal("pack_int8x4", {a}, {{"axis", int64_t(-1)}});
+    int pb = ctx.emit_internal("pack_int8x4", {b}, {{"axis", int64_t(-2)}});
+    if (za < 0 && zb < 0) return emit_to(ctx, out, "nn.matmul_u8i8", {pa, pb});
+    int r = ctx.emit_internal("nn.matmul_u8i8", {pa, pb});
+    auto sum_over = [&](int v, int64_t axis) {
+        return ctx.emit_internal("reduce_sum", {cast(ctx, v, DType::Int32)},
+                                 {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t(1)}});
+    };
+    std::vector<int> terms;  // subtracted
+    if (za >= 0) terms.push_back(ctx.emit_internal("multiply", {za, sum_over(b, b_rank - 2)}));
+    if (zb >= 0) terms.push_back(ctx.emit_internal("multiply", {zb, sum_over(a, a_rank - 1)}));
+    if (za >= 0 && zb >= 0) {
+        int k = internal_constant(ctx, typed_tensor(DType::Int32, {}, {double(at.shape.back())}));
+        int kzz = ctx.emit_internal("multiply", {k, ctx.emit_internal("multiply", {za, zb})});
+        terms.back() = ctx.emit_internal("subtract", {terms.back(), kzz});
+    }
+    for (size_t i = 0; i + 1 < terms.size(); ++i) r = ctx.emit_internal("subtract", {r, terms[i]});
+    return emit_to(ctx, out, "subtract", {r, terms.back()});
+}
+
 // int32 (A - a_zp) @ (B - b_zp): a_zp per row of A, b_zp per column of B.
 int integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out) {
     const graph::TensorType at = ctx.input_type(a_in);
+    const graph::TensorType bt = ctx.input_type(b_in);
     int64_t a_rank = int64_t(at.shape.size());
-    int64_t b_rank = int64_t(ctx.input_type(b_in).shape.size());
+    int64_t b_rank = int64_t(bt.shape.size());
     TS_USER_CHECK(a_rank >= 1 && b_rank >= 1) << ctx.where() << ": matmul of a scalar";
+    auto byte = [](DType t) { return t == DType::UInt8 || t == DType::Int8; };
+    if (a_rank >= 2 && b_rank >= 2 && byte(at.dtype) && byte(bt.dtype))
+        return packed_integer_matmul(ctx, a_in, a_zp, b_in, b_zp, out);
+    // Vectors and wider integers: float32 products, exact (exact_product).
     int a = centered_int(ctx, ctx.input(a_in), a_zp, a_rank - 2, "a_zero_point");
     int b = centered_int(ctx, ctx.input(b_in), b_zp, b_rank - 1, "b_zero_point");
     return exact_product(
