@@ -42,29 +42,36 @@ void RooflinePlot::setCeilings(double gflops, const QVector<QPair<QString, doubl
     redraw();
 }
 
+void RooflinePlot::setIntegerPeak(double gops) {
+    m_int8Peak = gops;
+    redraw();
+}
+
 void RooflinePlot::setKernels(const QStringList& labels, const QVector<double>& intensity,
-                              const QVector<double>& gflops) {
+                              const QVector<double>& gflops, const QVector<bool>& integer) {
+    m_integer = integer;
     m_labels = labels;
     m_intensity = intensity;
     m_gflops = gflops;
     redraw();
 }
 
-double RooflinePlot::attainable(double intensity) const {
+double RooflinePlot::attainable(double intensity, bool integer) const {
     double fastest = 0;
     for (const auto& roof : m_roofs) fastest = std::max(fastest, roof.second);
-    return std::min(m_peak, fastest * intensity);
+    return std::min(integer && m_int8Peak > 0 ? m_int8Peak : m_peak, fastest * intensity);
 }
 
 QStringList RooflinePlot::kernelsAbove(double tolerance) const {
     QStringList above;
     for (int i = 0; i < std::min(m_intensity.size(), m_gflops.size()); ++i)
-        if (m_intensity[i] > 0 && m_gflops[i] > attainable(m_intensity[i]) * (1 + tolerance))
+        if (const double ceiling = attainable(m_intensity[i], m_integer.value(i, false));
+            m_intensity[i] > 0 && m_gflops[i] > ceiling * (1 + tolerance))
             above << QString("%1 (%2 GFLOP/s at %3 FLOP/B, ceiling %4)")
                          .arg(m_labels.value(i))
                          .arg(m_gflops[i], 0, 'f', 1)
                          .arg(m_intensity[i], 0, 'g', 3)
-                         .arg(attainable(m_intensity[i]), 0, 'f', 1);
+                         .arg(ceiling, 0, 'f', 1);
     return above;
 }
 
@@ -101,9 +108,25 @@ void RooflinePlot::redraw() {
         roof->setPen(QPen(QColor(0xd0, 0x5a, 0x1a, 150), 1, Qt::DashLine));
         roof->setData(x, y);
     }
+    if (m_int8Peak > 0 && m_peak > 0 && fastest > 0) {
+        // The integer roof, dotted, labelled at its right end.
+        QVector<double> x, y;
+        for (double v = xlo; v <= xhi * 1.0001; v *= 1.2) {
+            x << v;
+            y << attainable(v, true);
+        }
+        QCPGraph* roof = m_plot->addGraph();
+        roof->setPen(QPen(QColor(0x2a, 0x7a, 0x3a, 200), 1.5, Qt::DotLine));
+        roof->setData(x, y);
+        auto* label = new QCPItemText(m_plot);
+        label->position->setCoords(xhi * 0.8, m_int8Peak * 1.35);
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        label->setText(QString("int8 dot-product peak %1 GOP/s").arg(m_int8Peak, 0, 'f', 1));
+        label->setColor(QColor(0x2a, 0x7a, 0x3a));
+    }
     QVector<double> px, py;
     m_count = 0;
-    double top = std::max(m_peak, 1.0);
+    double top = std::max({m_peak, m_int8Peak, 1.0});
     for (int i = 0; i < std::min(m_intensity.size(), m_gflops.size()); ++i) {
         if (!(m_intensity[i] > 0) || !(m_gflops[i] > 0)) continue;
         px << m_intensity[i];

@@ -30,15 +30,22 @@ public:
     /// first and memory last; `method` says how they were measured (tooltip).
     void setCeilings(double gflops, const QVector<QPair<QString, double>>& roofs,
                      const QString& method);
-    /// One point per kernel: intensity (FLOP/byte) and achieved GFLOP/s.
+    /// The 8-bit integer dot-product ceiling (G operations/s; 0: none): the
+    /// compute roof of the kernels marked integer in setKernels.
+    void setIntegerPeak(double gops);
+    /// One point per kernel: intensity (operations/byte) and achieved
+    /// G operations/s; `integer` marks integer GEMM kernels (their roof is
+    /// the integer peak where there is one).
     void setKernels(const QStringList& labels, const QVector<double>& intensity,
-                    const QVector<double>& gflops);
+                    const QVector<double>& gflops, const QVector<bool>& integer = {});
     int kernelCount() const { return m_count; }
     double peakGflops() const { return m_peak; }
     /// The slowest memory roof (memory's bandwidth), GB/s.
     double bandwidth() const { return m_roofs.isEmpty() ? 0 : m_roofs.last().second; }
-    /// The attainable GFLOP/s at an intensity: min(peak, fastest roof * intensity).
-    double attainable(double intensity) const;
+    double integerPeak() const { return m_int8Peak; }
+    /// The attainable GFLOP/s at an intensity: min(peak, fastest roof *
+    /// intensity), the integer peak as the peak for integer kernels.
+    double attainable(double intensity, bool integer = false) const;
     /// Labels of the kernels plotted above attainable() * (1 + tolerance).
     QStringList kernelsAbove(double tolerance) const;
     QCustomPlot* plot() const { return m_plot; }
@@ -48,6 +55,8 @@ private:
 
     QCustomPlot* m_plot;
     double m_peak = 0;
+    double m_int8Peak = 0;
+    QVector<bool> m_integer;
     QVector<QPair<QString, double>> m_roofs;
     QStringList m_labels;
     QVector<double> m_intensity, m_gflops;

@@ -1,7 +1,7 @@
-// FMA peak: independent vector FMA chains, all threads started together and
-// timed by the wall clock of the whole team; bandwidth: a triad a = b + s*c
-// over working sets sized to each cache level (sysconf) and to memory, every
-// thread on its own arrays, compiled for the CPU's vector width.
+// FMA peak (and 8-bit dot-product peak): independent vector chains, all threads started together
+// and timed by the wall clock of the whole team; bandwidth: a triad a = b + s*c over working sets
+// sized to each cache level (sysconf) and to memory, every thread on its own arrays, compiled for
+// the CPU's vector width.
 #include "app/studio/machine_peaks.h"
 
 #include <unistd.h>
@@ -65,10 +65,42 @@ __attribute__((target("avx2,fma"))) double fmaAvx2(long iterations, float* sink)
     return double(iterations) * 10 * 8 * 2;
 }
 
-__attribute__((target("avx512f"))) void triadAvx512(float* a, const float* b, const float* c, size_t n) {
+// 8-bit dot products (vpdpbusd: 4 byte products per int32 lane), counted
+// as 2 operations per product like the integer GEMMs' work.
+__attribute__((target("avx512f,avx512vnni"))) double dotAvx512Vnni(long iterations, float* sink) {
+    __m512i acc[12];
+    for (int i = 0; i < 12; ++i) acc[i] = _mm512_set1_epi32(i);
+    const __m512i a = _mm512_set1_epi32(0x01020304), b = _mm512_set1_epi32(0x01ff01ff);
+    for (long it = 0; it < iterations; ++it)
+        for (int i = 0; i < 12; ++i) acc[i] = _mm512_dpbusd_epi32(acc[i], a, b);
+    __m512i total = acc[0];
+    for (int i = 1; i < 12; ++i) total = _mm512_add_epi32(total, acc[i]);
+    alignas(64) int out[16];
+    _mm512_store_si512(out, total);
+    *sink = float(out[0]);
+    return double(iterations) * 12 * 16 * 4 * 2;
+}
+
+__attribute__((target("avx2,avxvnni"))) double dotAvxVnni(long iterations, float* sink) {
+    __m256i acc[10];
+    for (int i = 0; i < 10; ++i) acc[i] = _mm256_set1_epi32(i);
+    const __m256i a = _mm256_set1_epi32(0x01020304), b = _mm256_set1_epi32(0x01ff01ff);
+    for (long it = 0; it < iterations; ++it)
+        for (int i = 0; i < 10; ++i) acc[i] = _mm256_dpbusd_avx_epi32(acc[i], a, b);
+    __m256i total = acc[0];
+    for (int i = 1; i < 10; ++i) total = _mm256_add_epi32(total, acc[i]);
+    alignas(32) int out[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(out), total);
+    *sink = float(out[0]);
+    return double(iterations) * 10 * 8 * 4 * 2;
+}
+
+__attribute__((target("avx512f"))) void triadAvx512(float* a, const float* b, const float* c,
+                                                    size_t n) {
     for (size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
 }
-__attribute__((target("avx2,fma"))) void triadAvx2(float* a, const float* b, const float* c, size_t n) {
+__attribute__((target("avx2,fma"))) void triadAvx2(float* a, const float* b, const float* c,
+                                                   size_t n) {
     for (size_t i = 0; i < n; ++i) a[i] = b[i] + 3.0f * c[i];
 }
 #endif
@@ -92,6 +124,26 @@ double fmaRun(Isa isa, long iterations, float* sink) {
     if (isa == Isa::Avx2) return fmaAvx2(iterations, sink);
 #endif
     return fmaScalar(iterations, sink);
+}
+
+enum class DotIsa { None, Avx512Vnni, AvxVnni };
+
+DotIsa hostDotIsa() {
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx512vnni")) return DotIsa::Avx512Vnni;
+    if (__builtin_cpu_supports("avxvnni")) return DotIsa::AvxVnni;
+#endif
+    return DotIsa::None;
+}
+
+double dotRun(DotIsa isa, long iterations, float* sink) {
+#if defined(__x86_64__)
+    if (isa == DotIsa::Avx512Vnni) return dotAvx512Vnni(iterations, sink);
+    if (isa == DotIsa::AvxVnni) return dotAvxVnni(iterations, sink);
+#endif
+    (void)iterations;
+    (void)sink;
+    return 0;
 }
 
 void triad(Isa isa, float* a, const float* b, const float* c, size_t n) {
@@ -122,15 +174,24 @@ double together(int threads, const Work& work) {
     return seconds(t0);
 }
 
-double fmaGflops(Isa isa, int threads, long iterations) {
+// G operations per second of `run` (returning its operation count) on `threads` threads.
+template <typename Run>
+double teamGops(int threads, const Run& run) {
     std::vector<float> sinks(static_cast<size_t>(threads) * 16, 0.0f);
     std::vector<double> flops(static_cast<size_t>(threads), 0.0);
-    const double s = together(threads, [&](int t) {
-        flops[size_t(t)] = fmaRun(isa, iterations, &sinks[size_t(t) * 16]);
-    });
+    const double s =
+        together(threads, [&](int t) { flops[size_t(t)] = run(&sinks[size_t(t) * 16]); });
     double total = 0;
     for (double f : flops) total += f;
     return total / s / 1e9;
+}
+
+double fmaGflops(Isa isa, int threads, long iterations) {
+    return teamGops(threads, [&](float* sink) { return fmaRun(isa, iterations, sink); });
+}
+
+double dotGops(DotIsa isa, int threads, long iterations) {
+    return teamGops(threads, [&](float* sink) { return dotRun(isa, iterations, sink); });
 }
 
 // Triad bandwidth of `threads` threads, each over its own working set of `bytes`.
@@ -168,21 +229,38 @@ double MachinePeaks::gflopsFor(int threads) const {
     return std::min(gflops, gflopsOneCore * double(threads));
 }
 
+double MachinePeaks::int8GopsFor(int threads) const {
+    if (threads <= 1) return int8GopsOneCore;
+    return std::min(int8Gops, int8GopsOneCore * double(threads));
+}
+
 double MachinePeaks::gbpsFor(const MemoryRoof& roof, int threads) const {
     if (!roof.perCore || cores <= 0) return roof.gbps;
     return roof.gbps * double(std::clamp(threads, 1, cores)) / double(cores);
 }
 
 QString MachinePeaks::method() const {
-    QString text = QString("Compute: %1 FMA chains, %2 GFLOP/s on one core, %3 on %4 threads "
-                           "started together (wall clock).\nMemory: triad a = b + 3c on every "
-                           "thread, working set sized to the level:")
+    QString text = QString(
+                       "Compute: %1 FMA chains, %2 GFLOP/s on one core, %3 on %4 threads "
+                       "started together (wall clock).\nMemory: triad a = b + 3c on every "
+                       "thread, working set sized to the level:")
                        .arg(isa)
                        .arg(gflopsOneCore, 0, 'f', 1)
                        .arg(gflops, 0, 'f', 1)
                        .arg(cores);
+    if (int8GopsOneCore > 0)
+        text += QString(
+                    "\nInteger: %1 dot-product chains (vpdpbusd), %2 GOP/s on one core, %3 on "
+                    "%4 threads (2 operations per byte product).")
+                    .arg(int8Isa)
+                    .arg(int8GopsOneCore, 0, 'f', 1)
+                    .arg(int8Gops, 0, 'f', 1)
+                    .arg(cores);
     for (const MemoryRoof& r : roofs)
-        text += QString("\n  %1 %2 GB/s%3").arg(r.name).arg(r.gbps, 0, 'f', 1).arg(r.perCore ? " (per-core cache, all cores)" : "");
+        text += QString("\n  %1 %2 GB/s%3")
+                    .arg(r.name)
+                    .arg(r.gbps, 0, 'f', 1)
+                    .arg(r.perCore ? " (per-core cache, all cores)" : "");
     return text;
 }
 
@@ -190,6 +268,8 @@ MachinePeaks bestOf(const MachinePeaks& a, const MachinePeaks& b) {
     MachinePeaks best = a;
     best.gflopsOneCore = std::max(a.gflopsOneCore, b.gflopsOneCore);
     best.gflops = std::max(a.gflops, b.gflops);
+    best.int8GopsOneCore = std::max(a.int8GopsOneCore, b.int8GopsOneCore);
+    best.int8Gops = std::max(a.int8Gops, b.int8Gops);
     for (MemoryRoof& roof : best.roofs)
         for (const MemoryRoof& other : b.roofs)
             if (other.name == roof.name) roof.gbps = std::max(roof.gbps, other.gbps);
@@ -209,14 +289,26 @@ MachinePeaks measureMachinePeaks() {
     // All threads can do what one does (a busy machine can make the team's
     // measurement come out lower).
     peaks.gflops = std::max(peaks.gflops, peaks.gflopsOneCore);
+    const DotIsa dot = hostDotIsa();
+    if (dot != DotIsa::None) {
+        peaks.int8Isa = dot == DotIsa::Avx512Vnni ? "AVX-512 VNNI" : "AVX-VNNI";
+        for (int rep = 0; rep < 3; ++rep) {
+            peaks.int8GopsOneCore = std::max(peaks.int8GopsOneCore, dotGops(dot, 1, iterations));
+            peaks.int8Gops = std::max(peaks.int8Gops, dotGops(dot, peaks.cores, iterations));
+        }
+        peaks.int8Gops = std::max(peaks.int8Gops, peaks.int8GopsOneCore);
+    }
     const size_t l1 = cacheBytes(_SC_LEVEL1_DCACHE_SIZE, 32 << 10);
     const size_t l2 = cacheBytes(_SC_LEVEL2_CACHE_SIZE, 1 << 20);
     const size_t l3 = cacheBytes(_SC_LEVEL3_CACHE_SIZE, 0);
     peaks.roofs.push_back({"L1", triadGbps(isa, peaks.cores, l1 / 2), true});
     peaks.roofs.push_back({"L2", triadGbps(isa, peaks.cores, l2 / 2), true});
-    if (l3 > 0) peaks.roofs.push_back({"L3", triadGbps(isa, peaks.cores, l3 / 2 / size_t(peaks.cores)), false});
+    if (l3 > 0)
+        peaks.roofs.push_back(
+            {"L3", triadGbps(isa, peaks.cores, l3 / 2 / size_t(peaks.cores)), false});
     const size_t memory = std::max<size_t>(size_t(192) << 20, l3 * 8);
-    peaks.roofs.push_back({"DRAM", triadGbps(isa, peaks.cores, memory / size_t(peaks.cores)), false});
+    peaks.roofs.push_back(
+        {"DRAM", triadGbps(isa, peaks.cores, memory / size_t(peaks.cores)), false});
     return peaks;
 }
 

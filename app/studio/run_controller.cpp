@@ -1,6 +1,8 @@
 // RunController: the Run job, the Performance panel and the machine's ceilings.
 #include "app/studio/run_controller.h"
 
+#include <map>
+
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -198,6 +200,7 @@ void RunController::show(const RunResult& result) {
     // The roofline plots the work a kernel executes: a Winograd kernel's
     // "effective" FLOPs (the direct conv's) could top the machine's peak.
     QVector<double> intensity, gflops;
+    QVector<bool> integer;
     QStringList points;
     QVector<KernelTime> byTime = result.kernels;  // the slowest first get the labels
     std::stable_sort(byTime.begin(), byTime.end(),
@@ -208,17 +211,25 @@ void RunController::show(const RunResult& result) {
         intensity << (k.bytes > 0 ? work / k.bytes : 0);
         gflops << (k.ms > 0 ? work / (k.ms * 1e-3) / 1e9 : 0);
         points << (transformed ? k.label + " (executed work)" : k.label);
+        integer << k.integer;
     }
-    m_roofline->setKernels(points, intensity, gflops);
+    m_roofline->setKernels(points, intensity, gflops, integer);
     showCeilings();
     fillKernelTable(result);
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     if (document && slowest > 0) {  // the compiled graph keeps the model's node names
         QVector<double> heat(document->nodeCount(), -1.0);
+        // Every node of a name: an ONNX op expanded at import (DynamicQuantizeLinear,
+        // Attention) is several nodes that keep the op's name.
+        std::multimap<std::string, int> byName;
+        const auto& nodes = document->graph().nodes;
+        for (size_t i = 0; i < nodes.size(); ++i) byName.emplace(nodes[i].name, int(i));
         for (const KernelTime& k : result.kernels)
             for (const QString& name : k.nodeNames) {
-                const int n = document->graph().find_node(name.toStdString());
-                if (n >= 0 && n < heat.size()) heat[n] = std::max(heat[n], k.ms / slowest);
+                const auto [first, last] = byName.equal_range(name.toStdString());
+                for (auto it = first; it != last; ++it)
+                    if (it->second < heat.size())
+                        heat[it->second] = std::max(heat[it->second], k.ms / slowest);
             }
         emit nodeHeat(heat);
     }
@@ -270,6 +281,7 @@ void RunController::showCeilings() {
     const int threads = m_lastRun ? m_lastRun->settings.threads : m_workspace->buildSettings().threads;
     QVector<QPair<QString, double>> roofs;
     for (const MemoryRoof& r : m_peaks->roofs) roofs.append({r.name, m_peaks->gbpsFor(r, threads)});
+    m_roofline->setIntegerPeak(m_peaks->int8GopsFor(threads));
     m_roofline->setCeilings(m_peaks->gflopsFor(threads), roofs,
                             QString("Ceilings for %1 thread(s).\n").arg(threads) + m_peaks->method());
     // A point above the roof: the ceilings were measured while the machine

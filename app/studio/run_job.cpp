@@ -138,8 +138,11 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
         }
         for (int n : k.nodes) {
             t.nodes.append(n);
-            if (n >= 0 && size_t(n) < compiled->graph.nodes.size())
-                t.nodeNames << QString::fromStdString(compiled->graph.nodes[size_t(n)].name);
+            if (n >= 0 && size_t(n) < compiled->graph.nodes.size()) {
+                const graph::Node& node = compiled->graph.nodes[size_t(n)];
+                t.nodeNames << QString::fromStdString(node.name);
+                t.integer = t.integer || node.op == "nn.matmul_u8i8";
+            }
         }
         t.bytes = kernelBytes(compiled->graph, k.nodes);
         t.ms = k.seconds * 1e3;

@@ -24,6 +24,7 @@ struct KernelTime {
     double bytes = 0;  // bytes the kernel reads and writes (inputs from outside it, outputs)
     QString loopIr;    // the compiled (scheduled) kernel
     bool tuned = false;  // scheduled by a tuning record
+    bool integer = false;  // an integer GEMM (nn.matmul_u8i8): its roof is the int8 peak
 };
 
 struct RunResult {

@@ -168,6 +168,27 @@ TEST(RooflinePlot, RoofIsTheMinimumOfPeakAndBandwidthTimesIntensity) {
     EXPECT_TRUE(exportPlot(plot.plot(), dir.filePath("roof.svg"), 400, 300));
 }
 
+// An integer GEMM (vpdpbusd) runs above the float FMA peak: its roof is the
+// integer peak, a float kernel's stays the FMA peak.
+TEST(RooflinePlot, IntegerKernelsHaveTheIntegerPeakAsTheirRoof) {
+    RooflinePlot plot;
+    plot.setPeaks(100, 20);
+    plot.setKernels({"int8 gemm", "float gemm"}, {50, 50}, {300, 300}, {true, false});
+    EXPECT_EQ(plot.kernelsAbove(0).size(), 2);  // no integer peak measured yet
+    plot.setIntegerPeak(400);
+    EXPECT_DOUBLE_EQ(plot.attainable(50, true), 400);
+    EXPECT_DOUBLE_EQ(plot.attainable(50, false), 100);
+    EXPECT_DOUBLE_EQ(plot.attainable(1, true), 20);  // memory bound all the same
+    const QStringList above = plot.kernelsAbove(0);
+    ASSERT_EQ(above.size(), 1);
+    EXPECT_TRUE(above[0].startsWith("float gemm")) << above[0].toStdString();
+    bool labelled = false;
+    for (int i = 0; i < plot.plot()->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i)))
+            labelled = labelled || text->text().contains("int8 dot-product peak 400");
+    EXPECT_TRUE(labelled);
+}
+
 TEST(RooflinePlot, LabelsStayInsideThePlot) {
     RooflinePlot plot;
     plot.resize(420, 300);

@@ -192,6 +192,23 @@ def winograd_conv_model():
     save("winograd_convs", nodes, [vi("x", [1, 16, 28, 28])], [vi("y", [1, 24, 28, 28])], [w1, b1, w2])
 
 
+def int8_dense_model():
+    """A dynamically quantized dense layer (as ONNX Runtime's quantize_dynamic
+    writes one): DynamicQuantizeLinear, MatMulInteger with int8 weights, the
+    scales applied in float. Runs as an integer GEMM (vpdpbusd)."""
+    rng = np.random.default_rng(11)
+    w = numpy_helper.from_array(rng.integers(-127, 128, (512, 512)).astype(np.int8), "w")
+    ws = numpy_helper.from_array(np.array(0.01, np.float32), "w_scale")
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"], name="quantize_x"),
+        helper.make_node("MatMulInteger", ["xq", "w", "xz"], ["acc"], name="dense_int8"),
+        helper.make_node("Cast", ["acc"], ["accf"], name="to_float", to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["xs", "w_scale"], ["scale"], name="scales"),
+        helper.make_node("Mul", ["accf", "scale"], ["y"], name="rescale"),
+    ]
+    save("int8_dense", nodes, [vi("x", [256, 512])], [vi("y", [256, 512])], [w, ws])
+
+
 if __name__ == "__main__":
     main()
     winograd_conv_model()
@@ -200,3 +217,4 @@ if __name__ == "__main__":
     range_int64_large_model()
     duplicate_node_names_model()
     symbolic_batch_model()
+    int8_dense_model()
