@@ -136,7 +136,8 @@ int anchor_node(const graph::Graph& g, const std::vector<int>& group) {
     for (int nd : group) {
         const graph::Node& n = g.nodes[size_t(nd)];
         topi::CpuOpClass c = topi::cpu_op_class(n);
-        if (c == topi::CpuOpClass::Matmul || c == topi::CpuOpClass::Conv2d || n.op == "nn.conv2d")
+        if (c == topi::CpuOpClass::Matmul || c == topi::CpuOpClass::Conv2d || n.op == "nn.conv2d" ||
+            n.op == "nn.im2col_int8x4")
             anchor = nd;
     }
     return anchor;

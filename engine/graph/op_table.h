@@ -29,8 +29,9 @@ void add_layout_ops(std::vector<OpDef>& table);
 void add_winograd_ops(std::vector<OpDef>& table);  // ops_winograd.cpp: nn.conv2d_winograd_NCHWc
 void add_elemx_ops(std::vector<OpDef>& table);  // ops_math_signal.cpp: extra elementwise/unary/window/quantization ops
 void add_index_ops(std::vector<OpDef>& table);  // ops_index.cpp: indexing, scatter and data-dependent-shape ops
-void add_dtype_ops(std::vector<OpDef>& table);
-void add_int8_ops(std::vector<OpDef>& table);  // ops_int8.cpp: pack_int8x4, nn.matmul_u8i8  // ops_dtype.cpp: narrow and half-precision dtypes at the graph boundary
+void add_dtype_ops(std::vector<OpDef>& table);  // ops_dtype.cpp: narrow and half-precision dtypes at the graph boundary
+/// ops_int8.cpp: pack_int8x4, nn.matmul_u8i8, nn.matmul_i8u8, nn.im2col_int8x4 (integer GEMMs).
+void add_int8_ops(std::vector<OpDef>& table);
 /// The dtype named by dtype_name() ("float32", ...); UserError naming the node otherwise.
 DType dtype_from_name(const Node& n, const std::string& name);
 

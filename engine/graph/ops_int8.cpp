@@ -1,6 +1,8 @@
 // Integer GEMM ops: pack_int8x4 puts four 8-bit values of one axis into an
-// int32 word (the operand layout of vpdpbusd / dp4a), nn.matmul_u8i8
-// multiplies such words of unsigned A and signed B with int32 results.
+// int32 word (the operand layout of vpdpbusd / dp4a), nn.matmul_u8i8 (and
+// nn.matmul_i8u8) multiplies such words of unsigned A and signed B (signed
+// A, unsigned B) with int32 results; nn.im2col_int8x4 lays a convolution's
+// windows out as such words (integer convolutions are GEMMs on them).
 #include "engine/core/error.h"
 #include "engine/graph/op_table.h"
 
@@ -47,6 +49,30 @@ Types infer_matmul_u8i8(const Node& n, const Types& in) {
     return {TensorType{DType::Int32, out}};
 }
 
+Types infer_matmul_i8u8(const Node& n, const Types& in) { return infer_matmul_u8i8(n, in); }
+
+// (N, C, H, W) uint8 -> (N, ceil(C*KH*KW / 4), OH*OW) int32 words.
+Types infer_im2col_int8x4(const Node& n, const Types& in) {
+    expect_arity(n, in, 1, 1);
+    TS_USER_CHECK(in[0].dtype == DType::UInt8 && in[0].shape.size() == 4)
+        << where(n) << ": takes (N, C, H, W) uint8 data, got " << in[0].str();
+    const auto& x = in[0].shape;
+    auto kernel = ints_of_size(n, "kernel", 2, 1);
+    auto strides = ints_of_size(n, "strides", 2, 1);
+    auto pad = ints_of_size(n, "padding", 4, 0);
+    auto dil = ints_of_size(n, "dilation", 2, 1);
+    for (size_t i = 0; i < 2; ++i)
+        TS_USER_CHECK(kernel[i] >= 1 && strides[i] >= 1 && dil[i] >= 1)
+            << where(n) << ": kernel, strides and dilation must be positive";
+    const int64_t oh = window_out(n, x[2], pad[0], pad[2], kernel[0], strides[0], dil[0], false);
+    const int64_t ow = window_out(n, x[3], pad[1], pad[3], kernel[1], strides[1], dil[1], false);
+    TS_USER_CHECK(n.attr_int("out_width", ow) == ow)
+        << where(n) << ": out_width " << n.attr_int("out_width", ow) << " is not the output width "
+        << ow;
+    const int64_t k = x[1] * kernel[0] * kernel[1];
+    return {TensorType{DType::Int32, {x[0], (k + 3) / 4, oh * ow}}};
+}
+
 }  // namespace
 
 void add_int8_ops(std::vector<OpDef>& table) {
@@ -59,6 +85,16 @@ void add_int8_ops(std::vector<OpDef>& table) {
                      "axis, unsigned; B along its rows, signed), int32 sums; batch dims "
                      "broadcast",
                      OpPattern::OutEWiseFusable, infer_matmul_u8i8});
+    table.push_back({"nn.matmul_i8u8",
+                     "nn.matmul_u8i8 with A signed and B unsigned (a convolution's weights times "
+                     "its im2col_int8x4 data)",
+                     OpPattern::OutEWiseFusable, infer_matmul_i8u8});
+    table.push_back({"nn.im2col_int8x4",
+                     "The 2-D convolution windows of (N, C, H, W) uint8 data as packed words "
+                     "(N, ceil(C*KH*KW/4), OH*OW), byte t of word w the window element 4w+t in "
+                     "(c, kh, kw) order; kernel, strides, padding (top, left, bottom, right, "
+                     "filled with pad_value), dilation, out_width (OW, for the schedule)",
+                     OpPattern::Injective, infer_im2col_int8x4});
 }
 
 }  // namespace tessera::graph::detail

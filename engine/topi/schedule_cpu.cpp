@@ -62,6 +62,29 @@ struct Rules {
         if (parallel_ok(w)) s.parallel(parts[0]);
     }
 
+    // The windows of an integer convolution (nn.im2col_int8x4, loops (n,)
+    // word, p = OH*OW): p split into rows and columns so that the column
+    // index is the loop variable (contiguous loads at stride 1, no div/mod
+    // per element), the columns vectorized by a width that divides them.
+    bool im2col(const std::string& block, const graph::Node& n) {
+        Names l = s.get_loops(block);
+        const int64_t ow = n.attr_int("out_width", 0);
+        if (l.size() < 2 || ow < 1 || loop_extent(s.func(), l.back()) % ow != 0) return false;
+        Names rc = s.split(l.back(), {-1, ow});
+        int64_t v = 0;
+        for (int64_t c : {2 * int64_t(o.vector_lanes), int64_t(o.vector_lanes), int64_t(8), int64_t(4)})
+            if (c > 1 && ow % c == 0) {
+                v = c;
+                break;
+            }
+        if (v > 0 && v < ow) s.vectorize(s.split(rc[1], {-1, v})[1]);
+        else if (v == ow) s.vectorize(rc[1]);
+        const Names outer(l.begin(), l.end() - 1);
+        const std::string rows = outer.size() > 1 ? s.fuse(outer) : outer[0];
+        if (parallel_ok(work(s, s.get_loops(block)))) s.parallel(rows);
+        return true;
+    }
+
     // layout_transform between NCHW and NCHW[b]c: loops kept unfused (a
     // fused index costs a div/mod per element); the contiguous side's rows
     // are walked in order and the strided side is a vector gather.
@@ -135,6 +158,7 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
                 schedule_conv2d_block(s, block, n, o))
                 continue;
             if (n.op == "layout_transform" && r.layout(block)) continue;
+            if (n.op == "nn.im2col_int8x4" && r.im2col(block, n)) continue;
             if (!is_reduction(b))
                 r.injective(block);
             else if (cls == CpuOpClass::Matmul)
@@ -159,7 +183,7 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
 
 CpuOpClass cpu_op_class(const graph::Node& n) {
     if (n.op == "nn.matmul" || n.op == "nn.gemm" || n.op == "nn.dense" ||
-        n.op == "nn.batch_matmul" || n.op == "nn.matmul_u8i8")
+        n.op == "nn.batch_matmul" || n.op == "nn.matmul_u8i8" || n.op == "nn.matmul_i8u8")
         return CpuOpClass::Matmul;
     if (n.op == "nn.conv2d" && n.attr_int("groups", 1) == 1) return CpuOpClass::Conv2d;
     if (n.op == "nn.conv2d_NCHWc" || n.op == "nn.conv2d_winograd_NCHWc") return CpuOpClass::Conv2d;

@@ -71,6 +71,8 @@ te::Tensor matrix_product(const graph::Node& n, const te::Tensor& a, const te::T
 // topi_int8.cpp
 Tensors pack_int8x4(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors matmul_u8i8(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors matmul_i8u8(const graph::Node& n, const Tensors& in, const Types& out);
+Tensors im2col_int8x4(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors binary(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors relu(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors max_pool2d(const graph::Node& n, const Tensors& in, const Types& out);

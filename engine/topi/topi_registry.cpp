@@ -19,6 +19,8 @@ const detail::ComputeTable& table() {
         {"nn.gemm", detail::gemm},
         {"pack_int8x4", detail::pack_int8x4},
         {"nn.matmul_u8i8", detail::matmul_u8i8},
+        {"nn.matmul_i8u8", detail::matmul_i8u8},
+        {"nn.im2col_int8x4", detail::im2col_int8x4},
         {"add", detail::binary},
         {"subtract", detail::binary},
         {"multiply", detail::binary},

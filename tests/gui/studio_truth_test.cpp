@@ -205,12 +205,10 @@ TEST(StudioTruth, TheCodePanesShowTheKernelThatRunsAsInspectPrintsIt) {
 
 // Honest numbers: no kernel of the example models plots above the roofline
 // (the Winograd kernels plot the work they execute, not their effective
-// FLOPs; an integer GEMM has the measured int8 dot-product peak as its
-// roof), and the ceilings say how they were measured.
+// FLOPs), and the ceilings say how they were measured.
 TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
     for (const QString& model :
-         {exampleModel(), QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/winograd_convs.onnx",
-          QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/int8_dense.onnx"}) {
+         {exampleModel(), QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/winograd_convs.onnx"}) {
         SCOPED_TRACE(model.toStdString());
         OpenStudio s(model);
         ASSERT_TRUE(s.ok);
@@ -243,6 +241,38 @@ TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
         // the slack covers a test beside this one slowing one of the measurements.
         EXPECT_LE(peaks->gflops, peaks->gflopsOneCore * peaks->cores * 1.5);
     }
+}
+
+// An integer GEMM (vpdpbusd) runs above the float FMA peak (int8_dense: about
+// 1,550 GOP/s against 540 GFLOP/s on 2 threads here): it plots under the
+// measured integer ceiling. The ceilings are measured again (best of each)
+// while a point is above them: a measurement beside a busy parallel test
+// can come out low, but no number of them lifts a float roof above an
+// integer kernel.
+TEST(StudioTruth, IntegerGemmsPlotUnderTheIntegerCeiling) {
+    OpenStudio s(QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/int8_dense.onnx");
+    ASSERT_TRUE(s.ok);
+    QString error;
+    const RunResult* run = s.run(&error);
+    ASSERT_NE(run, nullptr) << error.toStdString();
+    ASSERT_TRUE(std::any_of(run->kernels.begin(), run->kernels.end(),
+                            [](const studio::KernelTime& k) { return k.integer; }));
+    auto settled = [&]() {
+        return QTest::qWaitFor(
+            [&]() { return s.window.runs()->machinePeaks() != nullptr && !s.window.runs()->isMeasuringPeaks(); },
+            60000);
+    };
+    ASSERT_TRUE(settled());
+    const widgets::RooflinePlot* roofline = s.window.runs()->rooflinePlot();
+    for (int again = 0; again < 3 && !roofline->kernelsAbove(0.15).isEmpty(); ++again) {
+        s.window.runs()->measurePeaks();
+        ASSERT_TRUE(settled());
+    }
+    const QStringList above = roofline->kernelsAbove(0.15);
+    EXPECT_TRUE(above.isEmpty()) << above.join("\n").toStdString();
+    if (roofline->integerPeak() > 0)  // AVX-512 VNNI or AVX-VNNI
+        EXPECT_TRUE(roofline->plot()->toolTip().contains("vpdpbusd"))
+            << roofline->plot()->toolTip().toStdString();
 }
 
 // Graph editing that finishes the job: insert a node (one with a standard

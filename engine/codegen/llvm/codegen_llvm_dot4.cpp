@@ -50,10 +50,10 @@ llvm::Value* CodeGenLLVM::emit_dot4(llvm::Value* acc, llvm::Value* a, llvm::Valu
         id = llvm::Intrinsic::x86_avx512_vpdpbusd_128;
     }
     if (width > 0) {
-        // Whole vectors of the instruction's width, joined back.
+        // Whole vectors of the instruction's width, inserted into the result.
         if (!acc) acc = llvm::Constant::getNullValue(a->getType());
         llvm::Function* fn = llvm::Intrinsic::getDeclaration(&m_mod, id);
-        std::vector<llvm::Value*> parts;
+        llvm::Value* out = width == lanes ? nullptr : llvm::PoisonValue::get(a->getType());
         for (int at = 0; at < lanes; at += width) {
             auto part = [&](llvm::Value* v) -> llvm::Value* {
                 if (width == lanes) return v;
@@ -61,20 +61,11 @@ llvm::Value* CodeGenLLVM::emit_dot4(llvm::Value* acc, llvm::Value* a, llvm::Valu
                 for (int i = 0; i < width; ++i) idx.push_back(at + i);
                 return m_b.CreateShuffleVector(v, idx);
             };
-            parts.push_back(m_b.CreateCall(fn, {part(acc), part(a), part(b)}));
+            llvm::Value* r = m_b.CreateCall(fn, {part(acc), part(a), part(b)});
+            if (width == lanes) return r;
+            out = m_b.CreateInsertVector(a->getType(), out, r, m_b.getInt64(uint64_t(at)));
         }
-        while (parts.size() > 1) {
-            std::vector<llvm::Value*> joined;
-            for (size_t i = 0; i < parts.size(); i += 2) {
-                const int n =
-                    int(llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements());
-                std::vector<int> idx;
-                for (int j = 0; j < 2 * n; ++j) idx.push_back(j);
-                joined.push_back(m_b.CreateShuffleVector(parts[i], parts[i + 1], idx));
-            }
-            parts = std::move(joined);
-        }
-        return parts[0];
+        return out;
     }
     // sum_t u8(a >> 8t) * s8(b >> 8t): each byte moved to the top, then
     // shifted down logically (unsigned a) or arithmetically (signed b).

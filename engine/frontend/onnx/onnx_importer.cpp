@@ -14,6 +14,7 @@
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
 #include "engine/frontend/onnx/onnx_contrib_ops.h"
+#include "engine/frontend/onnx/onnx_qdq_fold.h"
 #include "engine/frontend/onnx/onnx_opset_adapter.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -425,6 +426,7 @@ graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
     // ONNX 1.12 knows opsets up to 17: newer models are read in their
     // opset-17 forms (onnx_opset_adapter.h).
     expand_contrib_ops(model, origin);
+    fold_qdq_into_integer_ops(model, origin);
     if (opset > kOnnx112Opset) adapt_to_opset17(model, origin);
     try {
         check_model_with_newer_initializers(model);

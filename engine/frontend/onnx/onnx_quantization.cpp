@@ -336,11 +336,72 @@ int integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out
         out);
 }
 
+// The constant zero point of input i as an integer (0 when omitted); false
+// when it is not a constant or its values (per channel) differ.
+bool constant_zero_point(NodeCtx& ctx, int i, int64_t& value) {
+    value = 0;
+    if (!ctx.has_input(i)) return true;
+    const ConstTensor* c = ctx.constant_input(i);
+    if (!c) return false;
+    const std::vector<double> v = constant_values(*c);
+    if (v.empty()) return false;
+    for (double x : v)
+        if (x != v[0]) return false;
+    value = int64_t(v[0]);
+    return true;
+}
+
+// int32 2-D convolution of 8-bit (x - x_zp) and (w - w_zp) (w_zp zero after
+// the shift of uint8 weights, x_zp a constant) as an integer GEMM: the
+// weights (OC, K) times the data's windows (nn.im2col_int8x4, padded with
+// the zero point), minus x_zp times each filter's sum. -1 when the
+// convolution does not have that form (the float path takes it).
+int gemm_integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, const Attrs& attrs,
+                      int out) {
+    const graph::TensorType xt = ctx.input_type(x_in), wt = ctx.input_type(w_in);
+    auto byte = [](DType t) { return t == DType::UInt8 || t == DType::Int8; };
+    int64_t zx = 0, zw = 0;
+    if (!byte(xt.dtype) || !byte(wt.dtype) || xt.shape.size() != 4 || wt.shape.size() != 4 ||
+        std::get<int64_t>(attrs.at("groups")) != 1 || !constant_zero_point(ctx, x_zp, zx) ||
+        !constant_zero_point(ctx, w_zp, zw))
+        return -1;
+    if (xt.dtype == DType::Int8) zx += 128;
+    if (wt.dtype == DType::UInt8) zw -= 128;
+    if (zw != 0) return -1;
+    const int64_t N = xt.shape[0], OC = wt.shape[0];
+    const int64_t K = wt.shape[1] * wt.shape[2] * wt.shape[3];
+    int x = as_byte_type(ctx, ctx.input(x_in), DType::UInt8);
+    int w = ctx.emit_internal("reshape", {as_byte_type(ctx, ctx.input(w_in), DType::Int8)},
+                              {{"newshape", std::vector<int64_t>{OC, K}}});
+    const std::vector<int64_t>& pads = std::get<std::vector<int64_t>>(attrs.at("padding"));
+    const std::vector<int64_t>& st = std::get<std::vector<int64_t>>(attrs.at("strides"));
+    const std::vector<int64_t>& dl = std::get<std::vector<int64_t>>(attrs.at("dilation"));
+    const int64_t OW = (xt.shape[3] + pads[1] + pads[3] - dl[1] * (wt.shape[3] - 1) - 1) / st[1] + 1;
+    Attrs window = {{"kernel", std::vector<int64_t>{wt.shape[2], wt.shape[3]}},
+                    {"strides", attrs.at("strides")},
+                    {"padding", attrs.at("padding")},
+                    {"dilation", attrs.at("dilation")},
+                    {"pad_value", zx},
+                    {"out_width", OW}};
+    int cols = ctx.emit_internal("nn.im2col_int8x4", {x}, window);
+    const std::vector<int64_t> cs = ctx.type_of(cols).shape;  // N, Kw, OH*OW
+    if (N == 1) cols = ctx.emit_internal("reshape", {cols}, {{"newshape", std::vector<int64_t>{cs[1], cs[2]}}});
+    int pw = ctx.emit_internal("pack_int8x4", {w}, {{"axis", int64_t(-1)}});
+    int r = ctx.emit_internal("nn.matmul_i8u8", {pw, cols});
+    if (zx != 0) {
+        int sums = ctx.emit_internal("reduce_sum", {cast(ctx, w, DType::Int32)},
+                                     {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t(1)}});
+        int z = internal_constant(ctx, typed_tensor(DType::Int32, {}, {double(zx)}));
+        r = ctx.emit_internal("subtract", {r, ctx.emit_internal("multiply", {z, sums})});
+    }
+    // (N, OC, OH*OW) -> (N, OC, OH, OW).
+    return emit_to(ctx, out, "reshape", {r},
+                   {{"newshape", std::vector<int64_t>{N, OC, cs[2] / OW, OW}}});
+}
+
 // int32 2-D convolution of (x - x_zp) and (w - w_zp), attributes as Conv's.
 int integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, int out) {
-    int x = centered_int(ctx, ctx.input(x_in), x_zp, 1, "x_zero_point");
-    int w = centered_int(ctx, ctx.input(w_in), w_zp, 0, "w_zero_point");
-    const graph::TensorType xt = ctx.type_of(x), wt = ctx.type_of(w);
+    const graph::TensorType xt = ctx.input_type(x_in), wt = ctx.input_type(w_in);
     TS_USER_CHECK(xt.shape.size() == 4 && wt.shape.size() == 4)
         << ctx.where() << ": only 2-D convolution (4-D input and weight) is supported, got input "
         << xt.str() << " and weight " << wt.str();
@@ -357,6 +418,9 @@ int integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, int out) 
                    {"padding", pads},
                    {"dilation", dilations},
                    {"groups", ctx.attr_int("group", 1)}};
+    if (int y = gemm_integer_conv(ctx, x_in, x_zp, w_in, w_zp, attrs, out); y >= 0) return y;
+    int x = centered_int(ctx, ctx.input(x_in), x_zp, 1, "x_zero_point");
+    int w = centered_int(ctx, ctx.input(w_in), w_zp, 0, "w_zero_point");
     return exact_product(
         ctx, x, w, wt.shape[1] * kernel[0] * kernel[1],
         [&](int l, int r) {

@@ -42,8 +42,8 @@ int32_t reference(int32_t acc, int32_t a, int32_t b) {
 }
 
 TEST(LlvmDot4, EveryVectorWidthSumsTheFourByteProducts) {
-    const int64_t n = 64;
-    for (int lanes : {1, 2, 4, 8, 16, 32}) {
+    const int64_t n = 96;
+    for (int lanes : {1, 2, 4, 8, 16, 24, 32, 48}) {
         PrimFunc f = dot4_func("dot4_x" + std::to_string(lanes), n, lanes);
         std::vector<int32_t> a = random_words(n, 3), b = random_words(n, 4);
         // Extreme bytes too: 255 * -128 in every position.

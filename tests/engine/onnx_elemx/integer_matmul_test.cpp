@@ -115,5 +115,75 @@ TEST(IntegerMatMul, BatchesAndLargePackedGemmsAreExact) {
     check({DType::UInt8, DType::UInt8, {64, 512}, {512, 128}, 1, false}, 11);
 }
 
+struct ConvCase {
+    DType xt, wt;
+    Ints x_shape, w_shape;  // (N, C, H, W), (OC, C, KH, KW)
+    int64_t stride, pad, dilation;
+    int64_t zx, zw;  // constant zero points (zw: 0 for int8, 128 for uint8 weights)
+};
+
+void check_conv(const ConvCase& c, uint32_t seed) {
+    SCOPED_TRACE("conv x " + std::string(c.xt == DType::UInt8 ? "uint8" : "int8") + " w " +
+                 (c.wt == DType::UInt8 ? "uint8" : "int8") + " stride " + std::to_string(c.stride) +
+                 " pad " + std::to_string(c.pad) + " dilation " + std::to_string(c.dilation));
+    const int64_t N = c.x_shape[0], C = c.x_shape[1], H = c.x_shape[2], W = c.x_shape[3];
+    const int64_t OC = c.w_shape[0], KH = c.w_shape[2], KW = c.w_shape[3];
+    const int64_t OH = (H + 2 * c.pad - c.dilation * (KH - 1) - 1) / c.stride + 1;
+    const int64_t OW = (W + 2 * c.pad - c.dilation * (KW - 1) - 1) / c.stride + 1;
+    NDArray x = bytes(c.xt, c.x_shape, seed), w = bytes(c.wt, c.w_shape, seed + 1);
+    auto scalar = [](DType t, int64_t v) {
+        NDArray a = NDArray::empty({t, {}});
+        if (t == DType::UInt8)
+            a.data<uint8_t>()[0] = uint8_t(v);
+        else
+            a.data<int8_t>()[0] = int8_t(v);
+        return a;
+    };
+    OneNodeModel m("ConvInteger", 10);
+    m.input("x", c.xt, c.x_shape).constant("w", w);
+    m.constant("zx", scalar(c.xt, c.zx)).constant("zw", scalar(c.wt, c.zw));
+    m.output("y", DType::Int32, {N, OC, OH, OW});
+    m.attr("strides", Ints{c.stride, c.stride})
+        .attr("pads", Ints{c.pad, c.pad, c.pad, c.pad})
+        .attr("dilations", Ints{c.dilation, c.dilation});
+    graph::Graph g = m.load("convinteger");
+    EXPECT_EQ(std::count_if(g.nodes.begin(), g.nodes.end(),
+                            [](const graph::Node& n) { return n.op == "nn.im2col_int8x4"; }),
+              1);
+    NDArray y = run(g, {x}).at(0);
+    ASSERT_EQ(y.dtype(), DType::Int32);
+    int64_t wrong = 0;
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t o = 0; o < OC; ++o)
+            for (int64_t i = 0; i < OH; ++i)
+                for (int64_t j = 0; j < OW; ++j) {
+                    int64_t acc = 0;
+                    for (int64_t ch = 0; ch < C; ++ch)
+                        for (int64_t r = 0; r < KH; ++r)
+                            for (int64_t q = 0; q < KW; ++q) {
+                                const int64_t h = i * c.stride - c.pad + r * c.dilation;
+                                const int64_t v = j * c.stride - c.pad + q * c.dilation;
+                                if (h < 0 || h >= H || v < 0 || v >= W) continue;  // centered 0
+                                acc += (byte_at(x, ((n * C + ch) * H + h) * W + v) - c.zx) *
+                                       (byte_at(w, ((o * C + ch) * KH + r) * KW + q) - c.zw);
+                            }
+                    const int32_t got = y.data<int32_t>()[((n * OC + o) * OH + i) * OW + j];
+                    if (got != acc && wrong++ < 5)
+                        ADD_FAILURE() << "y[" << n << ", " << o << ", " << i << ", " << j
+                                      << "] = " << got << ", expected " << acc;
+                }
+    EXPECT_EQ(wrong, 0);
+}
+
+TEST(IntegerConv, WindowsTimesWeightsAsAnIntegerGemmAreExact) {
+    // K = 5 * 3 * 3 = 45 (the last word padded), padding filled with the zero point.
+    check_conv({DType::UInt8, DType::Int8, {1, 5, 9, 11}, {7, 5, 3, 3}, 1, 1, 1, 37, 0}, 1);
+    check_conv({DType::Int8, DType::Int8, {2, 5, 9, 11}, {7, 5, 3, 3}, 2, 1, 1, -20, 0}, 2);
+    check_conv({DType::UInt8, DType::UInt8, {1, 6, 12, 10}, {9, 6, 3, 3}, 1, 2, 2, 0, 128}, 3);
+    check_conv({DType::Int8, DType::UInt8, {2, 16, 8, 8}, {32, 16, 1, 1}, 1, 0, 1, 5, 128}, 4);
+    // A ResNet-sized layer: 64 channels 3x3 on 28x28 (packed, blocked GEMM).
+    check_conv({DType::UInt8, DType::Int8, {1, 64, 28, 28}, {64, 64, 3, 3}, 1, 1, 1, 128, 0}, 5);
+}
+
 }  // namespace
 }  // namespace tessera::index_test

@@ -1,0 +1,24 @@
+// QDQ models (QuantizeLinear -> DequantizeLinear around the inputs of Conv
+// and MatMul, as `tessera quantize` and ONNX Runtime's quantize_static write
+// them) read as the integer ops they stand for, before the model is checked:
+//   MatMul(DQ(xq, sx, zx), DQ(wq, sw, zw))    -> MatMulInteger(xq, wq, zx, zw) * (sx * sw)
+//   Conv(DQ(xq, sx, zx), DQ(wq, sw, zw), b)   -> ConvInteger(xq, wq, zx, zw) * (sx * sw) + b
+// with constant 8-bit weights, per-tensor activations and per-tensor or
+// per-output-channel weight scales; the integer ops then run as integer GEMMs
+// (onnx_quantization.cpp). In exact arithmetic the same values as the float
+// products of the dequantized operands (ONNX Runtime folds QDQ models the
+// same way); other Q/DQ pairs stay as they are.
+#pragma once
+
+#include <string>
+
+#include "onnx/onnx_pb.h"
+
+namespace tessera::frontend::onnx_import {
+
+/// Rewrites the matching MatMul nodes of the model's main graph (and Conv
+/// nodes when TESSERA_QDQ_INTEGER_CONV=1: not yet faster than float); returns
+/// how many.
+int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin);
+
+}  // namespace tessera::frontend::onnx_import
