@@ -115,29 +115,22 @@ set_tests_properties(conformance_contrib_ops PROPERTIES
 
 # QDQ models folded into integer ops (onnx_qdq_fold.h) against ONNX Runtime's
 # float reading of the pairs (tests/data/onnx_models/make_qdq_models.py): the
-# MatMuls become integer GEMMs (nn.matmul_u8i8); the Conv does only with
-# TESSERA_QDQ_INTEGER_CONV=1 (im2col + nn.matmul_i8u8), else it stays float.
+# MatMuls become integer GEMMs (nn.matmul_u8i8), the Conv an integer GEMM on
+# its windows (nn.im2col_int8x4 + nn.matmul_i8u8).
 set(QDQ_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
 add_test(NAME conformance_qdq_models
          COMMAND $<TARGET_FILE:tessera> conformance ${QDQ_MODELS}/qdq_matmul ${QDQ_MODELS}/qdq_conv)
 set_tests_properties(conformance_qdq_models PROPERTIES
   PASS_REGULAR_EXPRESSION "\n2 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL qdq_")
-add_test(NAME conformance_qdq_conv_as_integer
-         COMMAND $<TARGET_FILE:tessera> conformance ${QDQ_MODELS}/qdq_conv)
-set_tests_properties(conformance_qdq_conv_as_integer PROPERTIES
-  ENVIRONMENT "TESSERA_QDQ_INTEGER_CONV=1"
-  PASS_REGULAR_EXPRESSION "\n1 passed, 0 failed, 0 skipped"
-  FAIL_REGULAR_EXPRESSION "FAIL qdq_")
 add_test(NAME cli_qdq_matmul_runs_as_integer_gemm
          COMMAND $<TARGET_FILE:tessera> inspect ${QDQ_MODELS}/qdq_matmul/model.onnx --print graph)
 set_tests_properties(cli_qdq_matmul_runs_as_integer_gemm PROPERTIES
   PASS_REGULAR_EXPRESSION "nn.matmul_u8i8\\(.*\n(.*\n)*.*nn.matmul_u8i8\\(")
-add_test(NAME cli_qdq_conv_as_integer_gemm_on_request
+add_test(NAME cli_qdq_conv_runs_as_integer_gemm
          COMMAND $<TARGET_FILE:tessera> inspect ${QDQ_MODELS}/qdq_conv/model.onnx --print graph)
-set_tests_properties(cli_qdq_conv_as_integer_gemm_on_request PROPERTIES
-  ENVIRONMENT "TESSERA_QDQ_INTEGER_CONV=1"
-  PASS_REGULAR_EXPRESSION "nn.im2col_int8x4\\(")
+set_tests_properties(cli_qdq_conv_runs_as_integer_gemm PROPERTIES
+  PASS_REGULAR_EXPRESSION "nn.im2col_int8x4\\(.*\n(.*\n)*.*nn.matmul_i8u8\\(")
 
 # A -1 input dim (Paddle2ONNX's dynamic dim) reads as unknown, fixed by the
 # input files; GlobalMaxPool over (N, C, L). Expected outputs by ONNX Runtime.

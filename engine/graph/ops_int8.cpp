@@ -70,6 +70,10 @@ Types infer_im2col_int8x4(const Node& n, const Types& in) {
         << where(n) << ": out_width " << n.attr_int("out_width", ow) << " is not the output width "
         << ow;
     const int64_t k = x[1] * kernel[0] * kernel[1];
+    if (n.attr_int("squeeze_batch", 0) != 0) {
+        TS_USER_CHECK(x[0] == 1) << where(n) << ": squeeze_batch needs a batch of 1, got " << x[0];
+        return {TensorType{DType::Int32, {(k + 3) / 4, oh * ow}}};
+    }
     return {TensorType{DType::Int32, {x[0], (k + 3) / 4, oh * ow}}};
 }
 
@@ -93,8 +97,10 @@ void add_int8_ops(std::vector<OpDef>& table) {
                      "The 2-D convolution windows of (N, C, H, W) uint8 data as packed words "
                      "(N, ceil(C*KH*KW/4), OH*OW), byte t of word w the window element 4w+t in "
                      "(c, kh, kw) order; kernel, strides, padding (top, left, bottom, right, "
-                     "filled with pad_value), dilation, out_width (OW, for the schedule)",
-                     OpPattern::Injective, infer_im2col_int8x4});
+                     "filled with pad_value), dilation, out_width (OW, for the schedule); "
+                     "squeeze_batch: (words, OH*OW) for a batch of 1. Not fused with the ops "
+                     "before it (it reads each input element KH*KW times)",
+                     OpPattern::OutEWiseFusable, infer_im2col_int8x4});
 }
 
 }  // namespace tessera::graph::detail

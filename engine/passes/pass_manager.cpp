@@ -18,6 +18,7 @@
 #include "engine/passes/fuse_layer_norm.h"
 #include "engine/passes/fuse_ops.h"
 #include "engine/passes/simplify_inference.h"
+#include "engine/passes/sink_reshapes.h"
 #include "engine/passes/winograd.h"
 #include "engine/tir/interpreter.h"
 #include "engine/topi/topi.h"

@@ -69,11 +69,14 @@ Tensors im2col_int8x4(const graph::Node& n, const Tensors& in, const Types& out)
     const int64_t OW = (xs[3] + pad[1] + pad[3] - dil[1] * (kernel[1] - 1) - 1) / strides[1] + 1;
     te::Tensor w = te::compute(
         out[0].shape,
-        [&](const std::vector<Var>& i) {
-            const Expr oh = tir::floordiv(Expr(i[2]), i64(OW));
-            const Expr ow = tir::floormod(Expr(i[2]), i64(OW));
+        [&](const std::vector<Var>& iv) {
+            // (n, word, p), or (word, p) with squeeze_batch.
+            std::vector<Expr> i = as_exprs(iv);
+            if (i.size() == 2) i.insert(i.begin(), i64(0));
+            const Expr oh = tir::floordiv(i[2], i64(OW));
+            const Expr ow = tir::floormod(i[2], i64(OW));
             return packed_word([&](int64_t t) {
-                const Expr k = Expr(i[1]) * 4 + i64(t);
+                const Expr k = i[1] * 4 + i64(t);
                 const Expr c = tir::floordiv(k, i64(kernel[0] * kernel[1]));
                 const Expr r = tir::floormod(tir::floordiv(k, i64(kernel[1])), i64(kernel[0]));
                 const Expr q = tir::floormod(k, i64(kernel[1]));
@@ -84,7 +87,7 @@ Tensors im2col_int8x4(const graph::Node& n, const Tensors& in, const Types& out)
                 auto clamp = [](Expr v, int64_t hi) {
                     return tir::max(tir::min(v, i64(hi - 1)), i64(0));
                 };
-                Expr v = x(Expr(i[0]), clamp(c, xs[1]), clamp(ih, xs[2]), clamp(iw, xs[3]));
+                Expr v = x(i[0], clamp(c, xs[1]), clamp(ih, xs[2]), clamp(iw, xs[3]));
                 // Outside the data: the zero point (a centered 0); past K: 0.
                 Expr fill = tir::select(k < i64(K), tir::make_const(v.dtype(), double(pad_value)),
                                         tir::make_const(v.dtype(), 0));

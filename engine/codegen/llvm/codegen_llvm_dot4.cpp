@@ -54,11 +54,15 @@ llvm::Value* CodeGenLLVM::emit_dot4(llvm::Value* acc, llvm::Value* a, llvm::Valu
         // lanes widened with zeros instead of 4 shift/multiply steps per lane.
         auto widen = [&](llvm::Value* v) -> llvm::Value* {
             llvm::Type* v4 = llvm::FixedVectorType::get(i32, 4);
-            if (lanes == 1) return m_b.CreateInsertElement(llvm::Constant::getNullValue(v4), v, uint64_t(0));
-            return m_b.CreateShuffleVector(v, llvm::Constant::getNullValue(v->getType()), {0, 1, 2, 3});
+            if (lanes == 1)
+                return m_b.CreateInsertElement(llvm::Constant::getNullValue(v4), v, uint64_t(0));
+            return m_b.CreateShuffleVector(v, llvm::Constant::getNullValue(v->getType()),
+                                           {0, 1, 2, 3});
         };
-        llvm::Value* acc4 = acc ? widen(acc) : llvm::Constant::getNullValue(llvm::FixedVectorType::get(i32, 4));
-        llvm::Function* fn128 = llvm::Intrinsic::getDeclaration(&m_mod, llvm::Intrinsic::x86_avx512_vpdpbusd_128);
+        llvm::Value* acc4 =
+            acc ? widen(acc) : llvm::Constant::getNullValue(llvm::FixedVectorType::get(i32, 4));
+        llvm::Function* fn128 =
+            llvm::Intrinsic::getDeclaration(&m_mod, llvm::Intrinsic::x86_avx512_vpdpbusd_128);
         llvm::Value* r = m_b.CreateCall(fn128, {acc4, widen(a), widen(b)});
         if (lanes == 1) return m_b.CreateExtractElement(r, uint64_t(0));
         return m_b.CreateShuffleVector(r, {0, 1});

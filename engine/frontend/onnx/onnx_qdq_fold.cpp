@@ -1,7 +1,6 @@
 // QDQ Conv / MatMul into ConvInteger / MatMulInteger (see onnx_qdq_fold.h).
 #include "engine/frontend/onnx/onnx_qdq_fold.h"
 
-#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -22,8 +21,7 @@ struct Dequantized {
 
 class Folder {
 public:
-    Folder(onnx::GraphProto& g, const std::string& origin, bool convs)
-        : m_g(g), m_r(origin, "", g), m_convs(convs) {
+    Folder(onnx::GraphProto& g, const std::string& origin) : m_g(g), m_r(origin, "", g) {
         for (const auto& t : g.initializer()) m_inits[t.name()] = &t;
         for (const auto& n : g.node())
             for (const auto& o : n.output()) m_producer[o] = &n;
@@ -38,7 +36,7 @@ public:
                 ++folded;
                 continue;
             }
-            if (std_domain && n.op_type() == "Conv" && m_convs && fold_conv(n, out)) {
+            if (std_domain && n.op_type() == "Conv" && fold_conv(n, out)) {
                 ++folded;
                 continue;
             }
@@ -151,6 +149,9 @@ private:
         if (!x || !w || x->scale_elements != 1) return false;
         const onnx::TensorProto* wt = weight(*w, 4);
         if (!wt) return false;
+        // Grouped (depthwise) convolutions have no integer GEMM form yet:
+        // their integer path computes in float, slower than the pairs are.
+        if (const auto* g = find_attr(n, "group"); g && g->i() != 1) return false;
         const int64_t oc = wt->dims(0);
         if (w->scale_elements != 1 && !(w->scale_elements == oc && w->axis == 0)) return false;
         onnx::NodeProto conv;
@@ -172,7 +173,6 @@ private:
 
     onnx::GraphProto& m_g;
     NodeRewriter m_r;
-    bool m_convs;
     std::map<std::string, const onnx::TensorProto*> m_inits;
     std::map<std::string, const onnx::NodeProto*> m_producer;
     std::vector<onnx::TensorProto> m_new_inits;
@@ -185,13 +185,7 @@ int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin
     for (const auto& o : model.opset_import())
         if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
     if (opset < 10) return 0;  // MatMulInteger / ConvInteger are opset 10
-    // Convolutions only on request (TESSERA_QDQ_INTEGER_CONV=1): the integer
-    // convolution (im2col + integer GEMM) is exact but its pipeline is not
-    // fast yet: QDQ ResNet-18 28 ms against 12 ms with the pairs computed in
-    // float (a GEMM with a partial column panel runs scalar, the rescaling
-    // epilogue does not fuse across the reshape to NCHW).
-    const char* convs = std::getenv("TESSERA_QDQ_INTEGER_CONV");
-    return Folder(*model.mutable_graph(), origin, convs && std::string(convs) == "1").run();
+    return Folder(*model.mutable_graph(), origin).run();
 }
 
 }  // namespace tessera::frontend::onnx_import

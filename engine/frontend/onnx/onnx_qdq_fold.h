@@ -16,9 +16,8 @@
 
 namespace tessera::frontend::onnx_import {
 
-/// Rewrites the matching MatMul nodes of the model's main graph (and Conv
-/// nodes when TESSERA_QDQ_INTEGER_CONV=1: not yet faster than float); returns
-/// how many.
+/// Rewrites the matching MatMul and (ungrouped) Conv nodes of the model's
+/// main graph; returns how many.
 int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin);
 
 }  // namespace tessera::frontend::onnx_import

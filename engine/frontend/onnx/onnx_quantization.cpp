@@ -382,10 +382,11 @@ int gemm_integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, cons
                     {"padding", attrs.at("padding")},
                     {"dilation", attrs.at("dilation")},
                     {"pad_value", zx},
-                    {"out_width", OW}};
+                    {"out_width", OW},
+                    {"squeeze_batch", int64_t(N == 1 ? 1 : 0)}};
+    // (Kw, OH*OW) for one image (a plain GEMM), else (N, Kw, OH*OW).
     int cols = ctx.emit_internal("nn.im2col_int8x4", {x}, window);
-    const std::vector<int64_t> cs = ctx.type_of(cols).shape;  // N, Kw, OH*OW
-    if (N == 1) cols = ctx.emit_internal("reshape", {cols}, {{"newshape", std::vector<int64_t>{cs[1], cs[2]}}});
+    const int64_t P = ctx.type_of(cols).shape.back();
     int pw = ctx.emit_internal("pack_int8x4", {w}, {{"axis", int64_t(-1)}});
     int r = ctx.emit_internal("nn.matmul_i8u8", {pw, cols});
     if (zx != 0) {
@@ -396,7 +397,7 @@ int gemm_integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, cons
     }
     // (N, OC, OH*OW) -> (N, OC, OH, OW).
     return emit_to(ctx, out, "reshape", {r},
-                   {{"newshape", std::vector<int64_t>{N, OC, cs[2] / OW, OW}}});
+                   {{"newshape", std::vector<int64_t>{N, OC, P / OW, OW}}});
 }
 
 // int32 2-D convolution of (x - x_zp) and (w - w_zp), attributes as Conv's.

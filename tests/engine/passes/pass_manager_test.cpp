@@ -12,7 +12,7 @@ using namespace testing;
 
 TEST(PassRegistry, EveryPassHasANameADescriptionAndALevel) {
     const auto& list = all_passes();
-    ASSERT_EQ(list.size(), 10u);
+    ASSERT_EQ(list.size(), 11u);
     for (const PassInfo& p : list) {
         EXPECT_FALSE(p.description.empty()) << p.name;
         EXPECT_NE(p.fn, nullptr) << p.name;
@@ -28,9 +28,9 @@ TEST(PassRegistry, DefaultPipelinesGrowWithOptLevel) {
     EXPECT_EQ(default_pipeline(2),
               (std::vector<std::string>{"fold_constants", "simplify_inference",
                                         "eliminate_common_subexpr", "fuse_layer_norm", "fuse_gelu",
-                                        "convert_layout", "winograd", "dead_code_elimination",
-                                        "fuse_ops"}));
-    EXPECT_EQ(default_pipeline(3).size(), 10u);
+                                        "convert_layout", "winograd", "sink_reshapes",
+                                        "dead_code_elimination", "fuse_ops"}));
+    EXPECT_EQ(default_pipeline(3).size(), 11u);
     EXPECT_THROW(default_pipeline(4), UserError);
 }
 
@@ -41,7 +41,7 @@ TEST(PassRegistry, ResolvesExactAndRelativeLists) {
               (std::vector<std::string>{"fold_constants", "simplify_inference",
                                         "eliminate_common_subexpr", "fuse_layer_norm", "fuse_gelu",
                                         "fold_scale_axis", "convert_layout", "winograd",
-                                        "dead_code_elimination"}));
+                                        "sink_reshapes", "dead_code_elimination"}));
     EXPECT_TRUE(resolve_pipeline({"none"}, 2).empty());
     EXPECT_EQ(resolve_pipeline({}, 2), default_pipeline(2));
     try {
