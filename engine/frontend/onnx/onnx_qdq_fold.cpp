@@ -86,7 +86,9 @@ private:
         const int t = byte_type(d.q);
         if (t != onnx::TensorProto::UINT8 && t != onnx::TensorProto::INT8) return std::nullopt;
         d.scale_elements = elements(d.scale);
-        if (d.scale_elements < 1) return std::nullopt;
+        // float32 scales only: the rescaling multiplies the float32 products by them.
+        if (d.scale_elements < 1 || m_inits.at(d.scale)->data_type() != onnx::TensorProto::FLOAT)
+            return std::nullopt;
         if (!d.zp.empty() && elements(d.zp) != d.scale_elements) return std::nullopt;
         return d;
     }
