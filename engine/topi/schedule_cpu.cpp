@@ -139,9 +139,15 @@ struct Rules {
         Names loops = s.get_loops(block);
         const tir::Block* b = find_block(s.func(), block);
         if (loops.empty() || !b) return;
-        if (parallel_ok(work(s, loops)) && b->iter_vars.front().kind == tir::IterKind::Spatial &&
-            loop_extent(s.func(), loops[0]) > 1)
-            s.parallel(loops[0]);
+        if (!parallel_ok(work(s, loops)) || b->iter_vars.front().kind != tir::IterKind::Spatial)
+            return;
+        // A batch of one: the batch and the next spatial loop together (a
+        // max pool over 64 channels ran on one thread).
+        std::string outer = loops[0];
+        if (loop_extent(s.func(), outer) == 1 && loops.size() > 1 && b->iter_vars.size() > 1 &&
+            b->iter_vars[1].kind == tir::IterKind::Spatial)
+            outer = s.fuse({loops[0], loops[1]});
+        if (loop_extent(s.func(), outer) > 1) s.parallel(outer);
     }
 
 };
