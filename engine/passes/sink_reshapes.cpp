@@ -1,6 +1,7 @@
 // Sinking last-axis-splitting reshapes below elementwise ops (see sink_reshapes.h).
 #include "engine/passes/sink_reshapes.h"
 
+#include "engine/core/error.h"
 #include "engine/graph/op_registry.h"
 #include "engine/passes/graph_rewrite.h"
 
@@ -81,10 +82,20 @@ bool sink_one(graph::Graph& g, const std::vector<std::vector<int>>& uses, int r,
             return false;
         }
     }
-    // e' = op(x, ..) of the unsplit shape, then the reshape into e's output.
+    // e' = op(x, ..) of the unsplit shape, then the reshape into e's output;
+    // only when the op's own shape rule gives that shape (broadcast_to's
+    // comes from its attribute, not from its operand).
     graph::Value mid;
     mid.name = names.fresh(g.values[size_t(y)].name + "_unsplit");
     mid.type = {g.values[size_t(y)].type.dtype, in};
+    graph::Node probe = en;
+    probe.inputs = inputs;
+    try {
+        const std::vector<graph::TensorType> types = graph::infer_types(g, probe);
+        if (types.size() != 1 || types[0] != mid.type) return false;
+    } catch (const UserError&) {
+        return false;
+    }
     const int m = g.add_value(mid);
     graph::Node& ep = g.nodes[size_t(e)];
     ep.inputs = inputs;

@@ -56,5 +56,16 @@ TEST(SinkReshapes, KeepsTheReshapeWhenAnOperandVariesAlongTheSplitAxes) {
     EXPECT_EQ(graph::print(after), graph::print(g));
 }
 
+// broadcast_to is a broadcast op whose shape is its attribute: it stays
+// below the reshape (its rule would not give the unsplit shape).
+TEST(SinkReshapes, LeavesOpsWhoseShapeIsAnAttribute) {
+    graph::Graph g;
+    int x = input(g, "x", {1, 12});
+    int r = node(g, "reshape", "split", {x}, {{"newshape", std::vector<int64_t>{1, 3, 4}}});
+    int y = node(g, "broadcast_to", "wide", {r}, {{"shape", std::vector<int64_t>{2, 3, 4}}});
+    g.outputs = {y};
+    EXPECT_EQ(graph::print(sink_reshapes(g, {})), graph::print(g));
+}
+
 }  // namespace
 }  // namespace tessera::passes::testing
