@@ -16,8 +16,8 @@
 
 namespace tessera::frontend::onnx_import {
 
-/// Rewrites the matching MatMul and (ungrouped) Conv nodes of the model's
-/// main graph; returns how many.
+/// Rewrites the matching MatMul and Conv nodes (ungrouped, at least 8 input
+/// channels) of the model's main graph; returns how many.
 int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin);
 
 }  // namespace tessera::frontend::onnx_import

@@ -72,16 +72,26 @@ def qdq_matmul():
 
 
 def qdq_conv():
-    """Conv with per-output-channel int8 weights and a float bias, padded."""
-    x = rng.uniform(-1, 3, (1, 5, 9, 11)).astype(np.float32)
+    """A 3-channel stem conv (stays float: too few input channels) and a conv
+    with per-output-channel int8 weights and a float bias, padded (an integer
+    GEMM)."""
+    x = rng.uniform(-1, 3, (1, 3, 9, 11)).astype(np.float32)
     nodes, inits = activation_qdq("xa", 4.0 / 255, 64)
-    w = rng.integers(-127, 128, (7, 5, 3, 3)).astype(np.int8)
+    w0 = rng.integers(-127, 128, (8, 3, 3, 3)).astype(np.int8)
+    w = rng.integers(-127, 128, (7, 8, 3, 3)).astype(np.int8)
     s = rng.uniform(0.002, 0.02, 7).astype(np.float32)
     nodes += [
+        helper.make_node("DequantizeLinear", ["w0", "w0_s"], ["w0_dq"]),
+        helper.make_node("Conv", ["xa_dq", "w0_dq"], ["c0"], name="stem", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c0"], ["r0"]),
+        helper.make_node("QuantizeLinear", ["r0", "r0_s", "r0_z"], ["r0_q"]),
+        helper.make_node("DequantizeLinear", ["r0_q", "r0_s", "r0_z"], ["r0_dq"]),
         helper.make_node("DequantizeLinear", ["w", "w_s", "w_z"], ["w_dq"], axis=0),
-        helper.make_node("Conv", ["xa_dq", "w_dq", "b"], ["y"], name="conv", pads=[1, 1, 1, 1]),
+        helper.make_node("Conv", ["r0_dq", "w_dq", "b"], ["y"], name="conv", pads=[1, 1, 1, 1]),
     ]
-    inits += [const("w", w), const("w_s", s), const("w_z", np.zeros(7, np.int8)),
+    inits += [const("w0", w0), const("w0_s", np.float32(0.01)),
+              const("r0_s", np.float32(0.05)), const("r0_z", np.uint8(0)),
+              const("w", w), const("w_s", s), const("w_z", np.zeros(7, np.int8)),
               const("b", rng.uniform(-1, 1, 7).astype(np.float32))]
     write("qdq_conv", nodes, x, inits)
 
