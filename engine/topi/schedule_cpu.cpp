@@ -54,14 +54,20 @@ struct Rules {
             if (parallel_ok(w)) s.parallel(fo);
             return;
         }
-        if (loops.size() > 1 && inner >= o.vector_lanes && inner <= 4 * vf) {
-            // A row of 28 or 56 (feature maps): the same, the whole row one
-            // vector loop (run as power-of-two pieces, 16 + 8 + 4). Fusing
-            // all loops instead put a div/mod and a gather in every lane (a
-            // (128, 784) -> (1, 128, 28, 28) uint8 reshape: 1.1 GB/s).
+        if (loops.size() > 1 && inner >= o.vector_lanes) {
+            // A row of 28 or 56 (feature maps), 508: the same, the row in
+            // vectors (a short row one vector loop run as power-of-two
+            // pieces, 16 + 8 + 4; a long one split, its partial last vector
+            // partitioned off). Fusing all loops instead put a div/mod and a
+            // gather in every lane: a (128, 784) -> (1, 128, 28, 28) uint8
+            // reshape ran at 1.1 GB/s, magika's unpacked conv output
+            // (512 x 508) at 0.5 GB/s.
             Names outer(loops.begin(), loops.end() - 1);
             std::string fo = outer.size() > 1 ? s.fuse(outer) : outer[0];
-            s.vectorize(loops.back());
+            if (inner <= 4 * vf)
+                s.vectorize(loops.back());
+            else
+                s.vectorize(s.split(loops.back(), {-1, vf})[1]);
             if (parallel_ok(w)) s.parallel(fo);
             return;
         }
