@@ -78,7 +78,7 @@ public:
             }
             case NodeType::BufferLoad: {
                 const BufferLoad* op = e.as<BufferLoad>();
-                std::vector<Expr> idx = index(op->indices);
+                std::vector<Expr> idx = index(op->indices, true);
                 return ok ? BufferLoad::make(op->buffer, idx) : Expr();
             }
             default:
@@ -87,8 +87,10 @@ public:
     }
 
     /// Indices of a vector access: the last one a Ramp with stride 1, the
-    /// others invariant.
-    std::vector<Expr> index(const std::vector<Expr>& indices) {
+    /// others invariant; a load (`gather`) may take any vector of indices
+    /// (each lane reads what its serial iteration reads: a strided layout's
+    /// transpose, a reshape chain's div/mod).
+    std::vector<Expr> index(const std::vector<Expr>& indices, bool gather = false) {
         std::vector<Expr> out;
         for (size_t d = 0; d < indices.size(); ++d) {
             bool last = d + 1 == indices.size();
@@ -98,6 +100,10 @@ public:
             }
             Expr v = last ? vec(indices[d]) : Expr();
             const Ramp* r = v.defined() ? v.as<Ramp>() : nullptr;
+            if (gather && last && v.defined() && ok) {
+                out.push_back(v);
+                continue;
+            }
             if (!r || !is_const_int(r->stride, 1)) {
                 fail();
                 return {};
