@@ -46,6 +46,9 @@ Tensors max_pool2d(const graph::Node& n, const Tensors& in, const Types& out) {
         << where(n) << ": output type " << out[0].str() << " does not match the pooling window";
 
     tir::DataType dt = x.dtype();
+    const bool clamped_windows = os[2] == OHf && os[3] == OWf && dil[0] == 1 && dil[1] == 1 &&
+                                 pad[0] < kernel[0] && pad[2] < kernel[0] &&
+                                 pad[1] < kernel[1] && pad[3] < kernel[1];
     tir::IterVar ry = te::reduce_axis(kernel[0], "ry");
     tir::IterVar rx = te::reduce_axis(kernel[1], "rx");
     te::Tensor y = te::compute(
@@ -55,6 +58,12 @@ Tensors max_pool2d(const graph::Node& n, const Tensors& in, const Types& out) {
             Expr w = add_const(mul_const(i[3], strides[1]) + mul_const(rx.var, dil[1]), -pad[1]);
             Expr inside = h >= int64_t(0) && h < H && w >= int64_t(0) && w < W;
             Expr v = x(i[0], i[1], clamp_index(h, H), clamp_index(w, W));
+            // With contiguous windows (dilation 1) that always hold a real
+            // element (pads smaller than the kernel, no ceil_mode window in
+            // the end padding), a padded position clamped to the nearest real
+            // one reads an element of its own window: the max is the same,
+            // and without the select the output row vectorizes.
+            if (clamped_windows) return te::max(v, {ry, rx});
             return te::max(tir::if_then_else(inside, v, tir::min_value(dt)), {ry, rx});
         },
         "pool_max", "pool");
