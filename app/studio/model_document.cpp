@@ -175,6 +175,8 @@ QVector<PropertyRow> ModelDocument::properties(int node) const {
         const graph::Value& value = g.values[v];
         QString type = QString::fromStdString(value.type_str());
         PropertyRow row{"%" + QString::fromStdString(value.name), type, {}};
+        if (!value.quantization.empty())
+            row.children.append({"quantization", QString::fromStdString(value.quantization), {}});
         if (value.is_constant()) {
             row.value += "  (weight)";
             row.children.append({"shape", shapeText(value.type.shape), {}});

@@ -44,6 +44,10 @@ struct Value {
     /// for an unnamed one), one entry per dim ("" for a static dim); empty
     /// when every dim is static. The type holds the sizes the user gave.
     std::vector<std::string> dim_names;
+    /// How a quantized tensor maps to real values, when a QuantizeLinear or
+    /// DequantizeLinear with constant parameters made or read it ("uint8,
+    /// scale 0.0157, zero point 128"); empty otherwise. For display.
+    std::string quantization;
     bool is_constant() const { return constant != nullptr; }
     /// type.str() with each named dim as name=size: "Tensor[(batch=5, 3), float32]".
     std::string type_str() const;

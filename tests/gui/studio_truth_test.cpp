@@ -279,6 +279,25 @@ TEST(StudioTruth, IntegerGemmsPlotUnderTheIntegerCeiling) {
             << roofline->plot()->toolTip().toStdString();
 }
 
+// A QDQ model's quantized tensors show their scale and zero point in the
+// properties of the nodes that make or read them.
+TEST(StudioTruth, QuantizedTensorsShowTheirScaleAndZeroPoint) {
+    OpenStudio s(QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/qdq_matmul/model.onnx");
+    ASSERT_TRUE(s.ok);
+    const graph::Graph& g = s.window.document()->graph();
+    int producer = -1;
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+        for (int o : g.nodes[i].outputs)
+            if (g.values[size_t(o)].name == "xa_q") producer = int(i);
+    ASSERT_GE(producer, 0);
+    QString shown;
+    for (const auto& row : s.window.document()->properties(producer))
+        for (const auto& child : row.children)
+            for (const auto& grandchild : child.children)
+                if (grandchild.key == "quantization") shown = grandchild.value;
+    EXPECT_EQ(shown.toStdString(), "uint8, scale 0.01569, zero point 128");
+}
+
 // Graph editing that finishes the job: insert a node (one with a standard
 // ONNX form and one without), save as ONNX, reopen: the same graph.
 TEST(StudioTruth, InsertedNodesSaveAsOnnxAndReopenAsTheSameGraph) {

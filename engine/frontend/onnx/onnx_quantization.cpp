@@ -7,7 +7,10 @@
 // reductions directly, long ones (K > 258) with the left operand split into
 // 16 * high + low parts (exact up to K = 4386). Rounding is half to even and
 // results saturate, as ONNX says.
+#include <algorithm>
 #include <functional>
+#include <iomanip>
+#include <sstream>
 
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_dtype.h"
@@ -180,6 +183,38 @@ int quant_elem_type(NodeCtx& ctx, int zp_input) {
     return t == DType::Int8 ? onnx::TensorProto_DataType_INT8 : onnx::TensorProto_DataType_UINT8;
 }
 
+// "uint8, scale 0.0157, zero point 128" (or per channel along `axis`: the
+// ranges) for a tensor of ONNX element type `et` quantized with constant
+// inputs scale_input / zp_input; empty when either is not a constant.
+std::string quantization_text(NodeCtx& ctx, int scale_input, int zp_input, int et, int64_t axis) {
+    const ConstTensor* sc = ctx.constant_input(scale_input);
+    if (!sc) return "";
+    const std::vector<double> scale = constant_values(*sc);
+    std::vector<double> zp;
+    if (ctx.has_input(zp_input)) {
+        const ConstTensor* z = ctx.constant_input(zp_input);
+        if (!z) return "";
+        zp = constant_values(*z);
+    }
+    if (scale.empty()) return "";
+    const char* type = et == onnx::TensorProto_DataType_INT8    ? "int8"
+                       : et == onnx::TensorProto_DataType_UINT8 ? "uint8"
+                                                                 : "integer";
+    auto range = [](const std::vector<double>& v) {
+        std::ostringstream os;
+        os << std::setprecision(4);
+        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        if (*lo == *hi) os << *lo;
+        else os << *lo << ".." << *hi;
+        return os.str();
+    };
+    std::ostringstream os;
+    os << type;
+    if (scale.size() > 1) os << " per channel (axis " << axis << ", " << scale.size() << ")";
+    os << ", scale " << range(scale) << ", zero point " << (zp.empty() ? "0" : range(zp));
+    return os.str();
+}
+
 void convert_quantize(NodeCtx& ctx) {
     int x = cast(ctx, ctx.input(0), DType::Float32);
     int64_t rank = int64_t(ctx.type_of(x).shape.size());
@@ -198,13 +233,20 @@ void convert_quantize(NodeCtx& ctx) {
         }
         return;
     }
-    requantize(ctx, ctx.emit_internal("divide", {x, scale}), zp, quant_range(ctx, et), 0);
+    const int y = requantize(ctx, ctx.emit_internal("divide", {x, scale}), zp, quant_range(ctx, et), 0);
+    if (y >= 0 && ctx.attr_int("block_size", 0) == 0)
+        ctx.imp.g.values[size_t(y)].quantization = quantization_text(ctx, 1, 2, et, axis);
 }
 
 void convert_dequantize(NodeCtx& ctx) {
     int64_t rank = int64_t(ctx.input_type(0).shape.size());
     int64_t axis = ctx.attr_int("axis", 1);
     if (axis < 0) axis += rank;
+    if (ctx.attr_int("block_size", 0) == 0) {
+        const int et = declared_elem_type(ctx.imp, ctx.node.input(0));
+        std::string& q = ctx.imp.g.values[size_t(ctx.input(0))].quantization;
+        if (q.empty()) q = quantization_text(ctx, 1, 2, et, axis);
+    }
     // float8/float4 values (computed as float32) are centered in float.
     int x = ctx.input_type(0).dtype == DType::Float32
                 ? (ctx.has_input(2)
