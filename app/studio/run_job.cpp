@@ -141,7 +141,7 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
             if (n >= 0 && size_t(n) < compiled->graph.nodes.size()) {
                 const graph::Node& node = compiled->graph.nodes[size_t(n)];
                 t.nodeNames << QString::fromStdString(node.name);
-                t.integer = t.integer || node.op == "nn.matmul_u8i8" || node.op == "nn.matmul_i8u8";
+                t.integer = t.integer || graph::is_integer_gemm(node.op);
             }
         }
         t.bytes = kernelBytes(compiled->graph, k.nodes);

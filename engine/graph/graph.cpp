@@ -185,6 +185,10 @@ std::string Value::type_str() const {
     return os.str();
 }
 
+bool is_integer_gemm(const std::string& op) {
+    return op == "nn.matmul_u8i8" || op == "nn.matmul_i8u8";
+}
+
 std::string print(const Graph& g) {
     std::ostringstream os;
     os << "def @main(";
@@ -378,7 +382,7 @@ double node_flops(const Graph& g, const Node& n) {
         if (a.empty()) return 0;
         return 2.0 * out_elems * double(a.back());
     }
-    if (op == "nn.matmul_u8i8" || op == "nn.matmul_i8u8") {
+    if (is_integer_gemm(op)) {
         // Integer multiply-adds of the packed bytes (4 per word), counted as
         // 2 operations each like a float product's.
         if (n.inputs.size() < 2) return 0;

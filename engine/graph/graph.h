@@ -99,6 +99,9 @@ void verify(const Graph& g);
 /// channels and a Winograd kernel's transforms are not counted; a Winograd
 /// conv counts as the direct conv it computes, "effective" FLOPs).
 double node_flops(const Graph& g, const Node& n);
+/// nn.matmul_u8i8 / nn.matmul_i8u8: 8-bit products whose operations count
+/// against the integer (dot-product) peak, not the float one.
+bool is_integer_gemm(const std::string& op);
 
 /// The floating-point operations the node's kernel executes, for the
 /// roofline: node_flops except where the kernel computes the op another way

@@ -97,10 +97,10 @@ bool sink_one(graph::Graph& g, const std::vector<std::vector<int>>& uses, int r,
         return false;
     }
     const int m = g.add_value(mid);
+    // (Producers are stale after the insertion until compact() renumbers.)
     graph::Node& ep = g.nodes[size_t(e)];
     ep.inputs = inputs;
     ep.outputs = {m};
-    g.values[size_t(m)].producer = e;
     graph::Node reshape = g.nodes[size_t(r)];
     reshape.inputs = {m};
     reshape.outputs = {y};
@@ -120,13 +120,7 @@ graph::Graph sink_reshapes(const graph::Graph& in, const PassContext&) {
         const std::vector<std::vector<int>> uses = value_consumers(g);
         for (size_t r = 0; r < g.nodes.size() && !changed; ++r)
             changed = sink_one(g, uses, int(r), names);
-        if (changed) {
-            any = true;
-            // Node indices after the insertion moved: producers from scratch.
-            for (graph::Value& v : g.values) v.producer = -1;
-            for (size_t i = 0; i < g.nodes.size(); ++i)
-                for (int o : g.nodes[i].outputs) g.values[size_t(o)].producer = int(i);
-        }
+        any = any || changed;
     }
     if (!any) return in;
     // The reshapes left without readers go.

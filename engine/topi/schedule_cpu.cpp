@@ -37,6 +37,16 @@ struct Rules {
     bool parallel_ok(int64_t w) const { return o.threads != 1 && w >= kMinParallelWork; }
 
     // All loops fused; a vector-wide inner loop, a parallel outer one.
+    // A row as vectors of `vf` lanes: up to 4 vectors one vector loop (run as
+    // power-of-two pieces), a longer one split with its partial last vector
+    // partitioned off.
+    void vectorize_row(const std::string& loop, int64_t vf) {
+        if (loop_extent(s.func(), loop) <= 4 * vf)
+            s.vectorize(loop);
+        else
+            s.vectorize(s.split(loop, {-1, vf})[1]);
+    }
+
     void injective(const std::string& block) {
         Names loops = s.get_loops(block);
         if (loops.empty()) return;
@@ -64,10 +74,7 @@ struct Rules {
             // (512 x 508) at 0.5 GB/s.
             Names outer(loops.begin(), loops.end() - 1);
             std::string fo = outer.size() > 1 ? s.fuse(outer) : outer[0];
-            if (inner <= 4 * vf)
-                s.vectorize(loops.back());
-            else
-                s.vectorize(s.split(loops.back(), {-1, vf})[1]);
+            vectorize_row(loops.back(), vf);
             if (parallel_ok(w)) s.parallel(fo);
             return;
         }
@@ -107,8 +114,8 @@ struct Rules {
     // last (a transposed convolution: n, k, oh, ow, rc): the reduction moved
     // outside the output row, which becomes a vector loop accumulating in
     // place (its reads gather). PP-OCRv4 det's 2x2/2 deconvolution of 24
-    // channels at 160 x 224: 32 ms scalar.
-    bool accumulate_rows(const std::string& block) {
+    // channels at 160 x 224: 32 ms scalar. Rows shorter than `min_row` stay.
+    bool accumulate_rows(const std::string& block, int64_t min_row) {
         Names l = s.get_loops(block);
         const tir::Block* b = find_block(s.func(), block);
         if (!b || l.size() != b->iter_vars.size() || l.size() < 3) return false;
@@ -118,22 +125,14 @@ struct Rules {
             if (b->iter_vars[i].kind != tir::IterKind::Reduce) return false;
         if (spatial < 2 || spatial == l.size()) return false;
         const int64_t row = loop_extent(s.func(), l[spatial - 1]);
-        if (row < o.vector_lanes) return false;
+        if (row < min_row) return false;
         Names order(l.begin(), l.begin() + long(spatial) - 1);
         order.insert(order.end(), l.begin() + long(spatial), l.end());
         order.push_back(l[spatial - 1]);
         s.reorder(order);
         const std::string init = s.decompose_reduction(block, l[spatial]);
-        auto vectorize_row = [&](const std::string& loop) {
-            const int64_t e = loop_extent(s.func(), loop);
-            const int64_t vf = 2 * int64_t(o.vector_lanes);
-            if (e <= 4 * vf)
-                s.vectorize(loop);
-            else
-                s.vectorize(s.split(loop, {-1, vf})[1]);
-        };
-        vectorize_row(s.get_loops(init).back());
-        vectorize_row(l[spatial - 1]);
+        vectorize_row(s.get_loops(init).back(), 2 * int64_t(o.vector_lanes));
+        vectorize_row(l[spatial - 1], 2 * int64_t(o.vector_lanes));
         Names outer(l.begin(), l.begin() + long(spatial) - 1);
         const std::string rows = outer.size() > 1 ? s.fuse(outer) : outer[0];
         if (parallel_ok(work(s, s.get_loops(block)))) s.parallel(rows);
@@ -158,22 +157,7 @@ struct Rules {
         tir::post_order_visit(b->body, [&](const tir::Object* n) {
             select = select || n->node_type == tir::NodeType::Select;
         });
-        const int64_t ow = loop_extent(s.func(), l[3]);
-        if (select || ow < 8) return false;
-        s.reorder({l[0], l[1], l[2], l[4], l[5], l[3]});
-        const std::string init = s.decompose_reduction(block, l[4]);
-        auto vectorize_row = [&](const std::string& loop) {
-            const int64_t vf = 2 * int64_t(o.vector_lanes);
-            if (loop_extent(s.func(), loop) <= 4 * vf)
-                s.vectorize(loop);
-            else
-                s.vectorize(s.split(loop, {-1, vf})[1]);
-        };
-        vectorize_row(s.get_loops(init).back());
-        vectorize_row(l[3]);
-        const std::string rows = s.fuse({l[0], l[1], l[2]});
-        if (parallel_ok(work(s, s.get_loops(block)))) s.parallel(rows);
-        return true;
+        return !select && accumulate_rows(block, 8);
     }
 
     // layout_transform between NCHW and NCHW[b]c: loops kept unfused (a
@@ -257,7 +241,7 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
             if (n.op == "layout_transform" && r.layout(block)) continue;
             if (n.op == "nn.im2col_int8x4" && r.im2col(block, n)) continue;
             if (n.op == "nn.max_pool2d" && r.pool_rows(block)) continue;
-            if (block == "conv2d_transpose_nchw" && r.accumulate_rows(block)) continue;
+            if (block == "conv2d_transpose_nchw" && r.accumulate_rows(block, o.vector_lanes)) continue;
             if (!is_reduction(b))
                 r.injective(block);
             else if (cls == CpuOpClass::Matmul)
@@ -282,7 +266,7 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
 
 CpuOpClass cpu_op_class(const graph::Node& n) {
     if (n.op == "nn.matmul" || n.op == "nn.gemm" || n.op == "nn.dense" ||
-        n.op == "nn.batch_matmul" || n.op == "nn.matmul_u8i8" || n.op == "nn.matmul_i8u8")
+        n.op == "nn.batch_matmul" || graph::is_integer_gemm(n.op))
         return CpuOpClass::Matmul;
     if (n.op == "nn.conv2d" && n.attr_int("groups", 1) == 1) return CpuOpClass::Conv2d;
     if (n.op == "nn.conv2d_NCHWc" || n.op == "nn.conv2d_winograd_NCHWc") return CpuOpClass::Conv2d;

@@ -304,6 +304,8 @@ bool zero_or_absent(NodeCtx& ctx, int i) {
     return true;
 }
 
+bool is_byte(DType t) { return t == DType::UInt8 || t == DType::Int8; }
+
 // An 8-bit operand as the byte type the packed product reads: int8 A + 128
 // is uint8 and uint8 B - 128 is int8 (the zero point moves by as much).
 int as_byte_type(NodeCtx& ctx, int v, DType want) {
@@ -364,8 +366,7 @@ int integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out
     int64_t a_rank = int64_t(at.shape.size());
     int64_t b_rank = int64_t(bt.shape.size());
     TS_USER_CHECK(a_rank >= 1 && b_rank >= 1) << ctx.where() << ": matmul of a scalar";
-    auto byte = [](DType t) { return t == DType::UInt8 || t == DType::Int8; };
-    if (a_rank >= 2 && b_rank >= 2 && byte(at.dtype) && byte(bt.dtype))
+    if (a_rank >= 2 && b_rank >= 2 && is_byte(at.dtype) && is_byte(bt.dtype))
         return packed_integer_matmul(ctx, a_in, a_zp, b_in, b_zp, out);
     // Vectors and wider integers: float32 products, exact (exact_product).
     int a = centered_int(ctx, ctx.input(a_in), a_zp, a_rank - 2, "a_zero_point");
@@ -401,9 +402,8 @@ bool constant_zero_point(NodeCtx& ctx, int i, int64_t& value) {
 int gemm_integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, const Attrs& attrs,
                       int out) {
     const graph::TensorType xt = ctx.input_type(x_in), wt = ctx.input_type(w_in);
-    auto byte = [](DType t) { return t == DType::UInt8 || t == DType::Int8; };
     int64_t zx = 0, zw = 0;
-    if (!byte(xt.dtype) || !byte(wt.dtype) || xt.shape.size() != 4 || wt.shape.size() != 4 ||
+    if (!is_byte(xt.dtype) || !is_byte(wt.dtype) || xt.shape.size() != 4 || wt.shape.size() != 4 ||
         std::get<int64_t>(attrs.at("groups")) != 1 || !constant_zero_point(ctx, x_zp, zx) ||
         !constant_zero_point(ctx, w_zp, zw))
         return -1;
