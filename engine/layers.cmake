@@ -13,13 +13,13 @@ set(TESSERA_LAYERS
   "te:core,tir,tir/passes"
   "schedule:core,tir,arith,tir/passes"
   "topi:core,graph,runtime,tir,tir/passes,te,schedule"
-  "passes:core,graph,runtime,tir,topi"
+  "graph/passes:core,graph,runtime,tir,topi"
   "codegen/llvm:core,runtime,tir,tir/passes"
   "codegen/cuda:core,runtime,tir,tir/passes"
   "frontend/onnx:core,graph,runtime"
   "package:core,graph,runtime"
-  "autotune:core,graph,runtime,tir,arith,tir/passes,te,schedule,topi,passes,codegen/llvm"
-  "driver:core,graph,runtime,tir,arith,tir/passes,te,schedule,topi,passes,codegen/llvm,codegen/cuda,frontend/onnx,package,autotune")
+  "autotune:core,graph,runtime,tir,arith,tir/passes,te,schedule,topi,graph/passes,codegen/llvm"
+  "driver:core,graph,runtime,tir,arith,tir/passes,te,schedule,topi,graph/passes,codegen/llvm,codegen/cuda,frontend/onnx,package,autotune")
 
 # tessera_layer_name(OUT LAYER): the library of a layer ("tir/passes" -> tessera_tir_passes).
 function(tessera_layer_name out layer)

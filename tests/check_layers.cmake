@@ -5,7 +5,7 @@
 # (and engine/package/), LLVM or protobuf in widgets/; the product (engine/,
 # widgets/, app/) includes no benchmark code or comparator header (bench/,
 # cblas.h, oneDNN) and no CUDA toolkit header (NVRTC and the driver are
-# loaded with dlopen).
+# loaded with dlopen); tests/engine's folders mirror engine/'s.
 cmake_policy(SET CMP0057 NEW)
 file(GLOB_RECURSE engine_files ${SRC}/engine/*.h ${SRC}/engine/*.cpp)
 file(GLOB_RECURSE product_files ${SRC}/engine/*.h ${SRC}/engine/*.cpp ${SRC}/widgets/*.h
@@ -50,6 +50,18 @@ foreach(f ${engine_files})
       string(APPEND problems "\n  ${rel}: protobuf/ONNX header outside the frontend: ${l}")
     endif()
   endforeach()
+endforeach()
+# Engine tests mirror engine/'s folders: each folder under tests/engine is an
+# engine folder, or the `gpu` subfolder holding a folder's GPU execution tests.
+file(GLOB_RECURSE test_dirs LIST_DIRECTORIES true ${SRC}/tests/engine/*)
+foreach(d ${test_dirs})
+  if(IS_DIRECTORY ${d})
+    file(RELATIVE_PATH rel ${SRC}/tests/engine ${d})
+    string(REGEX REPLACE "/gpu$" "" mirrored "${rel}")
+    if(NOT IS_DIRECTORY ${SRC}/engine/${mirrored} AND NOT rel MATCHES "/golden$")
+      string(APPEND problems "\n  tests/engine/${rel}: no engine/${mirrored} for these tests to mirror")
+    endif()
+  endif()
 endforeach()
 # forbid_includes(FILES REGEX WHAT): each include of FILES matching REGEX is a problem.
 function(forbid_includes files regex what)

@@ -11,7 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/driver/package_export.h"
-#include "engine/passes/pass_manager.h"
+#include "engine/graph/passes/pass_manager.h"
 
 namespace tessera::cli {
 

@@ -5,7 +5,7 @@
 #include <QThread>
 #include <algorithm>
 
-#include "engine/passes/pass_manager.h"
+#include "engine/graph/passes/pass_manager.h"
 
 namespace tessera::studio {
 

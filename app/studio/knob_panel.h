@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/autotune/pin.h"
-#include "engine/topi/schedule_cpu.h"
+#include "engine/topi/cpu/schedule_cpu.h"
 
 class QPushButton;
 class QSpinBox;

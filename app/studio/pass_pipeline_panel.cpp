@@ -14,7 +14,7 @@
 #include <set>
 
 #include "app/studio/model_document.h"
-#include "engine/passes/pass_manager.h"
+#include "engine/graph/passes/pass_manager.h"
 #include "widgets/graph_view.h"
 
 namespace tessera::studio {

@@ -21,7 +21,7 @@
 #include "engine/codegen/cuda/cuda_codegen.h"
 #include "engine/runtime/cuda_driver.h"
 #include "engine/te/tensor.h"
-#include "engine/topi/schedule_gpu.h"
+#include "engine/topi/gpu/schedule_gpu.h"
 
 namespace tessera::cli {
 

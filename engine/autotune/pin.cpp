@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
-#include "engine/topi/schedule_cpu.h"
+#include "engine/topi/cpu/schedule_cpu.h"
 
 namespace tessera::autotune {
 

@@ -10,7 +10,7 @@
 #include "engine/autotune/search_gpu.h"
 #include "engine/autotune/task_scheduler.h"
 #include "engine/core/error.h"
-#include "engine/topi/schedule_gpu.h"
+#include "engine/topi/gpu/schedule_gpu.h"
 
 namespace tessera::autotune {
 

@@ -11,7 +11,7 @@
 #include "engine/schedule/query.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
-#include "engine/topi/schedule_cpu_util.h"
+#include "engine/topi/cpu/schedule_cpu_util.h"
 
 namespace tessera::autotune {
 

@@ -24,7 +24,7 @@
 
 #include "engine/graph/graph.h"
 #include "engine/schedule/schedule.h"
-#include "engine/topi/schedule_cpu.h"
+#include "engine/topi/cpu/schedule_cpu.h"
 
 namespace tessera::autotune {
 

@@ -8,10 +8,10 @@
 
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
-#include "engine/passes/fuse_ops.h"
+#include "engine/graph/passes/fuse_ops.h"
 #include "engine/tir/printer.h"
 #include "engine/topi/lower_group.h"
-#include "engine/topi/schedule_cpu.h"
+#include "engine/topi/cpu/schedule_cpu.h"
 
 namespace tessera::autotune {
 

@@ -8,7 +8,7 @@
 #include "engine/graph/graph.h"
 #include "engine/schedule/trace.h"
 #include "engine/tir/stmt.h"
-#include "engine/topi/schedule_cpu.h"
+#include "engine/topi/cpu/schedule_cpu.h"
 
 namespace tessera::autotune {
 

@@ -6,7 +6,7 @@
 
 #include "engine/driver/driver.h"
 #include "engine/topi/lower_group.h"
-#include "engine/topi/pack_gemm.h"
+#include "engine/topi/cpu/pack_gemm.h"
 
 namespace tessera::autotune {
 class Database;

@@ -5,9 +5,9 @@
 #include <set>
 
 #include "engine/core/error.h"
-#include "engine/passes/fuse_ops.h"
+#include "engine/graph/passes/fuse_ops.h"
 #include "engine/topi/lower_group.h"
-#include "engine/topi/schedule_gpu.h"
+#include "engine/topi/gpu/schedule_gpu.h"
 #include "engine/topi/topi.h"
 
 namespace tessera::driver {

@@ -10,12 +10,12 @@
 #include "engine/core/error.h"
 #include "engine/driver/build_steps.h"
 #include "engine/frontend/onnx/onnx_importer.h"
-#include "engine/passes/fuse_ops.h"
+#include "engine/graph/passes/fuse_ops.h"
 #include "engine/schedule/schedule.h"
 #include "engine/tir/interpreter.h"
 #include "engine/topi/lower_group.h"
-#include "engine/topi/pack_gemm.h"
-#include "engine/topi/schedule_cpu.h"
+#include "engine/topi/cpu/pack_gemm.h"
+#include "engine/topi/cpu/schedule_cpu.h"
 #include "engine/topi/topi.h"
 
 namespace tessera::driver {

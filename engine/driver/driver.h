@@ -11,7 +11,7 @@
 #include "engine/driver/cuda_model.h"
 #include "engine/driver/target.h"
 #include "engine/graph/graph.h"
-#include "engine/passes/pass_manager.h"
+#include "engine/graph/passes/pass_manager.h"
 #include "engine/runtime/graph_executor.h"
 #include "engine/schedule/trace.h"
 #include "engine/tir/stmt.h"

@@ -6,7 +6,7 @@
 #include "engine/autotune/tuner.h"
 #include "engine/core/error.h"
 #include "engine/driver/build_steps.h"
-#include "engine/topi/schedule_cpu.h"
+#include "engine/topi/cpu/schedule_cpu.h"
 
 namespace tessera::driver {
 

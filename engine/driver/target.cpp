@@ -2,7 +2,7 @@
 #include "engine/driver/target.h"
 
 #include "engine/core/error.h"
-#include "engine/passes/pass_manager.h"
+#include "engine/graph/passes/pass_manager.h"
 #include "engine/tir/passes/pass_manager.h"
 
 namespace tessera::driver {

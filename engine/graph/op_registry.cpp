@@ -48,11 +48,11 @@ Registry& registry() {
         detail::add_math_ops(table);
         detail::add_reduce_ops(table);
         detail::add_transform_ops(table);
-        detail::add_nn_extra_ops(table);
+        detail::add_pool_deconv_ops(table);
         detail::add_layout_ops(table);
         detail::add_winograd_ops(table);
         detail::add_nn_nd_ops(table);
-        detail::add_elemx_ops(table);
+        detail::add_math_signal_ops(table);
         detail::add_index_ops(table);
         detail::add_dtype_ops(table);
         detail::add_int8_ops(table);

@@ -20,14 +20,14 @@ void add_reduce_ops(std::vector<OpDef>& table);
 /// transpose, concatenate, strided_slice, take, gather_elements, broadcast_to, tile, pad, resize.
 void add_transform_ops(std::vector<OpDef>& table);
 /// avg_pool2d, global_max_pool2d, conv2d_transpose.
-void add_nn_extra_ops(std::vector<OpDef>& table);
+void add_pool_deconv_ops(std::vector<OpDef>& table);
 /// nn.conv3d, nn.max_pool3d, nn.avg_pool3d, einsum (ops_nn_nd.cpp).
 void add_nn_nd_ops(std::vector<OpDef>& table);
 /// layout_transform, nn.conv2d_NCHWc (dense and depthwise), nn.max_pool2d_NCHWc,
 /// nn.global_avg_pool2d_NCHWc (blocked layout for CPU conv; ops_layout.cpp).
 void add_layout_ops(std::vector<OpDef>& table);
 void add_winograd_ops(std::vector<OpDef>& table);  // ops_winograd.cpp: nn.conv2d_winograd_NCHWc
-void add_elemx_ops(std::vector<OpDef>& table);  // ops_math_signal.cpp: extra elementwise/unary/window/quantization ops
+void add_math_signal_ops(std::vector<OpDef>& table);  // ops_math_signal.cpp: extra elementwise/unary/window/quantization ops
 void add_index_ops(std::vector<OpDef>& table);  // ops_index.cpp: indexing, scatter and data-dependent-shape ops
 void add_dtype_ops(std::vector<OpDef>& table);  // ops_dtype.cpp: narrow and half-precision dtypes at the graph boundary
 /// ops_int8.cpp: pack_int8x4, nn.matmul_u8i8, nn.matmul_i8u8, nn.im2col_int8x4 (integer GEMMs).

@@ -108,7 +108,7 @@ Types infer_stft(const Node& n, const Types& in) {
 
 }  // namespace
 
-void add_elemx_ops(std::vector<OpDef>& table) {
+void add_math_signal_ops(std::vector<OpDef>& table) {
     const std::pair<const char*, const char*> trig[] = {
         {"tan", "Elementwise tangent"},
         {"asin", "Elementwise arcsine"},

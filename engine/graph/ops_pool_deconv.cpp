@@ -61,7 +61,7 @@ Types infer_conv2d_transpose(const Node& n, const Types& in) {
 
 }  // namespace
 
-void add_nn_extra_ops(std::vector<OpDef>& table) {
+void add_pool_deconv_ops(std::vector<OpDef>& table) {
     table.push_back({"nn.avg_pool2d",
                      "2-D average pooling over NCHW; kernel, strides, padding, dilation, "
                      "ceil_mode, count_include_pad",

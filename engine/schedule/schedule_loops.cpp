@@ -374,7 +374,9 @@ PrimFunc set_loop_kind(const PrimFunc& f, const std::string& loop, const std::st
             if (const For* o = s.as<For>()) nest.push_back({l, o});
             return false;
         });
-        for (auto [outer, inner] : nest) {
+        for (const auto& pair : nest) {
+            const For* outer = pair.first;  // not a structured binding: clang 14 cannot capture those
+            const For* inner = pair.second;
             const For* o = outer == l ? inner : outer;
             if (o->kind != ForKind::ThreadBinding || o->thread_tag != thread_axis) continue;
             const int64_t* eo = as_const_int(outer->extent);

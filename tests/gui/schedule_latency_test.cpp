@@ -12,7 +12,7 @@
 
 #include "app/studio/schedule_editor.h"
 #include "engine/frontend/onnx/onnx_importer.h"
-#include "tests/engine/passes/passes_test_util.h"
+#include "tests/engine/graph/passes/passes_test_util.h"
 #include "tests/gui/studio_fixture.h"
 #include "widgets/code_panes.h"
 

@@ -23,7 +23,7 @@
 #include "app/studio/step_dialog.h"
 #include "engine/driver/driver.h"
 #include "engine/graph/graph_edit.h"
-#include "engine/passes/pass_manager.h"
+#include "engine/graph/passes/pass_manager.h"
 #include "engine/schedule/schedule.h"
 #include "engine/tir/printer.h"
 #include "tests/gui/gui_test_util.h"

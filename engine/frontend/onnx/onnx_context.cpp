@@ -299,7 +299,7 @@ const ConverterTable& converters() {
         add_shape_converters(t);
         add_rnn_converters(t);
         add_loss_converters(t);
-        add_elemx_converters(t);
+        add_math_signal_converters(t);
         add_index_converters(t);
         add_attention_converters(t);
         add_composed_converters(t);

@@ -161,7 +161,7 @@ void add_reduce_converters(ConverterTable& t);    // Reduce*, ArgMax, norms, Log
 void add_shape_converters(ConverterTable& t);     // Shape Size ConstantOfShape Range (constants)
 void add_rnn_converters(ConverterTable& t);       // RNN GRU LSTM (unrolled; onnx_rnn.cpp)
 void add_loss_converters(ConverterTable& t);  // onnx_loss.cpp: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss, training-mode ops
-void add_elemx_converters(ConverterTable& t);  // onnx_math_signal.cpp, onnx_quantization.cpp: extra elementwise/unary/window/quantization ops
+void add_math_signal_converters(ConverterTable& t);  // onnx_math_signal.cpp, onnx_quantization.cpp: extra elementwise/unary/window/quantization ops
 void add_index_converters(ConverterTable& t);  // onnx_index.cpp: indexing, scatter and data-dependent-shape ops
 void add_dtype_converters(ConverterTable& t);  // onnx_dtype.cpp: narrow and half-precision dtypes at the graph boundary
 void add_seq_converters(ConverterTable& t);  // onnx_seq.cpp: sequence, optional, string and control-flow ops

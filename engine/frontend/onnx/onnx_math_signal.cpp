@@ -323,7 +323,7 @@ int iota_along(NodeCtx& ctx, int64_t rank, int64_t axis, int64_t extent) {
     return internal_constant(ctx, typed_tensor(graph::DType::Int64, shape, v));
 }
 
-void add_elemx_converters(ConverterTable& t) {
+void add_math_signal_converters(ConverterTable& t) {
     const std::pair<const char*, const char*> trig[] = {
         {"Tan", "tan"},     {"Asin", "asin"},   {"Acos", "acos"},
         {"Atan", "atan"},   {"Sinh", "sinh"},   {"Cosh", "cosh"},

@@ -12,7 +12,7 @@
 #include "engine/driver/driver.h"
 #include "engine/tir/printer.h"
 #include "engine/tir/structural_equal.h"
-#include "tests/engine/passes/passes_test_util.h"
+#include "tests/engine/graph/passes/passes_test_util.h"
 
 namespace tessera::driver {
 namespace {

@@ -1,0 +1,153 @@
+// Vector accesses (Ramp / Broadcast / gathers), loop kinds, several functions
+// per module, and the IR / assembly text outputs.
+#include "tests/engine/codegen/llvm/codegen_test_util.h"
+
+#include "engine/core/error.h"
+
+namespace tessera::test {
+namespace {
+
+TEST(LlvmVector, RampLoadStoreWithBroadcast) {
+    const int64_t N = 64;
+    Buffer A = float_buffer("A", {N}), B = float_buffer("B", {N}), C = float_buffer("C", {N});
+    Var io("io");
+    Expr idx = Ramp::make(io * Expr(8), Expr(1), 8);
+    Expr value = ld(A, {idx}) * ld(B, {idx}) + Broadcast::make(Expr(0.25f), 8);
+    Stmt body = For::make(io, Expr(0), Expr(N / 8), ForKind::Serial, st(C, value, {idx}));
+    PrimFunc f("vec_fma", {A, B, C}, body);
+    auto a = random_floats(N, 20), b = random_floats(N, 21);
+    std::vector<float> c(N, 0.f), interp(N, 0.f);
+    run_jit(f, {a.data(), b.data(), c.data()});
+    std::vector<float> want(N);
+    for (int64_t k = 0; k < N; ++k) want[k] = a[k] * b[k] + 0.25f;
+    expect_close(c, want, 1e-6);
+    interpret(f, {a.data(), b.data(), interp.data()});
+    expect_close(c, interp, 1e-6, "interpreter");
+}
+
+TEST(LlvmVector, RampInLastDimensionOfTwoDimensionalBuffer) {
+    const int64_t M = 5, N = 16;
+    Buffer A = float_buffer("A", {M, N}), C = float_buffer("C", {M, N});
+    Var i("i"), jo("jo");
+    Expr idx = Ramp::make(jo * Expr(4), Expr(1), 4);
+    Stmt body = For::make(
+        i, Expr(0), Expr(M), ForKind::Serial,
+        For::make(jo, Expr(0), Expr(N / 4), ForKind::Vectorized,
+                  st(C, exp(ld(A, {i, idx})) + Broadcast::make(Expr(1.0f), 4), {i, idx})));
+    PrimFunc f("vec_2d", {A, C}, body);
+    auto a = random_floats(M * N, 22);
+    std::vector<float> c(M * N, 0.f), want(M * N);
+    run_jit(f, {a.data(), c.data()});
+    for (int64_t k = 0; k < M * N; ++k) want[k] = std::exp(a[k]) + 1.f;
+    expect_close(c, want, 2e-6);
+}
+
+TEST(LlvmVector, StridedRampIsAGatherAndScatter) {
+    const int64_t N = 32;
+    Buffer A = float_buffer("A", {N}), C = float_buffer("C", {N});
+    Var io("io");
+    // C[2k + 1] = tanh(A[2k]) for k in a group of 4 lanes.
+    Expr even = Ramp::make(io * Expr(8), Expr(2), 4);
+    Expr odd = Ramp::make(io * Expr(8) + Expr(1), Expr(2), 4);
+    Stmt body = For::make(io, Expr(0), Expr(N / 8), ForKind::Serial, st(C, tanh(ld(A, {even})), {odd}));
+    PrimFunc f("gather", {A, C}, body);
+    auto a = random_floats(N, 23);
+    std::vector<float> c(N, 7.f);
+    run_jit(f, {a.data(), c.data()});
+    for (int64_t k = 0; k < N; k += 2) {
+        EXPECT_FLOAT_EQ(c[k], 7.f) << k;
+        EXPECT_NEAR(c[k + 1], std::tanh(a[k]), 2e-6) << k;
+    }
+}
+
+TEST(LlvmVector, LoopKindsRunEveryIteration) {
+    const int64_t N = 24;
+    for (ForKind kind : {ForKind::Serial, ForKind::Parallel, ForKind::Vectorized, ForKind::Unrolled}) {
+        Buffer A = float_buffer("A", {N}), C = float_buffer("C", {N});
+        Var i("i");
+        Stmt body = For::make(i, Expr(0), Expr(N), kind, st(C, ld(A, {i}) * ld(A, {i}), {i}));
+        PrimFunc f(std::string("kind_") + for_kind_name(kind), {A, C}, body);
+        auto a = random_floats(N, 24);
+        std::vector<float> c(N, 0.f), want(N);
+        run_jit(f, {a.data(), c.data()});
+        for (int64_t k = 0; k < N; ++k) want[k] = a[k] * a[k];
+        expect_close(c, want, 0, for_kind_name(kind));
+    }
+}
+
+TEST(LlvmVector, LetAndLetStmt) {
+    const int64_t N = 10;
+    Buffer A = float_buffer("A", {N}), C = float_buffer("C", {N});
+    Var i("i"), t("t", DataType::float32()), j("j");
+    Expr sq = Let::make(t, ld(A, {i}) + Expr(1.0f), t * t);
+    Stmt body = For::make(i, Expr(0), Expr(N), ForKind::Serial,
+                          LetStmt::make(j, Expr(N - 1) - i, st(C, sq, {j})));
+    PrimFunc f("lets", {A, C}, body);
+    auto a = random_floats(N, 25);
+    std::vector<float> c(N, 0.f);
+    run_jit(f, {a.data(), c.data()});
+    for (int64_t k = 0; k < N; ++k) EXPECT_FLOAT_EQ(c[N - 1 - k], (a[k] + 1.f) * (a[k] + 1.f));
+}
+
+TEST(LlvmModule, HoldsSeveralFunctions) {
+    const int64_t N = 16;
+    Buffer A = float_buffer("A", {N}), C = float_buffer("C", {N});
+    Var i("i");
+    PrimFunc twice("twice", {A, C},
+                   For::make(i, Expr(0), Expr(N), ForKind::Serial, st(C, ld(A, {i}) * Expr(2.0f), {i})));
+    Var k("k");
+    PrimFunc neg("negate", {A, C},
+                 For::make(k, Expr(0), Expr(N), ForKind::Serial, st(C, -ld(A, {k}), {k})));
+    auto module = codegen::jit_compile({twice, neg});
+    auto a = random_floats(N, 26);
+    std::vector<float> c1(N), c2(N);
+    std::vector<void*> args1{a.data(), c1.data()}, args2{a.data(), c2.data()};
+    module->lookup("twice")(args1.data());
+    module->lookup("negate")(args2.data());
+    for (int64_t n = 0; n < N; ++n) {
+        EXPECT_EQ(c1[n], a[n] * 2.f);
+        EXPECT_EQ(c2[n], -a[n]);
+    }
+    EXPECT_THROW(module->lookup("missing"), InternalError);
+}
+
+PrimFunc small_func(const std::string& name) {
+    const int64_t N = 32;
+    Buffer A = float_buffer("A", {N}), C = float_buffer("C", {N});
+    Var i("i");
+    return PrimFunc(name, {A, C},
+                    For::make(i, Expr(0), Expr(N), ForKind::Serial,
+                              st(C, ld(A, {i}) + Expr(1.0f), {i})));
+}
+
+TEST(LlvmModule, EmitsLlvmIrWithTheFunction) {
+    std::string ir = codegen::emit_llvm_ir({small_func("my_kernel")});
+    EXPECT_NE(ir.find("define"), std::string::npos) << ir;
+    EXPECT_NE(ir.find("@my_kernel("), std::string::npos) << ir;
+    // The optimized add loop is vectorized on the host (AVX2 here: 8 lanes; at least SSE).
+    EXPECT_NE(ir.find("fadd <"), std::string::npos) << ir;
+}
+
+TEST(LlvmModule, EmitsAssembly) {
+    std::string asm_text = codegen::emit_assembly({small_func("asm_kernel")});
+    EXPECT_NE(asm_text.find("asm_kernel:"), std::string::npos) << asm_text;
+    EXPECT_NE(asm_text.find("ret"), std::string::npos);
+}
+
+TEST(LlvmModule, HostTargetDescriptionNamesTripleAndCpu) {
+    std::string d = codegen::host_target_description();
+    EXPECT_NE(d.find("x86_64"), std::string::npos) << d;
+    EXPECT_NE(d.find("+sse2"), std::string::npos) << d;
+}
+
+TEST(LlvmModule, RejectsUnloweredReduce) {
+    const int64_t N = 4;
+    Buffer A = float_buffer("A", {N}), C = float_buffer("C", {1});
+    IterVar k{Var("k"), Range{Expr(0), Expr(N)}, IterKind::Reduce, ""};
+    Expr r = Reduce::make(ReduceKind::Sum, ld(A, {k.var}), {k});
+    PrimFunc f("bad", {A, C}, st(C, r, {Expr(0)}));
+    EXPECT_THROW(codegen::jit_compile({f}), InternalError);
+}
+
+}  // namespace
+}  // namespace tessera::test

@@ -1,0 +1,146 @@
+// The default CPU schedules (topi/schedule_cpu.h): every op class compiled
+// with its schedule, serial and parallel, against the interpreter on the
+// unscheduled function, on random data with tails (sizes that do not divide
+// the register tiles, odd channel counts). Nothing is timed.
+#include "tests/engine/codegen/llvm/codegen_test_util.h"
+
+#include "engine/codegen/llvm/llvm_codegen.h"
+#include "engine/runtime/ndarray.h"
+#include "engine/topi/cpu/schedule_cpu.h"
+#include "engine/tir/printer.h"
+#include "engine/topi/topi.h"
+
+namespace tessera::test {
+namespace {
+
+/// Schedules node 0 for the host, checks the schedule did something, runs it
+/// at `threads` and compares with the interpreter on the default loop nest.
+void check(const graph::Graph& g, int threads, double tol = 1e-4) {
+    tir::PrimFunc f = topi::lower_node(g, 0);
+    topi::CpuScheduleOptions o;
+    o.threads = threads;
+    o.vector_lanes = codegen::host_vector_lanes();
+    schedule::Trace trace = topi::cpu_default_trace(f, g.nodes[0], o);
+    EXPECT_FALSE(trace.steps.empty()) << g.nodes[0].op << ": no schedule step applied";
+    tir::PrimFunc s = topi::schedule_cpu_default(f, g.nodes[0], o);
+
+    std::vector<runtime::NDArray> arrays, expected;
+    std::vector<void*> args, ref_args;
+    for (size_t i = 0; i < g.inputs.size(); ++i) {
+        arrays.push_back(runtime::random_ndarray(g.values[size_t(g.inputs[i])].type, 10 + i));
+        args.push_back(arrays.back().raw());
+        ref_args.push_back(arrays.back().raw());
+    }
+    runtime::NDArray out = runtime::NDArray::empty(g.values[size_t(g.outputs[0])].type);
+    runtime::NDArray want = runtime::NDArray::empty(out.type());
+    args.push_back(out.raw());
+    ref_args.push_back(want.raw());
+    codegen::LlvmOptions lo;
+    lo.threads = threads;
+    auto module = codegen::jit_compile({s}, lo);
+    module->lookup(s->name)(args.data());
+    tir::interpret(f, ref_args);
+    const float* got = out.data<float>();
+    const float* ref = want.data<float>();
+    int bad = 0;
+    for (int64_t i = 0; i < out.num_elements() && bad < 5; ++i) {
+        if (!(std::fabs(got[i] - ref[i]) <= tol * (1 + std::fabs(ref[i])))) {
+            ADD_FAILURE() << g.nodes[0].op << " threads " << threads << " element " << i << ": got "
+                          << got[i] << ", want " << ref[i];
+            ++bad;
+        }
+    }
+}
+
+TEST(ScheduleCpu, MatmulWithTails) {
+    for (int threads : {1, 0}) {
+        check(one_node("nn.matmul", {{37, 19}, {19, 45}}, {37, 45}), threads);
+        check(one_node("nn.matmul", {{1, 70}, {70, 100}}, {1, 100}), threads);  // GEMV-like
+        check(one_node("nn.matmul", {{64, 64}, {64, 64}}, {64, 64}), threads);  // exact tiles
+    }
+}
+
+TEST(ScheduleCpu, BatchedMatmul) {
+    check(one_node("nn.matmul", {{3, 9, 11}, {3, 11, 35}}, {3, 9, 35}), 0);
+}
+
+TEST(ScheduleCpu, GemmWithBiasEpilogue) {
+    graph::Graph g = one_node("nn.gemm", {{13, 21}, {21, 33}, {33}}, {13, 33});
+    check(g, 0);
+    check(g, 1);
+}
+
+TEST(ScheduleCpu, Conv2dOddChannelsPaddingStride) {
+    std::map<std::string, graph::AttrValue> a1 = {
+        {"strides", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1, 1, 1}}};
+    check(one_node("nn.conv2d", {{1, 7, 9, 11}, {13, 7, 3, 3}}, {1, 13, 9, 11}, a1), 0);
+    check(one_node("nn.conv2d", {{2, 3, 10, 37}, {5, 3, 3, 3}}, {2, 5, 10, 37}, a1), 1);
+    std::map<std::string, graph::AttrValue> a2 = {
+        {"strides", std::vector<int64_t>{2, 2}}, {"padding", std::vector<int64_t>{3, 3, 3, 3}}};
+    check(one_node("nn.conv2d", {{1, 3, 23, 23}, {6, 3, 7, 7}, {6}}, {1, 6, 12, 12}, a2), 0);
+}
+
+TEST(ScheduleCpu, ElementwiseAndReductions) {
+    for (int threads : {1, 0}) {
+        check(one_node("add", {{3, 5, 1001}, {3, 5, 1001}}, {3, 5, 1001}), threads);
+        check(one_node("nn.relu", {{70000}}, {70000}), threads);
+        check(one_node("nn.softmax", {{300, 129}}, {300, 129}, {{"axis", int64_t(1)}}), threads, 1e-5);
+        check(one_node("nn.global_avg_pool2d", {{2, 33, 17, 19}}, {2, 33, 1, 1}), threads, 1e-5);
+    }
+}
+
+/// Whether the default schedule of node 0 accumulates a reduction in
+/// vectors: an rfactor buffer (X_rf) and a vectorized loop.
+bool reduces_in_vectors(const graph::Graph& g) {
+    tir::PrimFunc f = topi::lower_node(g, 0);
+    topi::CpuScheduleOptions o;
+    o.threads = 1;
+    o.vector_lanes = codegen::host_vector_lanes();
+    const std::string text = tir::print(topi::schedule_cpu_default(f, g.nodes[0], o));
+    return text.find("_rf") != std::string::npos && text.find("T.vectorized") != std::string::npos;
+}
+
+TEST(ScheduleCpu, RowReductionsAccumulateInVectors) {
+    // Softmax and LayerNorm rows (a transformer's), a sum over the last axis:
+    // W partial sums per row in one vector, then combined.
+    graph::Graph softmax = one_node("nn.softmax", {{2, 4, 16, 128}}, {2, 4, 16, 128},
+                                    {{"axis", int64_t(-1)}});
+    graph::Graph ln = one_node("nn.layer_norm", {{1, 37, 256}, {256}, {256}}, {1, 37, 256},
+                               {{"axis", int64_t(-1)}, {"epsilon", 1e-5}});
+    graph::Graph sum = one_node("reduce_sum", {{6, 5, 96}}, {6, 5, 1},
+                                {{"axes", std::vector<int64_t>{2}}, {"keepdims", int64_t(1)}});
+    for (const graph::Graph* g : {&softmax, &ln, &sum}) {
+        EXPECT_TRUE(reduces_in_vectors(*g)) << g->nodes[0].op;
+        for (int threads : {1, 0}) check(*g, threads, 1e-5);
+    }
+    // Softmax and LayerNorm kernels: every stage inside one row loop, which
+    // runs in parallel; softmax's exponentials in a local row buffer.
+    graph::Graph big_softmax = one_node("nn.softmax", {{4, 4, 32, 128}}, {4, 4, 32, 128},
+                                        {{"axis", int64_t(-1)}});
+    graph::Graph big_ln = one_node("nn.layer_norm", {{1, 256, 256}, {256}, {256}}, {1, 256, 256},
+                                   {{"axis", int64_t(-1)}, {"epsilon", 1e-5}});
+    for (const graph::Graph* g : {&big_softmax, &big_ln}) {
+        check(*g, 0, 1e-5);
+        tir::PrimFunc f = topi::lower_node(*g, 0);
+        topi::CpuScheduleOptions o;
+        o.threads = 0;
+        o.vector_lanes = codegen::host_vector_lanes();
+        const std::string text = tir::print(topi::schedule_cpu_default(f, g->nodes[0], o));
+        size_t parallel = 0;
+        for (size_t p = text.find("T.parallel"); p != std::string::npos; p = text.find("T.parallel", p + 1))
+            ++parallel;
+        EXPECT_EQ(parallel, 1u) << text;
+        if (g == &big_softmax) EXPECT_NE(text.find("scope=\"local\""), std::string::npos) << text;
+    }
+    // Over a strided axis, or a row too short to split: the rows stay serial.
+    graph::Graph strided = one_node("reduce_sum", {{64, 96, 8}}, {64, 1, 8},
+                                    {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t(1)}});
+    graph::Graph short_rows = one_node("nn.softmax", {{4096, 12}}, {4096, 12}, {{"axis", int64_t(1)}});
+    for (const graph::Graph* g : {&strided, &short_rows}) {
+        EXPECT_FALSE(reduces_in_vectors(*g)) << g->nodes[0].op;
+        check(*g, 0, 1e-5);
+    }
+}
+
+}  // namespace
+}  // namespace tessera::test

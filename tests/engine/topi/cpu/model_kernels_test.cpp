@@ -1,0 +1,130 @@
+// Whole-model kernel paths of the default -O2 pipeline: blocked scalar
+// multiply and clip, compile-time transposed gemm weights, grouped (depthwise)
+// conv, layout transforms and row-wise injective stages, each compiled and
+// compared with the interpreter on random data.
+#include <gtest/gtest.h>
+
+#include "engine/driver/driver.h"
+#include "engine/graph/passes/convert_layout.h"
+#include "tests/engine/graph/passes/passes_test_util.h"
+
+namespace tessera::passes {
+namespace {
+
+using namespace testing;
+
+std::vector<std::string> ops(const graph::Graph& g) {
+    std::vector<std::string> r;
+    for (const auto& n : g.nodes) r.push_back(n.op);
+    return r;
+}
+
+/// Compiles `g` at the default opt level with `threads` and compares every
+/// output with the interpreter (rtol 1e-4).
+void expect_compiled_matches(const graph::Graph& g, int threads, uint64_t seed = 11) {
+    driver::BuildOptions o;
+    o.threads = threads;
+    auto model = driver::build(g, o);
+    std::vector<runtime::NDArray> in = driver::random_inputs(g, seed);
+    std::vector<runtime::NDArray> want = driver::interpret_graph(g, in);
+    std::vector<runtime::NDArray> got = model->run(in);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+        runtime::Difference d = runtime::compare(got[i], want[i]);
+        EXPECT_TRUE(runtime::allclose(got[i], want[i], 1e-4, 1e-4))
+            << "output " << i << " threads " << threads << ": max abs err " << d.max_abs;
+    }
+}
+
+// conv -> clip(0, 6) -> multiply by a scalar -> add conv: 12 channels (a
+// padded last block with 8 or 16 lanes).
+graph::Graph scaled_residual() {
+    graph::Graph g;
+    int x = input(g, "x", {1, 12, 9, 11});
+    std::map<std::string, graph::AttrValue> pad1 = {{"padding", std::vector<int64_t>{1, 1, 1, 1}}};
+    int c1 = node(g, "nn.conv2d", "c1",
+                  {x, constant(g, "w1", {12, 12, 3, 3}, 1), constant(g, "b1", {12}, 2)}, pad1);
+    int r = node(g, "clip", "r6", {c1}, {{"a_min", 0.0}, {"a_max", 6.0}});
+    int m = node(g, "multiply", "m", {r, constant(g, "s", {}, 3, 0.5f)});
+    int c2 = node(g, "nn.conv2d", "c2", {x, constant(g, "w2", {12, 12, 1, 1}, 4)});
+    int a = node(g, "add", "a", {m, c2});
+    g.outputs = {a};
+    return g;
+}
+
+TEST(ModelKernels, ScalarMultiplyAndClipStayBlocked) {
+    graph::Graph g = scaled_residual();
+    graph::Graph after = convert_layout(g, {});
+    graph::verify(after);
+    EXPECT_EQ(count_op(after, "layout_transform"), 2) << graph::print(after);
+    EXPECT_EQ(count_op(after, "nn.conv2d_NCHWc"), 2);
+    EXPECT_EQ(count_op(after, "clip"), 1);
+    expect_same_outputs(g, after);
+    expect_compiled_matches(g, 1);
+    expect_compiled_matches(g, 2);
+}
+
+TEST(ModelKernels, ClipAwayFromZeroAndTensorMultiplyGoBackToNchw) {
+    graph::Graph g;
+    int x = input(g, "x", {1, 4, 5, 5});
+    int c = node(g, "nn.conv2d", "c", {x, constant(g, "w", {4, 4, 1, 1}, 1)});
+    int r = node(g, "clip", "r", {c}, {{"a_min", 0.5}, {"a_max", 6.0}});
+    int m = node(g, "multiply", "m", {r, constant(g, "t", {4, 1, 1}, 2)});
+    g.outputs = {m};
+    graph::Graph after = convert_layout(g, {});
+    EXPECT_EQ(ops(after), (std::vector<std::string>{"layout_transform", "nn.conv2d_NCHWc",
+                                                    "layout_transform", "clip", "multiply"}));
+    expect_same_outputs(g, after);
+}
+
+TEST(ModelKernels, GemmWithConstantTransposedWeightIsStoredKByN) {
+    for (int64_t m : {1, 40}) {
+        graph::Graph g;
+        int x = input(g, "x", {m, 37});
+        int w = constant(g, "w", {45, 37}, 5);
+        int y =
+            node(g, "nn.gemm", "fc", {x, w, constant(g, "b", {45}, 6)}, {{"transB", int64_t(1)}});
+        g.outputs = {node(g, "nn.relu", "r", {y})};
+        graph::Graph after = convert_layout(g, {});
+        ASSERT_EQ(count_op(after, "nn.gemm"), 1);
+        const graph::Node& n = after.nodes[size_t(after.find_node("fc"))];
+        EXPECT_EQ(n.attr_int("transB", 1), 0);
+        EXPECT_EQ(after.values[size_t(n.inputs[1])].type.shape, (std::vector<int64_t>{37, 45}));
+        expect_same_outputs(g, after);
+        expect_compiled_matches(g, 1);
+        expect_compiled_matches(g, 2);
+    }
+}
+
+// Depthwise 3x3 (stride 1 and 2, widths with and without vector tails) with
+// bias and clip: the grouped conv rule with its epilogue per row tile.
+TEST(ModelKernels, DepthwiseConvWithBiasAndClip) {
+    for (int64_t stride : {1, 2})
+        for (int64_t w : {7, 20, 37}) {
+            graph::Graph g;
+            int x = input(g, "x", {1, 6, 9, w});
+            int c = node(g, "nn.conv2d", "dw",
+                         {x, constant(g, "w", {6, 1, 3, 3}, 7), constant(g, "b", {6}, 8)},
+                         {{"padding", std::vector<int64_t>{1, 1, 1, 1}},
+                          {"strides", std::vector<int64_t>{stride, stride}},
+                          {"groups", int64_t(6)}});
+            g.outputs = {node(g, "clip", "r6", {c}, {{"a_min", 0.0}, {"a_max", 6.0}})};
+            expect_compiled_matches(g, 1);
+            expect_compiled_matches(g, 2);
+        }
+}
+
+// Row-wise injective stages (a contiguous inner loop of 2 vectors or more)
+// and softmax, whose exp/normalize stages use them.
+TEST(ModelKernels, SoftmaxAndRowWiseElementwise) {
+    graph::Graph g;
+    int x = input(g, "x", {2, 3, 5, 64});
+    int s = node(g, "nn.softmax", "sm", {x}, {{"axis", int64_t(3)}});
+    int b = node(g, "add", "bias", {s, constant(g, "b", {64}, 9)});
+    g.outputs = {b};
+    expect_compiled_matches(g, 1);
+    expect_compiled_matches(g, 2);
+}
+
+}  // namespace
+}  // namespace tessera::passes
