@@ -9,18 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/autotune/search.h"
 #include "engine/autotune/task.h"
 #include "engine/runtime/graph_executor.h"
 #include "engine/runtime/kernel_timing.h"
 
 namespace tessera::autotune {
-
-/// Set from any thread; tuning stops within a second.
-struct CancelToken {
-    std::atomic<bool> flag{false};
-    void cancel() { flag = true; }
-    bool cancelled() const { return flag.load(); }
-};
 
 struct MeasureOptions {
     double timeout_s = 10;      // per candidate (compile excluded)

@@ -1,8 +1,8 @@
 // The defaults the CPU search (tuner.h) and the GPU search (search_gpu.h)
-// share, named once with the reason for each. Both run the same loop: sample
-// a population, evolve it under the XGBoost cost model, measure a batch of
-// the best plus an epsilon share of random candidates, retrain, repeat; then
-// confirm the best few by measuring them again.
+// share, named once with the reason for each. Both run the one search driver
+// (search.h): sample a population, evolve it under the XGBoost cost model,
+// measure a batch of the best plus an epsilon share of random candidates,
+// retrain, repeat; then confirm the best few by measuring them again.
 #pragma once
 
 namespace tessera::autotune {

@@ -50,15 +50,6 @@ bool is_cuda_trial(const TuningRecord& r, const std::string& key, const std::str
 
 }  // namespace
 
-struct GpuSearch::Scored {
-    GpuSketch sketch;
-    std::string key;  // sketch JSON
-    tir::PrimFunc func;
-    schedule::Trace trace;
-    std::vector<float> features;
-    double score = 0;
-};
-
 GpuSketch mutate_gpu(const tir::PrimFunc& func, const GpuSketch& s, std::mt19937_64& rng,
                      const GpuSpaceOptions& o) {
     std::vector<size_t> movable;  // loops with a factor > 1 (something to move)
@@ -135,9 +126,42 @@ tir::PrimFunc apply_best_gpu(const tir::PrimFunc& func, const Database& db,
     return {};
 }
 
+std::optional<SpacePoint> GpuDesignSpace::realize(const std::string& decisions) const {
+    try {
+        GpuSketch sketch = GpuSketch::from_json(decisions);
+        schedule::Schedule sch = generate_gpu(m_func, sketch);
+        if (m_check) m_check(sch.func());
+        return SpacePoint{sketch.to_json(), sch.func(), sch.trace(), extract_features(sch.func()), 0};
+    } catch (const UserError&) {  // ScheduleError included
+        return std::nullopt;
+    }
+}
+
+std::optional<std::string> GpuDesignSpace::sample(std::mt19937_64& rng) const {
+    try {
+        return sample_gpu(m_func, rng, m_o).to_json();
+    } catch (const UserError&) {  // no single reduction block
+        return std::nullopt;
+    }
+}
+
+std::string GpuDesignSpace::mutate(const std::string& decisions, std::mt19937_64& rng) const {
+    try {
+        return mutate_gpu(m_func, GpuSketch::from_json(decisions), rng, m_o).to_json();
+    } catch (const UserError&) {
+        return decisions;
+    }
+}
+
 GpuSearch::GpuSearch(const TuneTask& task, Database& db, CostModel& model,
                      const GpuSearchOptions& o, uint64_t seed)
-    : m_task(task), m_db(db), m_model(model), m_o(o), m_rng(seed) {
+    : m_task(task),
+      m_db(db),
+      m_model(model),
+      m_o(o),
+      m_rng(seed),
+      m_space(task.func, o.space, o.check),
+      m_search(m_space, model, {o.population, o.generations, o.epsilon}) {
     TS_USER_CHECK(o.batch >= 1) << "GPU search: batch must be >= 1";
     m_state.name = task.name;
     m_state.key = task.key;
@@ -148,118 +172,28 @@ GpuSearch::GpuSearch(const TuneTask& task, Database& db, CostModel& model,
         m_state.trials++;
         if (!r.ok()) m_state.errors++;
         if (r.decisions.empty()) continue;
-        try {
-            GpuSketch s = GpuSketch::from_json(r.decisions);
-            const std::string key = s.to_json();
-            m_seen.insert(key);
-            const double ms = r.ok() ? r.median_ms() : -1;
-            if (r.ok()) {
-                m_good.push_back({ms, s});
-                if (m_state.best_ms == 0 || ms < m_state.best_ms) {
-                    m_state.best_ms = ms;
-                    m_state.best = key;
-                }
-            }
-            if (m_model.size() < 4000) {
-                m_model.add(extract_features(generate_gpu(task.func, s).func()), task.key, ms);
-                added = true;
-            }
-        } catch (const schedule::ScheduleError&) {
-        } catch (const UserError&) {
+        std::optional<SpacePoint> p = m_space.realize(r.decisions);
+        if (!p) continue;
+        const double ms = r.ok() ? r.median_ms() : -1;
+        m_search.measured(p->key, ms);
+        if (r.ok() && (m_state.best_ms == 0 || ms < m_state.best_ms)) {
+            m_state.best_ms = ms;
+            m_state.best = p->key;
+        }
+        if (m_model.size() < 4000) {
+            m_model.add(p->features, task.key, ms);
+            added = true;
         }
     }
     m_state.resumed = m_state.trials;
-    std::sort(m_good.begin(), m_good.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
     if (added) m_model.train();
-}
-
-bool GpuSearch::score(const GpuSketch& s, Scored& out) const {
-    try {
-        schedule::Schedule sch = generate_gpu(m_task.func, s);
-        out.func = sch.func();
-        if (m_o.check) m_o.check(out.func);
-        out.trace = sch.trace();
-        out.features = extract_features(out.func);
-    } catch (const schedule::ScheduleError&) {
-        return false;
-    } catch (const UserError&) {
-        return false;
-    }
-    out.sketch = s;
-    out.key = s.to_json();
-    return true;
-}
-
-std::vector<GpuSearch::Scored> GpuSearch::propose(int n) {
-    std::vector<Scored> pop;
-    std::set<std::string> in_pop;
-    auto add = [&](const GpuSketch& s) {
-        const std::string key = s.to_json();
-        if (in_pop.count(key)) return;
-        Scored sc;
-        if (!score(s, sc)) return;
-        in_pop.insert(key);
-        pop.push_back(std::move(sc));
-    };
-    auto random_sketch = [&](GpuSketch& out) {
-        try {
-            out = sample_gpu(m_task.func, m_rng, m_o.space);
-            return true;
-        } catch (const UserError&) {
-            return false;
-        }
-    };
-    const int n_random = m_model.trained() ? int(double(n) * m_o.epsilon + 0.5) : n;
-    std::vector<Scored> out;
-    if (n - n_random > 0) {
-        for (size_t i = 0; i < m_good.size() && i < 8; ++i) add(m_good[i].second);
-        for (int tries = 0; int(pop.size()) < m_o.population && tries < 2 * m_o.population;
-             ++tries) {
-            GpuSketch s;
-            if (random_sketch(s)) add(s);
-        }
-        auto predict = [&] {
-            std::vector<std::vector<float>> x;
-            for (const Scored& s : pop) x.push_back(s.features);
-            std::vector<double> y = m_model.predict(x);
-            for (size_t i = 0; i < pop.size(); ++i) pop[i].score = y[i];
-            std::stable_sort(pop.begin(), pop.end(),
-                             [](const Scored& a, const Scored& b) { return a.score > b.score; });
-        };
-        for (int g = 0; g < m_o.generations && !pop.empty(); ++g) {
-            predict();
-            const size_t parents = std::max<size_t>(1, pop.size() / 2);
-            const size_t before = pop.size();
-            for (size_t i = 0; i < before; ++i) {
-                const size_t p = std::uniform_int_distribution<size_t>(0, parents - 1)(m_rng);
-                add(mutate_gpu(m_task.func, GpuSketch(pop[p].sketch), m_rng, m_o.space));
-            }
-        }
-        if (!pop.empty()) predict();
-        for (Scored& s : pop) {
-            if (int(out.size()) >= n - n_random) break;
-            if (m_seen.count(s.key)) continue;
-            m_seen.insert(s.key);
-            out.push_back(std::move(s));
-        }
-    }
-    // The epsilon share (everything before the model is trained): random samples.
-    for (int tries = 0; int(out.size()) < n && tries < 8 * n; ++tries) {
-        GpuSketch s;
-        Scored sc;
-        if (!random_sketch(s) || m_seen.count(s.to_json()) || !score(s, sc)) continue;
-        m_seen.insert(sc.key);
-        out.push_back(std::move(sc));
-    }
-    return out;
 }
 
 int GpuSearch::step(int n, const GpuMeasureFn& measure,
                     const std::function<void(const GpuSearchState&)>& after) {
-    std::vector<Scored> batch = propose(n);
+    std::vector<SpacePoint> batch = m_search.propose(n, m_rng);
     const std::string machine = machine_fingerprint();
-    for (Scored& c : batch) {
+    for (SpacePoint& c : batch) {
         TuningRecord rec;
         rec.workload = m_task.key;
         rec.target = "cuda";
@@ -272,7 +206,7 @@ int GpuSearch::step(int n, const GpuMeasureFn& measure,
         rec.device = m_o.device;
         rec.threads = 1;
         try {
-            GpuTrial t = measure(c.sketch, c.func);
+            GpuTrial t = measure(GpuSketch::from_json(c.key), c.func);
             rec.times_ms = std::move(t.times_ms);
             rec.error = std::move(t.error);
             if (rec.error.empty() && rec.times_ms.empty()) rec.error = "no time measured";
@@ -286,8 +220,8 @@ int GpuSearch::step(int n, const GpuMeasureFn& measure,
         m_state.measured++;
         m_state.last_error = rec.error;
         const double ms = rec.ok() ? rec.median_ms() : -1;
+        m_search.measured(c.key, ms);
         if (rec.ok()) {
-            m_good.push_back({ms, c.sketch});
             if (m_state.best_ms == 0 || ms < m_state.best_ms) {
                 m_state.best_ms = ms;
                 m_state.best = c.key;
@@ -298,9 +232,6 @@ int GpuSearch::step(int n, const GpuMeasureFn& measure,
         m_model.add(c.features, m_task.key, ms);
         if (after) after(m_state);
     }
-    std::sort(m_good.begin(), m_good.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (m_good.size() > 32) m_good.resize(32);
     if (!batch.empty()) m_model.train();
     return int(batch.size());
 }

@@ -19,6 +19,7 @@
 
 #include "engine/autotune/cost_model.h"
 #include "engine/autotune/database.h"
+#include "engine/autotune/search.h"
 #include "engine/autotune/search_defaults.h"
 #include "engine/autotune/space_gpu.h"
 #include "engine/autotune/task.h"
@@ -26,10 +27,7 @@
 namespace tessera::autotune {
 
 /// One measured GPU candidate: run times, or the error that stopped it.
-struct GpuTrial {
-    std::vector<double> times_ms;
-    std::string error;
-};
+using GpuTrial = Trial;
 
 /// Measures a candidate: its sketch and the function the sketch schedules.
 /// May throw; an exception is recorded as the trial's error.
@@ -50,6 +48,23 @@ struct GpuSearchOptions {
     /// The GPU measured on (gpu_fingerprint()), written in every record; a
     /// search resumes from the records that apply to it (gpu_record_applies).
     std::string device;
+};
+
+/// The GPU design space of one kernel as the search driver sees it
+/// (search.h): decisions are GpuSketch JSON; a sketch applies when it
+/// generates and passes `check` (may be null). `func` must outlive it.
+class GpuDesignSpace final : public DesignSpace {
+public:
+    GpuDesignSpace(const tir::PrimFunc& func, const GpuSpaceOptions& o, GpuCheckFn check)
+        : m_func(func), m_o(o), m_check(std::move(check)) {}
+    std::optional<SpacePoint> realize(const std::string& decisions) const override;
+    std::optional<std::string> sample(std::mt19937_64& rng) const override;
+    std::string mutate(const std::string& decisions, std::mt19937_64& rng) const override;
+
+private:
+    const tir::PrimFunc& m_func;
+    GpuSpaceOptions m_o;
+    GpuCheckFn m_check;
 };
 
 /// A task's search state after each trial.
@@ -94,22 +109,18 @@ public:
 
     const GpuSearchState& state() const { return m_state; }
     GpuSearchState& state() { return m_state; }
-    /// The successfully measured sketches as (ms, sketch), fastest first (at
-    /// most 32 after a step).
-    const std::vector<std::pair<double, GpuSketch>>& good() const { return m_good; }
+    /// The search driver over the task's GPU design space.
+    const EvolutionarySearch& search() const { return m_search; }
+    const GpuDesignSpace& space() const { return m_space; }
 
 private:
-    struct Scored;
-    bool score(const GpuSketch& s, Scored& out) const;
-    std::vector<Scored> propose(int n);
-
     const TuneTask& m_task;
     Database& m_db;
     CostModel& m_model;
     GpuSearchOptions m_o;
     std::mt19937_64 m_rng;
-    std::set<std::string> m_seen;                      // sketches measured (JSON)
-    std::vector<std::pair<double, GpuSketch>> m_good;  // (ms, sketch), fastest first
+    GpuDesignSpace m_space;
+    EvolutionarySearch m_search;
     GpuSearchState m_state;
 };
 

@@ -48,52 +48,19 @@ TuningRecord cuda_record(const TuneTask& t, const std::string& device) {
     return r;
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-// One contender of a task's confirmation: the default (empty sketch JSON) or a sketch.
-struct Finalist {
-    std::string decisions;
-    tir::PrimFunc func;
-    schedule::Trace trace;
-    std::vector<double> medians;  // one per round
-    std::string error;
-};
-
 // The default GPU schedule and the fastest distinct sketches of `search`,
-// re-measured alternately round by round (the order rotated, so no finalist
-// always runs first), each recorded as a confirmed record.
+// re-measured alternately round by round (search.h's confirm_rounds), each
+// recorded as a confirmed record.
 void confirm(const TuneTask& t, size_t index, GpuSearch& search, Database& db,
              const GpuTuneLoopOptions& o, const GpuTaskMeasureFn& measure) {
     const std::string& device = o.search.device;
-    std::vector<Finalist> fin;
-    fin.push_back({"", topi::schedule_gpu_default(t.func), {}, {}, ""});
-    std::set<std::string> keys;
-    for (const auto& [ms, sketch] : search.good()) {
-        if (int(fin.size()) > o.confirm_top) break;
-        const std::string key = sketch.to_json();
-        if (!keys.insert(key).second) continue;
-        try {
-            schedule::Schedule s = generate_gpu(t.func, sketch);
-            fin.push_back({key, s.func(), s.trace(), {}, ""});
-        } catch (const schedule::ScheduleError&) {
-        } catch (const UserError&) {
-        }
-    }
+    std::vector<Finalist> fin = pick_finalists(
+        search.search(), search.space(), {"", topi::schedule_gpu_default(t.func), {}, {}, ""},
+        o.confirm_top);
     if (fin.size() < 2) return;  // nothing to choose between
-    for (int round = 0; round < o.confirm_rounds; ++round) {
-        for (size_t j = 0; j < fin.size(); ++j) {
-            Finalist& f = fin[(j + size_t(round)) % fin.size()];
-            if (!f.error.empty()) continue;
-            GpuTrial trial = measure_safely(measure, index, f.func);
-            if (trial.error.empty())
-                f.medians.push_back(median(trial.times_ms));
-            else
-                f.error = trial.error;
-        }
-    }
+    confirm_rounds(fin, o.confirm_rounds, [&](size_t i) -> std::optional<Trial> {
+        return measure_safely(measure, index, fin[i].func);
+    });
     for (const Finalist& f : fin) {
         TuningRecord r = cuda_record(t, device);
         if (!f.decisions.empty()) {

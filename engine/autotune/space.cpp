@@ -1,12 +1,15 @@
 // Design-space rules, sampling and mutation of candidates (see space.h).
 #include "engine/autotune/space.h"
 
+#include "engine/autotune/features.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "engine/autotune/features.h"
 #include "engine/core/error.h"
 #include "engine/schedule/query.h"
 #include "engine/tir/functor.h"
@@ -532,6 +535,32 @@ Candidate Candidate::from_json(const std::string& text) {
         c.blocks.push_back(d);
     }
     return c;
+}
+
+std::optional<SpacePoint> CpuDesignSpace::realize(const std::string& decisions) const {
+    try {
+        Candidate c = Candidate::from_json(decisions);
+        Realized r = autotune::realize(m_func, c, m_o);
+        return SpacePoint{c.to_json(), r.func, r.trace, extract_features(r.func), 0};
+    } catch (const UserError&) {
+        return std::nullopt;
+    }
+}
+
+std::optional<std::string> CpuDesignSpace::sample(std::mt19937_64& rng) const {
+    return autotune::sample(m_func, m_o, rng).to_json();
+}
+
+std::string CpuDesignSpace::mutate(const std::string& decisions, std::mt19937_64& rng) const {
+    try {
+        return autotune::mutate(m_func, Candidate::from_json(decisions), m_o, rng).to_json();
+    } catch (const UserError&) {
+        return decisions;
+    }
+}
+
+std::string CpuDesignSpace::first() const {
+    return m_o.anchor ? default_candidate(m_o).to_json() : "";
 }
 
 }  // namespace tessera::autotune

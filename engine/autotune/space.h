@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/autotune/search.h"
 #include "engine/graph/graph.h"
 #include "engine/schedule/schedule.h"
 #include "engine/topi/cpu/schedule_cpu.h"
@@ -104,6 +105,22 @@ Candidate sample(const tir::PrimFunc& func, const SpaceOptions& o, std::mt19937_
 /// candidate that generates (or `c` itself when no mutation applied).
 Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o,
                  std::mt19937_64& rng);
+
+/// The CPU design space of one kernel as the search driver sees it
+/// (search.h): decisions are Candidate JSON; the first point is the default
+/// rule's (with an anchor). `func` and `o` must outlive it.
+class CpuDesignSpace final : public DesignSpace {
+public:
+    CpuDesignSpace(const tir::PrimFunc& func, const SpaceOptions& o) : m_func(func), m_o(o) {}
+    std::optional<SpacePoint> realize(const std::string& decisions) const override;
+    std::optional<std::string> sample(std::mt19937_64& rng) const override;
+    std::string mutate(const std::string& decisions, std::mt19937_64& rng) const override;
+    std::string first() const override;
+
+private:
+    const tir::PrimFunc& m_func;
+    const SpaceOptions& m_o;
+};
 
 /// Prime factors of n, ascending (for perfect tile factorization).
 std::vector<int64_t> prime_factors(int64_t n);

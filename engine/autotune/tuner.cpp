@@ -27,24 +27,15 @@ double now_epoch() {
         .count();
 }
 
-struct Scored {
-    Candidate c;
-    std::string key;  // decisions JSON
-    tir::PrimFunc func;
-    schedule::Trace trace;
-    std::vector<float> features;
-    double score = 0;
-};
-
 struct TaskState {
     const TuneTask* task = nullptr;
     std::unique_ptr<TaskMeasurer> measurer;
-    std::set<std::string> seen;  // decisions already measured
-    std::vector<std::pair<double, Candidate>> good;  // measured, (ms, candidate), best first
+    std::unique_ptr<SpaceOptions> options;  // with the task's knobbed-default rule
+    std::unique_ptr<CpuDesignSpace> space;  // over `options`
+    std::unique_ptr<EvolutionarySearch> search;
     double best_before_round = 0;
     double gain = 1;  // relative improvement of the last round
     int measured = 0;  // trials run in this session
-    SpaceOptions space;  // with the task's knobbed-default rule
     TaskProgress p;
 };
 
@@ -71,10 +62,13 @@ public:
           const std::function<void(const Progress&)>& cb, const CancelToken* cancel)
         : m_db(db), m_o(o), m_cb(cb), m_cancel(cancel), m_rng(o.seed) {
         m_o.measure.threads = o.threads;
+        const SearchParams params{o.population, o.generations, o.epsilon};
         for (const TuneTask& t : tasks) {
             TaskState s;
             s.task = &t;
-            s.space = space_options(t, o.threads);
+            s.options = std::make_unique<SpaceOptions>(space_options(t, o.threads));
+            s.space = std::make_unique<CpuDesignSpace>(t.func, *s.options);
+            s.search = std::make_unique<EvolutionarySearch>(*s.space, m_model, params);
             s.p.name = t.name;
             s.p.key = t.key;
             s.p.kind = task_kind_name(t.kind);
@@ -96,7 +90,7 @@ public:
             ensure_measurer(t);
             if (cancelled()) break;
             const int n = std::min(m_o.batch, m_o.trials - m_progress.trials);
-            std::vector<Scored> batch = propose(t, n);
+            std::vector<SpacePoint> batch = t.search->propose(n, m_rng, m_cancel);
             if (batch.empty()) {  // the space is exhausted: give its budget to others
                 t.gain = -1;
                 if (std::all_of(m_tasks.begin(), m_tasks.end(),
@@ -152,19 +146,12 @@ private:
                 if (r.ok() && (t.p.best_ms == 0 || r.median_ms() < t.p.best_ms))
                     t.p.best_ms = r.median_ms();
                 if (r.decisions.empty()) continue;
-                try {
-                    Candidate c = Candidate::from_json(r.decisions);
-                    t.seen.insert(c.to_json());
-                    if (r.ok()) t.good.push_back({r.median_ms(), c});
-                    if (m_model.size() < 4000) {
-                        tir::PrimFunc f = realize(t.task->func, c, t.space).func;
-                        m_model.add(extract_features(f), t.task->key, r.ok() ? r.median_ms() : -1);
-                    }
-                } catch (const UserError&) {
-                }
+                std::optional<SpacePoint> p = t.space->realize(r.decisions);
+                if (!p) continue;
+                const double ms = r.ok() ? r.median_ms() : -1;
+                t.search->measured(p->key, ms);
+                if (m_model.size() < 4000) m_model.add(p->features, t.task->key, ms);
             }
-            std::sort(t.good.begin(), t.good.end(),
-                      [](const auto& a, const auto& b) { return a.first < b.first; });
             // A confirmed record is what applies: report its robust median.
             const TuningRecord* best =
                 m_db.best(t.task->key, "llvm", m_o.measure.opt_level, m_o.threads);
@@ -184,7 +171,7 @@ private:
             r.trace = t.task->default_trace;
             // The default rule as a knobbed candidate (its knob values; with
             // pinned knobs, the pinned configuration).
-            if (t.space.anchor) r.decisions = default_candidate(t.space).to_json();
+            r.decisions = t.space->first();
             r.times_ms = t.measurer->baseline().times_ms;
             r.flops = t.task->flops;
             r.timestamp = now_epoch();
@@ -205,92 +192,10 @@ private:
         return autotune::pick_task(st);
     }
 
-    bool score(const TaskState& t, Candidate c, Scored& out) {
-        out.key = c.to_json();
-        try {
-            Realized r = realize(t.task->func, c, t.space);
-            out.func = r.func;
-            out.trace = r.trace;
-            out.features = extract_features(out.func);
-        } catch (const UserError&) {
-            return false;
-        }
-        out.c = std::move(c);
-        return true;
-    }
-
-    // Evolutionary search under the cost model; returns unmeasured candidates.
-    std::vector<Scored> propose(TaskState& t, int n) {
-        std::vector<Scored> pop;
-        std::set<std::string> in_pop;
-        auto add = [&](Candidate c) {
-            Scored s;
-            if (in_pop.count(c.to_json())) return;
-            if (!score(t, std::move(c), s)) return;
-            in_pop.insert(s.key);
-            pop.push_back(std::move(s));
-        };
-        // The default schedule (knobs at their first choices) is measured first, so
-        // the tuned kernel is never slower than the default one.
-        if (t.space.anchor) add(default_candidate(t.space));
-        for (size_t i = 0; i < t.good.size() && i < 8; ++i) add(t.good[i].second);
-        for (int tries = 0; int(pop.size()) < m_o.population && tries < 2 * m_o.population; ++tries)
-            add(sample(t.task->func, t.space, m_rng));
-        if (m_model.trained()) {
-            for (int g = 0; g < m_o.generations && !cancelled(); ++g) {
-                predict(pop);
-                std::sort(pop.begin(), pop.end(),
-                          [](const Scored& a, const Scored& b) { return a.score > b.score; });
-                const size_t parents = std::max<size_t>(1, pop.size() / 2);
-                const size_t before = pop.size();
-                for (size_t i = 0; i < before; ++i) {
-                    const Candidate& p = pop[std::uniform_int_distribution<size_t>(0, parents - 1)(m_rng)].c;
-                    add(mutate(t.task->func, p, t.space, m_rng));
-                }
-            }
-            predict(pop);
-        } else {
-            std::shuffle(pop.begin(), pop.end(), m_rng);
-        }
-        std::stable_sort(pop.begin(), pop.end(),
-                         [](const Scored& a, const Scored& b) { return a.score > b.score; });
-        std::vector<Scored> out;
-        if (t.space.anchor) {
-            const std::string dflt = default_candidate(t.space).to_json();
-            for (Scored& s : pop)
-                if (s.key == dflt && !t.seen.count(s.key)) {
-                    t.seen.insert(s.key);
-                    out.push_back(s);
-                }
-        }
-        const int greedy = m_model.trained() ? int(std::ceil(n * (1.0 - m_o.epsilon))) : 0;
-        for (Scored& s : pop) {
-            if (int(out.size()) >= greedy) break;
-            if (t.seen.count(s.key)) continue;
-            t.seen.insert(s.key);
-            out.push_back(std::move(s));
-        }
-        for (int tries = 0; int(out.size()) < n && tries < 8 * n; ++tries) {  // epsilon: random
-            Scored s;
-            if (!score(t, sample(t.task->func, t.space, m_rng), s) || t.seen.count(s.key)) continue;
-            t.seen.insert(s.key);
-            out.push_back(std::move(s));
-        }
-        if (m_model.trained()) predict(out);
-        return out;
-    }
-
-    void predict(std::vector<Scored>& v) {
-        std::vector<std::vector<float>> x;
-        for (const Scored& s : v) x.push_back(s.features);
-        std::vector<double> p = m_model.predict(x);
-        for (size_t i = 0; i < v.size(); ++i) v[i].score = p[i];
-    }
-
-    int measure(TaskState& t, std::vector<Scored>& batch) {
+    int measure(TaskState& t, std::vector<SpacePoint>& batch) {
         t.best_before_round = t.p.best_ms;
         std::vector<tir::PrimFunc> funcs;
-        for (const Scored& s : batch) funcs.push_back(s.func);
+        for (const SpacePoint& s : batch) funcs.push_back(s.func);
         std::vector<Built> built;
         if (m_o.measure.workers > 1) built = t.measurer->build(funcs, m_cancel);
         int done = 0;
@@ -331,10 +236,8 @@ private:
             m_progress.trials++;
             const double ms = r.ok() ? r.median_ms() : -1;
             if (!r.ok()) t.p.errors++;
-            if (r.ok()) {
-                if (t.p.best_ms == 0 || ms < t.p.best_ms) t.p.best_ms = ms;
-                t.good.push_back({ms, batch[i].c});
-            }
+            if (r.ok() && (t.p.best_ms == 0 || ms < t.p.best_ms)) t.p.best_ms = ms;
+            t.search->measured(batch[i].key, ms);
             if (held_out) {
                 pred.push_back(batch[i].score);
                 truth.push_back(r.ok() ? 1.0 / ms : 0.0);
@@ -343,9 +246,6 @@ private:
             report(int(&t - m_tasks.data()), r.error);
         }
         m_db.sync();  // the batch's records survive a crash of the machine
-        std::sort(t.good.begin(), t.good.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
-        if (t.good.size() > 32) t.good.resize(32);
         t.gain = round_gain(t.best_before_round, t.p.best_ms);
         if (pred.size() >= 3) {
             m_batch_corr.push_back(spearman(pred, truth));
@@ -364,49 +264,25 @@ private:
     // re-measured alternately, round by round, so that neither one lucky
     // measurement nor a slow phase of a shared machine picks the record.
     void confirm(TaskState& t) {
-        struct Finalist {
-            std::string decisions;
-            tir::PrimFunc func;
-            schedule::Trace trace;
-            std::vector<double> medians;
-            std::string error;
-        };
-        std::vector<Finalist> fin;
-        std::set<std::string> keys;
         // The default is always a finalist: the task's own default kernel (the
         // default candidate's realization), not re-derived here, so that it
         // cannot drop out of the comparison it anchors.
-        const std::string dflt = t.space.anchor ? default_candidate(t.space).to_json() : "";
-        keys.insert(dflt);
-        fin.push_back({dflt, t.task->default_func, t.task->default_trace, {}, ""});
-        for (const auto& g : t.good) {
-            if (int(fin.size()) > m_o.confirm_top) break;
-            Scored s;
-            if (keys.count(g.second.to_json()) || !score(t, g.second, s)) continue;
-            keys.insert(s.key);
-            fin.push_back({s.key, s.func, s.trace, {}, ""});
-        }
+        std::vector<Finalist> fin = pick_finalists(
+            *t.search, *t.space,
+            {t.space->first(), t.task->default_func, t.task->default_trace, {}, ""},
+            m_o.confirm_top);
         if (fin.size() < 2) return;  // nothing to choose between
         std::vector<tir::PrimFunc> funcs;
         for (const Finalist& f : fin) funcs.push_back(f.func);
         std::vector<Built> built = t.measurer->build(funcs, m_cancel);
-        for (int round = 0; round < m_o.confirm_rounds && !cancelled(); ++round) {
-            for (size_t j = 0; j < fin.size() && !cancelled(); ++j) {
-                // Rotate the order each round: no finalist always runs first.
-                Finalist& f = fin[(j + size_t(round)) % fin.size()];
-                const Built& b = built[(j + size_t(round)) % fin.size()];
-                if (!f.error.empty()) continue;
-                if (!b.error.empty()) {
-                    f.error = b.error;
-                    continue;
-                }
-                MeasureResult r = t.measurer->run(b.fn, m_cancel);
-                if (r.error == "cancelled") return;
-                if (r.ok()) f.medians.push_back(r.median_ms());
-                else f.error = r.error;
-            }
-        }
-        if (cancelled()) return;
+        const bool done = confirm_rounds(fin, m_o.confirm_rounds, [&](size_t i) -> std::optional<Trial> {
+            if (cancelled()) return std::nullopt;
+            if (!built[i].error.empty()) return Trial{{}, built[i].error};
+            MeasureResult r = t.measurer->run(built[i].fn, m_cancel);
+            if (r.error == "cancelled") return std::nullopt;
+            return Trial{r.times_ms, r.error};
+        });
+        if (!done || cancelled()) return;
         for (Finalist& f : fin) {
             TuningRecord rec;
             rec.workload = t.task->key;

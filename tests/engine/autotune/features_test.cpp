@@ -16,18 +16,12 @@
 #include "engine/tir/passes/flatten_buffers.h"
 #include "engine/tir/passes/inject_prefetch.h"
 #include "engine/tir/passes/lower_blocks.h"
+#include "tests/engine/autotune/autotune_test_util.h"
 
 namespace tessera::autotune {
 namespace {
 
-tir::PrimFunc matmul(int64_t m, int64_t n, int64_t k) {
-    te::Tensor A = te::placeholder({m, k}, tir::DataType::float32(), "A");
-    te::Tensor B = te::placeholder({k, n}, tir::DataType::float32(), "B");
-    tir::IterVar r = te::reduce_axis(k, "k");
-    te::Tensor C = te::compute(
-        {m, n}, [&](auto i) { return te::sum(A(i[0], r.var) * B(r.var, i[1]), {r}); }, "C");
-    return te::create_prim_func({A, B, C}, "mm");
-}
+using test::matmul;
 
 float feature(const std::vector<float>& x, const std::string& name) {
     const auto& names = feature_names();

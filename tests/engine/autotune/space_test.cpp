@@ -1,12 +1,14 @@
 // Design space and cost-model features: every sampled or mutated candidate's
 // trace replays on a fresh function and matches the interpreter; features of
 // known loop nests have the expected counts, strides and annotations.
+#include "engine/autotune/space.h"
+
 #include <gtest/gtest.h>
 
 #include "engine/autotune/cost_model.h"
 #include "engine/autotune/features.h"
-#include "engine/autotune/space.h"
 #include "engine/te/tensor.h"
+#include "tests/engine/autotune/autotune_test_util.h"
 #include "tests/engine/schedule/random_schedule.h"
 
 namespace tessera::autotune {
@@ -16,14 +18,7 @@ using schedule::test::max_rel_diff;
 using schedule::test::run_interpreted;
 using schedule::test::run_jit;
 
-tir::PrimFunc matmul(int64_t m, int64_t n, int64_t k) {
-    te::Tensor A = te::placeholder({m, k}, tir::DataType::float32(), "A");
-    te::Tensor B = te::placeholder({k, n}, tir::DataType::float32(), "B");
-    tir::IterVar r = te::reduce_axis(k, "k");
-    te::Tensor C = te::compute(
-        {m, n}, [&](auto i) { return te::sum(A(i[0], r.var) * B(r.var, i[1]), {r}); }, "C");
-    return te::create_prim_func({A, B, C}, "mm");
-}
+using test::matmul;
 
 TEST(Space, PerfectFactorization) {
     std::mt19937_64 rng(3);
