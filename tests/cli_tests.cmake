@@ -448,6 +448,15 @@ tessera_cli_exit(cli_symbolic_dim_input_shape_with_input_dir EXPECT 0 STDOUT "\"
                       --compare-dir ${SYMBOLIC_BATCH}/test_data_set_1 --json)
 tessera_cli_exit(cli_symbolic_dim_compile_input_shape EXPECT 0 STDOUT "kernels"
                  ARGS compile ${SYMBOLIC_BATCH}/model.onnx --input-shape x:4x3 -o ${CLI_SCRATCH}/symbolic_batch.tar)
+# One process, several input shapes: a new batch compiles only the kernels
+# whose shapes changed (the z path's sigmoid is reused), a shape seen before
+# builds nothing, and every set matches its expected outputs.
+set(SYMBOLIC_TWO_PATHS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/symbolic_two_paths)
+tessera_cli_exit(cli_run_shape_sets_compile_only_changed_kernels EXPECT 0
+                 STDOUT "set 1: [^\n]*\\(x: 1x8\\): built, 3 of 3 kernels compiled[^\n]*check ok.*set 2: [^\n]*\\(x: 3x8\\): built, 2 of 3 kernels compiled[^\n]*check ok.*set 3: [^\n]*\\(x: 1x8\\): seen before, nothing compiled[^\n]*check ok.*specialisations: 2 for 3 input sets"
+                 ARGS run ${SYMBOLIC_TWO_PATHS} --input-dir ${SYMBOLIC_TWO_PATHS}/test_data_set_0
+                      --input-dir ${SYMBOLIC_TWO_PATHS}/test_data_set_1 --input-dir ${SYMBOLIC_TWO_PATHS}/test_data_set_0 --repeat 2)
+
 # The graph text names the symbolic dim with the size it was given.
 tessera_cli_exit(cli_symbolic_dim_named_in_graph_text EXPECT 0 STDOUT "%x: Tensor\\[\\(batch=4, 3\\), float32\\]"
                  ARGS inspect ${SYMBOLIC_BATCH}/model.onnx --input-shape x:4x3 --print graph)

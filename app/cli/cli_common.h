@@ -82,7 +82,8 @@ CommandDef make_command(std::string name, Add add, Run run) {
 // subcommand; run_* executes it after parsing and returns the exit code.
 struct RunOptions {
     std::string model;
-    std::string input_dir;
+    std::string input_dir;                // the first --input-dir
+    std::vector<std::string> input_dirs;  // every --input-dir: more than one runs each set in turn
     std::vector<std::string> inputs;
     std::string compare_dir;
     bool check = false;
@@ -101,6 +102,9 @@ struct RunOptions {
 };
 CLI::App* add_run_command(CLI::App& app, RunOptions& o);
 int run_run(const RunOptions& o);
+/// `run` with several --input-dir folders: one process, the model specialised
+/// per input shapes (driver::ShapeSpecializations). app/cli/run_shape_sets.cpp
+int run_shape_sets(const RunOptions& o);
 
 struct InspectOptions {
     std::string model;

@@ -21,7 +21,10 @@ CLI::App* add_run_command(CLI::App& app, RunOptions& o) {
         app.add_subcommand("run", "Compile a model, run it, time it and check its outputs");
     cmd->add_option("MODEL", o.model, "an .onnx file, an ONNX test-case folder or a package .tar")
         ->required();
-    auto* input_dir = cmd->add_option("--input-dir", o.input_dir, "folder with input_N.pb files");
+    auto* input_dir = cmd->add_option(
+        "--input-dir", o.input_dirs,
+        "folder with input_N.pb files; repeated: each set in turn in one process, the model built "
+        "once per input shapes and only the kernels whose shapes changed compiled again");
     auto* inputs = cmd->add_option("--inputs", o.inputs, "input TensorProto files, in input order");
     input_dir->excludes(inputs);
     auto* compare =
@@ -101,7 +104,10 @@ std::vector<NDArray> gather_inputs(const RunOptions& o, const ModelPath& mp, con
 
 }  // namespace
 
-int run_run(const RunOptions& o) {
+int run_run(const RunOptions& given) {
+    RunOptions o = given;
+    if (!o.input_dirs.empty()) o.input_dir = o.input_dirs.front();
+    if (o.input_dirs.size() > 1) return run_shape_sets(o);
     if (is_package_path(o.model, o.package)) return run_package(o);
     ModelPath mp = resolve_model_path(o.model);
     // Input files are also what a model with shape operands as graph inputs needs.

@@ -2,6 +2,7 @@
 // kernels into a GraphExecutor, and the interpreter reference run.
 #include "engine/driver/driver.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -137,6 +138,10 @@ int CompiledModel::records_applied() const {
     return n;
 }
 
+int CompiledModel::kernels_compiled() const {
+    return int(std::count(kernel_compiled.begin(), kernel_compiled.end(), true));
+}
+
 std::string CompiledModel::records_summary(const std::string& records) const {
     if (records.empty()) return "";
     if (!records_note.empty()) return records_note;
@@ -246,9 +251,16 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return model;
     }
-    std::shared_ptr<codegen::JitModule> jit =
-        codegen::jit_compile(model->kernels, model->llvm);
-    for (auto& c : calls) c.fn = jit->lookup(c.kernel);
+    std::shared_ptr<KernelCache> cache =
+        options.kernel_cache ? options.kernel_cache : std::make_shared<KernelCache>();
+    std::vector<KernelCache::Entry> compiled =
+        cache->get_or_compile(model->kernels, model->llvm, &model->kernel_compiled);
+    auto modules = std::make_shared<std::vector<std::shared_ptr<codegen::JitModule>>>();
+    for (size_t i = 0; i < calls.size(); ++i) {
+        calls[i].fn = compiled[i].fn;
+        if (std::find(modules->begin(), modules->end(), compiled[i].module) == modules->end())
+            modules->push_back(compiled[i].module);
+    }
 
     std::vector<graph::TensorType> types;
     std::vector<NDArray> constants;
@@ -264,7 +276,7 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         constants.push_back(val.is_constant() && !dropped ? constant_array(val) : NDArray());
     }
     model->executor = std::make_shared<runtime::GraphExecutor>(
-        std::move(types), std::move(constants), og.inputs, og.outputs, std::move(calls), jit);
+        std::move(types), std::move(constants), og.inputs, og.outputs, std::move(calls), modules);
     model->compile_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (progress) progress(total, total);

@@ -9,6 +9,7 @@
 
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/driver/cuda_model.h"
+#include "engine/driver/kernel_cache.h"
 #include "engine/driver/target.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/passes/pass_manager.h"
@@ -78,6 +79,11 @@ struct BuildOptions {
     /// false: schedule every kernel but compile none (no executor, no
     /// LLVM or NVRTC time spent): what the code views and `inspect` print.
     bool jit = true;
+    /// Compiled kernels to reuse and to add to (kernel_cache.h): a model
+    /// built at several shapes, or again after an edit, compiles only the
+    /// kernels whose loop IR changed. Null: the build's own (equal kernels of
+    /// one build are compiled once either way).
+    std::shared_ptr<KernelCache> kernel_cache;
 };
 
 /// Runs the graph passes that `options` select for its target (see
@@ -142,6 +148,11 @@ struct CompiledModel {
     std::vector<KernelSchedule> schedules;
     /// Target "llvm": what the kernels are (or would be) compiled with.
     codegen::LlvmOptions llvm;
+    /// Target "llvm": per kernel, whether this build compiled it (false: an
+    /// equal kernel compiled earlier, BuildOptions::kernel_cache, or by this
+    /// build for another kernel, was reused).
+    std::vector<bool> kernel_compiled;
+    int kernels_compiled() const;
 
     int records_applied() const;
     /// The index in `kernels` of the kernel that runs the node named `node`;

@@ -176,6 +176,36 @@ def symbolic_batch_model():
                 f.write(numpy_helper.from_array(arr, "x" if name.startswith("input") else "y").SerializeToString())
 
 
+def symbolic_two_paths_model():
+    """x [batch, 8] -> Relu -> MatMul (8, 4) -> y [batch, 4] beside z [2, 16] ->
+    Sigmoid -> u [2, 16], two test-data sets of batch 1 and 3: a new batch
+    recompiles the x path's kernels only (the z path's loop IR is unchanged)."""
+    folder = os.path.join(HERE, "symbolic_two_paths")
+    rng = np.random.default_rng(17)
+    w = rng.uniform(-1, 1, (8, 4)).astype(np.float32)
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+             helper.make_node("MatMul", ["r", "w"], ["y"], name="matmul"),
+             helper.make_node("Sigmoid", ["z"], ["u"], name="sigmoid")]
+    graph = helper.make_graph(nodes, "symbolic_two_paths", [vi("x", ["batch", 8]), vi("z", [2, 16])],
+                              [vi("y", ["batch", 4]), vi("u", [2, 16])], [numpy_helper.from_array(w, "w")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="make_models.py")
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    os.makedirs(folder, exist_ok=True)
+    onnx.save(m, os.path.join(folder, "model.onnx"))
+    for k, batch in enumerate((1, 3)):
+        d = os.path.join(folder, f"test_data_set_{k}")
+        os.makedirs(d, exist_ok=True)
+        x = rng.uniform(-1, 1, (batch, 8)).astype(np.float32)
+        z = rng.uniform(-4, 4, (2, 16)).astype(np.float32)
+        arrays = {"input_0.pb": (x, "x"), "input_1.pb": (z, "z"),
+                  "output_0.pb": ((np.maximum(x, 0) @ w).astype(np.float32), "y"),
+                  "output_1.pb": ((1 / (1 + np.exp(-z))).astype(np.float32), "u")}
+        for name, (arr, tensor_name) in arrays.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(numpy_helper.from_array(arr, tensor_name).SerializeToString())
+
+
 def winograd_conv_model():
     """Two 3x3 convs (16 -> 16 -> 24 channels on a 28x28 plane, relu): the
     winograd pass rewrites both at -O2 (the studio's roofline test)."""
@@ -217,4 +247,5 @@ if __name__ == "__main__":
     range_int64_large_model()
     duplicate_node_names_model()
     symbolic_batch_model()
+    symbolic_two_paths_model()
     int8_dense_model()
