@@ -1,4 +1,6 @@
-// ScheduleEditor: UI, trace replay, drag-to-reorder/compute_at, Measure job.
+// ScheduleEditor: the widgets, the trace and its replay. The loop tree's
+// selection and drops are in schedule_editor_loop_tree.cpp, Measure in
+// schedule_editor_measure.cpp.
 #include "app/studio/schedule_editor.h"
 
 #include <QComboBox>
@@ -379,127 +381,6 @@ QString ScheduleEditor::describeStep(const schedule::Step& step) {
     if (!step.value.empty()) text += "=" + QString::fromStdString(step.value);
     if (!step.outputs.empty()) text += QString(" \u2192 ") + joinNames(step.outputs);
     return text;
-}
-
-QStringList ScheduleEditor::selectedLoops() const {
-    QStringList loops;
-    const QModelIndexList rows = m_loopView->selectionModel()->selectedRows(0);
-    QVector<int> order;
-    for (const QModelIndex& index : rows) {
-        const int r = m_loopModel->rowOf(index);
-        if (r >= 0 && !m_loopModel->rows()[r].isBlock) order.append(r);
-    }
-    std::sort(order.begin(), order.end());  // pre-order = outermost first
-    for (int r : order) loops << m_loopModel->rows()[r].name;
-    return loops;
-}
-
-QString ScheduleEditor::selectedBlock() const {
-    for (const QModelIndex& index : m_loopView->selectionModel()->selectedRows(0)) {
-        const int r = m_loopModel->rowOf(index);
-        if (r >= 0 && m_loopModel->rows()[r].isBlock) return m_loopModel->rows()[r].name;
-    }
-    return {};
-}
-
-void ScheduleEditor::annotateSelected(const QString& op) {
-    const QStringList loops = selectedLoops();
-    if (loops.size() != 1) {
-        m_errorLabel->setText(op + ": select one loop.");
-        return;
-    }
-    addStep(makeStep(op.toStdString(), {loops[0].toStdString()}));
-}
-
-std::string ScheduleEditor::placementAt(const QString& block, const QString& loop) const {
-    for (const char* op : {"compute_at", "reverse_compute_at"}) {
-        try {
-            schedule::Schedule s(m_scheduled);
-            s.apply(makeStep(op, {loop.toStdString()}, {}, block.toStdString()));
-            return op;
-        } catch (const std::exception&) {
-            // not legal this way
-        }
-    }
-    return {};
-}
-
-QSet<QString> ScheduleEditor::legalComputeAtTargets(const QString& block) const {
-    QSet<QString> legal;
-    if (!m_scheduled.defined()) return legal;
-    for (const LoopRow& row : m_loopModel->rows()) {
-        if (row.isBlock) continue;
-        // A producer moves under its consumer's loop (compute_at), a consumer
-        // under its producer's (reverse_compute_at).
-        if (!placementAt(block, row.name).empty()) legal.insert(row.name);
-    }
-    return legal;
-}
-
-void ScheduleEditor::onLoopDropped(const QString& source, bool isBlock, const QString& target) {
-    m_loopModel->setLegalTargets({});
-    if (isBlock) {
-        const std::string op = placementAt(source, target);
-        addStep(makeStep(op.empty() ? "compute_at" : op, {target.toStdString()}, {},
-                         source.toStdString()));  // an illegal drop says why compute_at fails
-        return;
-    }
-    // Reorder within the nest that holds both loops: move `source` to `target`'s place.
-    try {
-        schedule::Schedule s(m_scheduled);
-        for (const std::string& block : s.blocks()) {
-            std::vector<std::string> loops = s.get_loops(block);
-            auto a = std::find(loops.begin(), loops.end(), source.toStdString());
-            auto b = std::find(loops.begin(), loops.end(), target.toStdString());
-            if (a == loops.end() || b == loops.end()) continue;
-            const size_t i = size_t(a - loops.begin()), j = size_t(b - loops.begin());
-            std::vector<std::string> sub(loops.begin() + std::min(i, j), loops.begin() + std::max(i, j) + 1);
-            if (i < j)
-                std::rotate(sub.begin(), sub.begin() + 1, sub.end());
-            else
-                std::rotate(sub.rbegin(), sub.rbegin() + 1, sub.rend());
-            addStep(makeStep("reorder", sub));
-            return;
-        }
-        m_errorLabel->setText("Reorder: " + source + " and " + target + " are not in one loop nest.");
-    } catch (const std::exception& e) {
-        m_errorLabel->setText(oneLine(QString::fromStdString(e.what())));
-    }
-}
-
-void ScheduleEditor::measure() {
-    if (!m_scheduled.defined()) return;
-    const tir::PrimFunc func = m_scheduled;
-    const schedule::Trace applied = m_applied;
-    const KernelMeasurer measurer = m_measurer;
-    const double flops = m_flops;
-    const QString label = QString("%1 steps").arg(m_steps.size());
-    m_jobs->start(
-        "Measuring kernel",
-        [func, applied, measurer, flops](const JobContext& context) {
-            // About 200 ms of runs, as the tuner and the profiler time kernels.
-            runtime::TimingOptions timing;
-            timing.min_seconds = 0.2;
-            timing.max_repeat = 200;
-            auto each = [&context](int done) {
-                context.reportProgress(std::min(1.0, 0.2 + 0.8 * done / 200.0));
-                return !context.isCancelled();
-            };
-            context.reportProgress(0.05);
-            driver::KernelMeasurement m =
-                measurer ? measurer(applied, each) : driver::measure_kernel(func, flops, timing, {}, each);
-            context.throwIfCancelled();
-            return m;
-        },
-        [this, label](const driver::KernelMeasurement& m) {
-            m_plot->addPoint(m.gflops, label);
-            m_errorLabel->setStyleSheet(QString());  // a result, not an error
-            m_errorLabel->setText(QString("Measured %1 ms, %2 GFLOP/s (median of %3)")
-                                      .arg(m.median_ms, 0, 'f', 4)
-                                      .arg(m.gflops, 0, 'f', 2)
-                                      .arg(m.repeat));
-            emit measured(m.gflops, m.median_ms);
-        });
 }
 
 }  // namespace tessera::studio
