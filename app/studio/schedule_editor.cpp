@@ -9,7 +9,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTreeView>
@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "app/studio/knob_panel.h"
+#include "app/studio/schedule_trace_model.h"
 #include "app/studio/step_dialog.h"
 #include "engine/schedule/schedule.h"
 #include "engine/tir/printer.h"
@@ -37,12 +38,6 @@ protected:
     }
 };
 
-QString joinNames(const std::vector<std::string>& names) {
-    QStringList parts;
-    for (const std::string& n : names) parts << QString::fromStdString(n);
-    return parts.join(", ");
-}
-
 // "-1, 32" or "4 8" -> {-1, 32}; false on anything else.
 bool parseFactors(const QString& text, std::vector<int64_t>* out) {
     out->clear();
@@ -57,7 +52,10 @@ bool parseFactors(const QString& text, std::vector<int64_t>* out) {
 }  // namespace
 
 ScheduleEditor::ScheduleEditor(QWidget* parent)
-    : QWidget(parent), m_loopModel(new LoopTreeModel(this)), m_jobs(new JobRunner(this)) {
+    : QWidget(parent),
+      m_loopModel(new LoopTreeModel(this)),
+      m_traceModel(new ScheduleTraceModel(this)),
+      m_jobs(new JobRunner(this)) {
     buildUi();
     connect(m_loopModel, &LoopTreeModel::loopDropped, this, &ScheduleEditor::onLoopDropped);
     // While a block is dragged, the loops it may be computed at are highlighted.
@@ -109,8 +107,11 @@ void ScheduleEditor::buildUi() {
     grid->addWidget(m_bindAxis, 2, 0, 1, 2);
     grid->addWidget(bind, 2, 2);
 
-    m_traceList = new QListWidget(controls);
+    m_traceList = new QListView(controls);
+    m_traceList->setModel(m_traceModel);
     m_traceList->setDragDropMode(QAbstractItemView::InternalMove);
+    m_traceList->setDefaultDropAction(Qt::MoveAction);
+    m_traceList->setEditTriggers(QAbstractItemView::NoEditTriggers);  // double-click edits a split
     m_traceList->setToolTip("The trace: uncheck to disable a step, drag to reorder, "
                             "double-click a split to edit its factors, Delete to remove");
     auto* more = new QPushButton("Add step...", controls);
@@ -167,23 +168,14 @@ void ScheduleEditor::buildUi() {
     });
     connect(more, &QPushButton::clicked, this, &ScheduleEditor::addStepDialog);
     connect(remove, &QPushButton::clicked, this, [this]() {
-        if (m_traceList->currentRow() >= 0) removeStep(m_traceList->currentRow());
+        if (m_traceList->currentIndex().isValid()) removeStep(m_traceList->currentIndex().row());
     });
     connect(m_measureButton, &QPushButton::clicked, this, &ScheduleEditor::measure);
-    connect(m_traceList, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
-        if (m_refreshing) return;
-        setStepEnabled(m_traceList->row(item), item->checkState() == Qt::Checked);
-    });
-    connect(m_traceList->model(), &QAbstractItemModel::rowsMoved, this, [this]() {
-        if (m_refreshing) return;
-        // Rebuild the step order from the items' original indices.
-        std::vector<schedule::Step> steps;
-        for (int i = 0; i < m_traceList->count(); ++i)
-            steps.push_back(m_steps[size_t(m_traceList->item(i)->data(Qt::UserRole).toInt())]);
-        setSteps(steps);
-    });
-    connect(m_traceList, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem* item) {
-        const int i = m_traceList->row(item);
+    connect(m_traceModel, &ScheduleTraceModel::stepToggled, this, &ScheduleEditor::setStepEnabled);
+    connect(m_traceModel, &ScheduleTraceModel::stepMoved, this, &ScheduleEditor::moveStep);
+    connect(m_traceList, &QListView::doubleClicked, this, [this](const QModelIndex& index) {
+        const int i = index.row();
+        if (i < 0 || size_t(i) >= m_steps.size()) return;
         schedule::Step& step = m_steps[size_t(i)];
         if (step.op != "split") return;
         QStringList current;
@@ -264,7 +256,7 @@ void ScheduleEditor::addStepDialog() {
         m_errorLabel->setText("Not applied: " + why);
         return;
     }
-    const int row = m_traceList->currentRow();
+    const int row = m_traceList->currentIndex().isValid() ? m_traceList->currentIndex().row() : -1;
     insertStep(row >= 0 ? row + 1 : int(m_steps.size()), step);
 }
 
@@ -348,39 +340,6 @@ void ScheduleEditor::replay() {
     emit stepsChanged();
 }
 
-void ScheduleEditor::refreshTrace() {
-    m_refreshing = true;
-    m_traceList->clear();
-    for (size_t i = 0; i < m_steps.size(); ++i) {
-        auto* item = new QListWidgetItem(QString("%1. %2").arg(i + 1).arg(describeStep(m_steps[i])));
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsDragEnabled);
-        item->setCheckState(m_steps[i].enabled ? Qt::Checked : Qt::Unchecked);
-        item->setData(Qt::UserRole, int(i));
-        if (int(i) == m_errorStep) {
-            item->setForeground(QColor(0xb0, 0x00, 0x20));
-            item->setToolTip(m_error);
-        } else if (m_errorStep >= 0 && int(i) > m_errorStep) {
-            item->setForeground(Qt::gray);
-            item->setToolTip("Not applied: an earlier step failed");
-        }
-        m_traceList->addItem(item);
-    }
-    m_refreshing = false;
-}
-
-QString ScheduleEditor::describeStep(const schedule::Step& step) {
-    QString text = QString::fromStdString(step.op);
-    if (!step.block.empty()) text += " " + QString::fromStdString(step.block);
-    if (!step.loops.empty()) text += " " + joinNames(step.loops);
-    if (!step.ints.empty()) {
-        QStringList ints;
-        for (int64_t v : step.ints) ints << QString::number(v);
-        text += " [" + ints.join(", ") + "]";
-    }
-    if (!step.key.empty()) text += " " + QString::fromStdString(step.key);
-    if (!step.value.empty()) text += "=" + QString::fromStdString(step.value);
-    if (!step.outputs.empty()) text += QString(" \u2192 ") + joinNames(step.outputs);
-    return text;
-}
+void ScheduleEditor::refreshTrace() { m_traceModel->setTrace(m_steps, m_errorStep, m_error); }
 
 }  // namespace tessera::studio
