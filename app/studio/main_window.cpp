@@ -24,6 +24,7 @@
 #include "app/studio/pass_pipeline_panel.h"
 #include "app/studio/properties_model.h"
 #include "app/studio/schedule_editor.h"
+#include "engine/core/thread_guard.h"
 #include "widgets/code_panes.h"
 #include "widgets/graph_view.h"
 #include "widgets/perf_plot.h"
@@ -56,6 +57,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_schedules(new ScheduleController(m_workspace, m_scheduleEditor, m_codePanes)),
       m_edits(new EditController(m_workspace, m_undo, m_graphView)),
       m_collapses(new CollapseController(m_workspace, m_graphView)) {
+    forbid_engine_work_on_this_thread(true);  // the UI thread: engine work runs in jobs
     setWindowTitle("Tessera Studio");
     setAcceptDrops(true);
     setCentralWidget(m_graphView);
