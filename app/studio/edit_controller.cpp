@@ -1,9 +1,11 @@
-// EditController: edits through the undo stack, the edit dialogs, saving as ONNX.
+// EditController: edits through the undo stack, the Edit and node context
+// menus, the edit dialogs, saving as ONNX.
 #include "app/studio/edit_controller.h"
 
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QLineEdit>
+#include <QMenu>
 #include <QUndoStack>
 
 #include "app/studio/edit_command.h"
@@ -17,7 +19,54 @@
 namespace tessera::studio {
 
 EditController::EditController(Workspace* workspace, QUndoStack* undo, widgets::GraphView* graphView)
-    : QObject(workspace), m_workspace(workspace), m_undo(undo), m_graphView(graphView) {}
+    : QObject(workspace), m_workspace(workspace), m_undo(undo), m_graphView(graphView) {
+    m_graphView->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_graphView, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+        const int node = m_graphView->nodeAt(pos);
+        if (node < 0) return;
+        QMenu* menu = nodeContextMenu(node);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(m_graphView->viewport()->mapToGlobal(pos));
+    });
+}
+
+void EditController::fillEditMenu(QMenu* menu) {
+    QAction* undo = m_undo->createUndoAction(menu, "&Undo");
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_undo->createRedoAction(menu, "&Redo");
+    redo->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::Key_Y)});
+    menu->addAction(undo);
+    menu->addAction(redo);
+    menu->addSeparator();
+    menu->addAction("&Delete node", this, &EditController::deleteCurrentNode)
+        ->setShortcut(QKeySequence::Delete);
+    menu->addAction("Re&name node...", this, &EditController::renameCurrentNode)
+        ->setShortcut(Qt::Key_F2);
+    menu->addAction("Replace &op type...", this, &EditController::replaceCurrentOp);
+}
+
+QMenu* EditController::nodeContextMenu(int node) {
+    auto* menu = new QMenu(m_workspace->dialogParent());
+    if (!document() || node < 0 || node >= document()->nodeCount()) return menu;
+    const graph::Node& n = document()->graph().nodes[size_t(node)];
+    menu->setTitle(QString::fromStdString(n.op + " " + n.name));
+    // Each action acts on this node: select it, then do what the menus do.
+    auto onNode = [this, node](auto action) {
+        return [this, node, action]() {
+            if (!document() || node >= document()->nodeCount()) return;
+            m_graphView->setCurrentNode(node);
+            action();
+        };
+    };
+    menu->addAction("Show &loop IR", this, onNode([this]() { emit viewRequested("code"); }));
+    menu->addAction("&Schedule...", this, onNode([this]() { emit viewRequested("schedule"); }));
+    menu->addSeparator();
+    menu->addAction("Re&name...", this, onNode([this]() { renameCurrentNode(); }));
+    menu->addAction("Replace &op type...", this, onNode([this]() { replaceCurrentOp(); }));
+    menu->addAction("&Insert node after...", this, onNode([this]() { insertNodeDialog(); }));
+    menu->addAction("&Delete", this, onNode([this]() { deleteCurrentNode(); }));
+    return menu;
+}
 
 ModelDocument* EditController::document() const { return m_workspace->document().get(); }
 

@@ -1,8 +1,8 @@
 // EditController: graph editing through the undo stack: one edit at a time
-// (refused edits change nothing and say why), the Edit and Model menus'
-// dialogs on the selected node (delete, rename, replace op, insert a node
-// after it, set an input shape), edits typed into the properties tree, and
-// saving the edited model as ONNX.
+// (refused edits change nothing and say why), the Edit menu's actions and the
+// graph's node context menu, the dialogs on the selected node (delete,
+// rename, replace op, insert a node after it, set an input shape), edits
+// typed into the properties tree, and saving the edited model as ONNX.
 #pragma once
 
 #include <QObject>
@@ -13,6 +13,7 @@
 
 #include "engine/graph/graph_edit.h"
 
+class QMenu;
 class QUndoStack;
 
 namespace tessera::widgets {
@@ -28,6 +29,13 @@ class EditController : public QObject {
     Q_OBJECT
 public:
     EditController(Workspace* workspace, QUndoStack* undo, widgets::GraphView* graphView);
+
+    /// Adds undo, redo and the node edits (delete, rename, replace op) to `menu`.
+    void fillEditMenu(QMenu* menu);
+    /// The graph's context menu for a node (show loop IR, schedule, rename,
+    /// replace op, insert after, delete); the caller owns it. Its actions
+    /// select the node first.
+    QMenu* nodeContextMenu(int node);
 
     /// Applies an edit through the undo stack. A refused edit changes nothing,
     /// is logged with its reason and emits refused; returns false.
@@ -59,6 +67,8 @@ signals:
     void graphInstalled(const QString& select);
     /// The node should be shown again (its properties restored after a refused edit).
     void nodeRefresh(int node);
+    /// The node context menu asks for a view ("code", "schedule": MainWindow::raiseView).
+    void viewRequested(const QString& name);
 
 private:
     void install(std::shared_ptr<const graph::Graph> graph, const std::vector<graph::GraphEdit>& edits);

@@ -1,16 +1,13 @@
-// MainWindow: the studio's window: graph in the centre (search, edits with
-// undo/redo); docks for properties, the schedule editor, code panes, the pass
-// pipeline, performance plots and messages; opening models (menu, drop,
-// recent). Run, Tune, Export and sessions are controllers that own their jobs
-// and state (run_controller.h, tune_controller.h, export_controller.h,
-// session_controller.h) over the shared Workspace; the window lays them out
-// and wires them. Its members are defined in main_window.cpp,
-// main_window_edit.cpp and main_window_code.cpp.
+// MainWindow: the studio's window: the graph in the centre; docks for
+// properties, the schedule editor, code panes, the pass pipeline, performance
+// plots and messages; the status bar's job progress. What the studio does is
+// in controllers over the shared Workspace (load_controller.h,
+// run_controller.h, tune_controller.h, export_controller.h,
+// session_controller.h, schedule_controller.h, edit_controller.h) and the
+// menus in main_menus.h; the window lays them out and wires them.
 #pragma once
 
 #include <QMainWindow>
-#include <QMap>
-#include <memory>
 
 #include "app/studio/build_settings.h"
 #include "app/studio/edit_controller.h"
@@ -22,33 +19,27 @@
 #include "app/studio/session_controller.h"
 #include "app/studio/tune_controller.h"
 #include "app/studio/workspace.h"
-#include "engine/schedule/trace.h"
 
 class QDockWidget;
-class QLabel;
 class QLineEdit;
-class QMenu;
-class QTabWidget;
-class QUndoStack;
 class QPlainTextEdit;
 class QProgressBar;
-class QToolBar;
-class QToolButton;
-class QTableWidget;
 class QTreeView;
+class QUndoStack;
 
 namespace tessera::widgets {
 class CodePanes;
 class CodeView;
 class GraphView;
-class PerfPlot;
-class RooflinePlot;
-class SeriesPlot;
 }  // namespace tessera::widgets
 
 namespace tessera::studio {
 
 class BuildSettingsBar;
+class CollapseController;
+class JobStatus;
+class LoadController;
+class MainMenus;
 class PassPipelinePanel;
 class PropertiesModel;
 class ScheduleEditor;
@@ -64,35 +55,28 @@ public:
     bool dialogsSuppressed() const { return m_workspace->dialogsSuppressed(); }
 
     Workspace* workspace() const { return m_workspace; }
+    LoadController* loads() const { return m_loads; }
     RunController* runs() const { return m_runs; }
     TuneController* tuning() const { return m_tunes; }
     ExportController* exports() const { return m_exports; }
     SessionController* sessions() const { return m_sessions; }
     ScheduleController* schedules() const { return m_schedules; }
     EditController* edits() const { return m_edits; }
+    MainMenus* menus() const { return m_menus; }
 
-    /// Starts loading a model in the background. modelLoaded follows once it
-    /// is shown and laid out, or loadFailed (the previous model stays open).
+    /// Starts loading a model in the background (LoadController). modelLoaded
+    /// follows once it is shown and laid out, or loadFailed (the previous model stays open).
     void openModel(const QString& path);
-    /// Opens `path` with static shapes for its symbolic inputs; with none, a
-    /// model with symbolic dims asks for them (askInputShapes) and reopens.
-    void openModelWithShapes(const QString& path, const std::map<std::string, std::vector<int64_t>>& shapes);
     /// Raises the dock of a view: "graph", "schedule", "code", "passes", "plots" or
     /// "tuning" (the plots' tuning tab). False if unknown.
     bool raiseView(const QString& name);
-
-    QUndoStack* undoStack() const { return m_undo; }
-    /// The graph's context menu for a node (show loop IR, schedule, rename,
-    /// replace op, delete); the caller owns it. Its actions select the node first.
-    QMenu* nodeContextMenu(int node);
     /// Highlights nodes matching `text`, selects the next; returns the match count.
     int searchGraph(const QString& text);
-    QLineEdit* searchBox() const { return m_search; }
-    /// The recent model files, newest first (QSettings).
-    QStringList recentFiles() const;
+    QLineEdit* searchBox() const;
+    QUndoStack* undoStack() const { return m_undo; }
 
-    const ModelDocument* document() const { return m_document.get(); }
-    bool isLoading() const { return m_loadJobs->isRunning(); }
+    const ModelDocument* document() const { return m_workspace->document().get(); }
+    bool isLoading() const;
 
     widgets::GraphView* graphView() const { return m_graphView; }
     /// The left code pane (loop IR by default).
@@ -113,7 +97,7 @@ public:
     /// found in a job), "scope1".."scope3" (name scopes at that level, repeated
     /// blocks marked) or "none" (expanded); the selection stays.
     void collapseGraph(const QString& how);
-    bool isCollapsing() const { return m_collapseJobs->isRunning(); }
+    bool isCollapsing() const;
     /// Raises the Performance dock's tab "bars", "roofline" or "tuning".
     void showPlot(const QString& name);
     QTreeView* propertiesView() const { return m_properties; }
@@ -121,16 +105,12 @@ public:
     QPlainTextEdit* messagesView() const { return m_messages; }
     /// The status bar's progress: opening a model goes 0-60 % while importing
     /// and 60-100 % while laying out; jobs report their own fraction.
-    QProgressBar* progressBar() const { return m_progress; }
+    QProgressBar* progressBar() const;
 
 public slots:
-    void openFileDialog();
     void cancelJobs();
     /// Shows a node's loop IR and properties (-1 clears them).
     void showNode(int node);
-    void exportGraphDialog();
-    void exportPlotDialog();
-    void showAbout();
 
 signals:
     void modelLoaded(const QString& path);
@@ -148,49 +128,38 @@ protected:
 
 private:
     void createDocks();
-    void createActions();
-    void setDocument(std::shared_ptr<ModelDocument> document);
-    void reportError(const QString& title, const QString& message);
+    void connectControllers();
+    void showDocument();
+    void onLayoutFinished();
     void log(const QString& message);
-    void updateBusyState();
-    void createEditActions(QMenu* editMenu);
-    void addRecentFile(const QString& path);
-    void rebuildRecentMenu();
-
-    std::shared_ptr<ModelDocument> m_document;
-    JobRunner* m_loadJobs;
 
     widgets::GraphView* m_graphView;
     widgets::CodePanes* m_codePanes;
     ScheduleEditor* m_scheduleEditor;
     PassPipelinePanel* m_passPanel;
-    QDockWidget* m_passDock = nullptr;
-    JobRunner* m_collapseJobs;
     QUndoStack* m_undo;
-    QLineEdit* m_search;
-    QMenu* m_recentMenu = nullptr;
-    QTabWidget* m_plotTabs = nullptr;
-    QDockWidget* m_scheduleDock = nullptr;
-    QString m_selectAfterLayout;  // node name to select once a relayout finishes
     QTreeView* m_properties;
     PropertiesModel* m_propertyModel;
     QPlainTextEdit* m_messages;
-    QDockWidget* m_codeDock = nullptr;
+    BuildSettingsBar* m_settingsBar;
+    QString m_selectAfterLayout;  // node name to select once a relayout finishes
     QDockWidget* m_propertiesDock = nullptr;
+    QDockWidget* m_scheduleDock = nullptr;
+    QDockWidget* m_codeDock = nullptr;
+    QDockWidget* m_passDock = nullptr;
     QDockWidget* m_perfDock = nullptr;
     QDockWidget* m_messagesDock = nullptr;
-    QProgressBar* m_progress;
-    QToolButton* m_cancelButton;
-    QLabel* m_statusLabel;
-    QAction* m_runAction = nullptr;
-    BuildSettingsBar* m_settingsBar;
     Workspace* m_workspace;
+    LoadController* m_loads;
     RunController* m_runs;
     TuneController* m_tunes;
     ExportController* m_exports;
     SessionController* m_sessions;
     ScheduleController* m_schedules;
     EditController* m_edits;
+    CollapseController* m_collapses;
+    MainMenus* m_menus = nullptr;
+    JobStatus* m_status = nullptr;
 };
 
 }  // namespace tessera::studio

@@ -4,7 +4,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QListWidget>
+#include <QListView>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTreeWidget>
@@ -14,6 +14,7 @@
 #include <set>
 
 #include "app/studio/model_document.h"
+#include "app/studio/pass_list_model.h"
 #include "engine/graph/passes/pass_manager.h"
 #include "widgets/graph_view.h"
 
@@ -71,26 +72,22 @@ widgets::GraphViewData graphViewDataWithGroups(const graph::Graph& g) {
 }
 
 PassPipelinePanel::PassPipelinePanel(QWidget* parent)
-    : QWidget(parent), m_jobs(new JobRunner(this)) {
+    : QWidget(parent), m_passes(new PassListModel(this)), m_jobs(new JobRunner(this)) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
-    m_list = new QListWidget(left);
+    m_list = new QListView(left);
+    m_list->setModel(m_passes);
     m_list->setDragDropMode(QAbstractItemView::InternalMove);
+    m_list->setDefaultDropAction(Qt::MoveAction);
     m_list->setToolTip("Check the passes to run; drag to reorder");
-    for (const passes::PassInfo& p : passes::all_passes()) {
-        auto* item = new QListWidgetItem(QString::fromStdString(p.name), m_list);
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsDragEnabled);
-        item->setCheckState(p.opt_level <= 2 ? Qt::Checked : Qt::Unchecked);
-        item->setToolTip(QString::fromStdString(p.description));
-        item->setData(Qt::UserRole, QString::fromStdString(p.description));
-    }
     // Pass names in full (they were cut to "f..." in a narrow dock).
     int widest = 0;
-    for (int i = 0; i < m_list->count(); ++i)
-        widest = std::max(widest, m_list->fontMetrics().horizontalAdvance(m_list->item(i)->text()));
+    for (int i = 0; i < m_passes->rowCount(); ++i)
+        widest = std::max(widest, m_list->fontMetrics().horizontalAdvance(
+                                      m_passes->index(i).data().toString()));
     m_list->setMinimumWidth(widest + 48);  // the check box and a scroll bar
     auto* applyButton = new QPushButton("Apply", left);
     applyButton->setToolTip("Run the checked passes and compare the graph before and after");
@@ -117,8 +114,7 @@ PassPipelinePanel::PassPipelinePanel(QWidget* parent)
     layout->addWidget(splitter);
 
     connect(applyButton, &QPushButton::clicked, this, &PassPipelinePanel::apply);
-    connect(m_list, &QListWidget::itemChanged, this, &PassPipelinePanel::pipelineChanged);
-    connect(m_list->model(), &QAbstractItemModel::rowsMoved, this, &PassPipelinePanel::pipelineChanged);
+    connect(m_passes, &PassListModel::edited, this, &PassPipelinePanel::pipelineChanged);
     connect(m_jobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
         m_summary->setText("Failed: " + message);
         emit applyFailed(message);
@@ -136,23 +132,10 @@ void PassPipelinePanel::setGraph(std::shared_ptr<const graph::Graph> graph) {
     m_after->clearGraph();
 }
 
-QStringList PassPipelinePanel::pipeline() const {
-    QStringList names;
-    for (int i = 0; i < m_list->count(); ++i)
-        if (m_list->item(i)->checkState() == Qt::Checked) names << m_list->item(i)->text();
-    return names;
-}
+QStringList PassPipelinePanel::pipeline() const { return m_passes->pipeline(); }
 
 void PassPipelinePanel::setPipeline(const QStringList& names) {
-    const QSignalBlocker blocker(m_list);
-    for (int i = 0; i < m_list->count(); ++i) m_list->item(i)->setCheckState(Qt::Unchecked);
-    for (int k = int(names.size()) - 1; k >= 0; --k) {
-        const auto found = m_list->findItems(names[k], Qt::MatchExactly);
-        if (found.isEmpty()) continue;
-        QListWidgetItem* item = m_list->takeItem(m_list->row(found.first()));
-        item->setCheckState(Qt::Checked);
-        m_list->insertItem(0, item);
-    }
+    m_passes->setPipeline(names);
     emit pipelineChanged();
 }
 

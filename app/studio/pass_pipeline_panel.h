@@ -1,5 +1,5 @@
 // PassPipelinePanel: the registered graph passes as a checkable, reorderable
-// list with their descriptions; Apply runs the pipeline in a job and shows the
+// list with their descriptions (PassListModel in a list view); Apply runs the pipeline in a job and shows the
 // graph before and after (removed nodes red, added green, changed orange),
 // the timing of each pass, and the fused groups as boxes.
 #pragma once
@@ -11,7 +11,7 @@
 #include "app/studio/job_runner.h"
 #include "engine/graph/graph.h"
 
-class QListWidget;
+class QListView;
 class QTreeWidget;
 class QLabel;
 
@@ -21,6 +21,8 @@ struct GraphViewData;
 }  // namespace tessera::widgets
 
 namespace tessera::studio {
+
+class PassListModel;
 
 /// What changed between two graphs, by node name.
 struct GraphChanges {
@@ -44,7 +46,8 @@ public:
     QStringList pipeline() const;
     /// Checks exactly these passes and moves them to the top, in this order.
     void setPipeline(const QStringList& names);
-    QListWidget* passList() const { return m_list; }
+    QListView* passList() const { return m_list; }
+    PassListModel* passModel() const { return m_passes; }
     QTreeWidget* timings() const { return m_timings; }
     widgets::GraphView* beforeView() const { return m_before; }
     widgets::GraphView* afterView() const { return m_after; }
@@ -65,7 +68,8 @@ private:
     std::shared_ptr<const graph::Graph> m_graph;
     std::shared_ptr<const graph::Graph> m_result;
     GraphChanges m_changes;
-    QListWidget* m_list;
+    PassListModel* m_passes;
+    QListView* m_list;
     QTreeWidget* m_timings;
     QLabel* m_summary;
     widgets::GraphView* m_before;

@@ -21,6 +21,15 @@ ScheduleController::ScheduleController(Workspace* workspace, ScheduleEditor* edi
       m_panes(panes),
       m_jobs(new JobRunner(this)) {
     connect(m_editor, &ScheduleEditor::stepsChanged, this, &ScheduleController::onStepsChanged);
+    connect(m_editor->knobPanel(), &KnobPanel::tuneRestRequested, this, [this](int trials) {
+        const TuneScope scope = tuneScope();
+        if (scope.node.isEmpty()) return;
+        if (m_workspace->traces().contains(scope.node)) {
+            m_workspace->removeTrace(scope.node);
+            m_workspace->log("The hand schedule of " + scope.node + " gives way to the tuned record.");
+        }
+        emit tuneRestRequested(trials, scope);
+    });
     connect(m_editor, &ScheduleEditor::measured, this, [this](double gflops, double ms) {
         m_workspace->log(QString("Measured %1: %2 ms, %3 GFLOP/s")
                              .arg(m_title)

@@ -47,6 +47,9 @@ signals:
     void titleChanged(const QString& title);
     /// The open model's nodes the shown kernel runs.
     void kernelNodes(const QVector<int>& nodes);
+    /// "Tune the rest" (the knob panel): tune the shown kernel with its pinned
+    /// knobs kept; a hand schedule of it has given way to the tuned record.
+    void tuneRestRequested(int trials, const TuneScope& scope);
 
 private:
     void showKernel();

@@ -1,4 +1,6 @@
-// ScheduleEditor: UI, trace replay, drag-to-reorder/compute_at, Measure job.
+// ScheduleEditor: the widgets, the trace and its replay. The loop tree's
+// selection and drops are in schedule_editor_loop_tree.cpp, Measure in
+// schedule_editor_measure.cpp.
 #include "app/studio/schedule_editor.h"
 
 #include <QComboBox>
@@ -7,7 +9,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTreeView>
@@ -15,6 +17,7 @@
 #include <algorithm>
 
 #include "app/studio/knob_panel.h"
+#include "app/studio/schedule_trace_model.h"
 #include "app/studio/step_dialog.h"
 #include "engine/schedule/schedule.h"
 #include "engine/tir/printer.h"
@@ -35,12 +38,6 @@ protected:
     }
 };
 
-QString joinNames(const std::vector<std::string>& names) {
-    QStringList parts;
-    for (const std::string& n : names) parts << QString::fromStdString(n);
-    return parts.join(", ");
-}
-
 // "-1, 32" or "4 8" -> {-1, 32}; false on anything else.
 bool parseFactors(const QString& text, std::vector<int64_t>* out) {
     out->clear();
@@ -55,7 +52,10 @@ bool parseFactors(const QString& text, std::vector<int64_t>* out) {
 }  // namespace
 
 ScheduleEditor::ScheduleEditor(QWidget* parent)
-    : QWidget(parent), m_loopModel(new LoopTreeModel(this)), m_jobs(new JobRunner(this)) {
+    : QWidget(parent),
+      m_loopModel(new LoopTreeModel(this)),
+      m_traceModel(new ScheduleTraceModel(this)),
+      m_jobs(new JobRunner(this)) {
     buildUi();
     connect(m_loopModel, &LoopTreeModel::loopDropped, this, &ScheduleEditor::onLoopDropped);
     // While a block is dragged, the loops it may be computed at are highlighted.
@@ -107,8 +107,11 @@ void ScheduleEditor::buildUi() {
     grid->addWidget(m_bindAxis, 2, 0, 1, 2);
     grid->addWidget(bind, 2, 2);
 
-    m_traceList = new QListWidget(controls);
+    m_traceList = new QListView(controls);
+    m_traceList->setModel(m_traceModel);
     m_traceList->setDragDropMode(QAbstractItemView::InternalMove);
+    m_traceList->setDefaultDropAction(Qt::MoveAction);
+    m_traceList->setEditTriggers(QAbstractItemView::NoEditTriggers);  // double-click edits a split
     m_traceList->setToolTip("The trace: uncheck to disable a step, drag to reorder, "
                             "double-click a split to edit its factors, Delete to remove");
     auto* more = new QPushButton("Add step...", controls);
@@ -165,23 +168,14 @@ void ScheduleEditor::buildUi() {
     });
     connect(more, &QPushButton::clicked, this, &ScheduleEditor::addStepDialog);
     connect(remove, &QPushButton::clicked, this, [this]() {
-        if (m_traceList->currentRow() >= 0) removeStep(m_traceList->currentRow());
+        if (m_traceList->currentIndex().isValid()) removeStep(m_traceList->currentIndex().row());
     });
     connect(m_measureButton, &QPushButton::clicked, this, &ScheduleEditor::measure);
-    connect(m_traceList, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
-        if (m_refreshing) return;
-        setStepEnabled(m_traceList->row(item), item->checkState() == Qt::Checked);
-    });
-    connect(m_traceList->model(), &QAbstractItemModel::rowsMoved, this, [this]() {
-        if (m_refreshing) return;
-        // Rebuild the step order from the items' original indices.
-        std::vector<schedule::Step> steps;
-        for (int i = 0; i < m_traceList->count(); ++i)
-            steps.push_back(m_steps[size_t(m_traceList->item(i)->data(Qt::UserRole).toInt())]);
-        setSteps(steps);
-    });
-    connect(m_traceList, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem* item) {
-        const int i = m_traceList->row(item);
+    connect(m_traceModel, &ScheduleTraceModel::stepToggled, this, &ScheduleEditor::setStepEnabled);
+    connect(m_traceModel, &ScheduleTraceModel::stepMoved, this, &ScheduleEditor::moveStep);
+    connect(m_traceList, &QListView::doubleClicked, this, [this](const QModelIndex& index) {
+        const int i = index.row();
+        if (i < 0 || size_t(i) >= m_steps.size()) return;
         schedule::Step& step = m_steps[size_t(i)];
         if (step.op != "split") return;
         QStringList current;
@@ -262,7 +256,7 @@ void ScheduleEditor::addStepDialog() {
         m_errorLabel->setText("Not applied: " + why);
         return;
     }
-    const int row = m_traceList->currentRow();
+    const int row = m_traceList->currentIndex().isValid() ? m_traceList->currentIndex().row() : -1;
     insertStep(row >= 0 ? row + 1 : int(m_steps.size()), step);
 }
 
@@ -346,160 +340,6 @@ void ScheduleEditor::replay() {
     emit stepsChanged();
 }
 
-void ScheduleEditor::refreshTrace() {
-    m_refreshing = true;
-    m_traceList->clear();
-    for (size_t i = 0; i < m_steps.size(); ++i) {
-        auto* item = new QListWidgetItem(QString("%1. %2").arg(i + 1).arg(describeStep(m_steps[i])));
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable | Qt::ItemIsDragEnabled);
-        item->setCheckState(m_steps[i].enabled ? Qt::Checked : Qt::Unchecked);
-        item->setData(Qt::UserRole, int(i));
-        if (int(i) == m_errorStep) {
-            item->setForeground(QColor(0xb0, 0x00, 0x20));
-            item->setToolTip(m_error);
-        } else if (m_errorStep >= 0 && int(i) > m_errorStep) {
-            item->setForeground(Qt::gray);
-            item->setToolTip("Not applied: an earlier step failed");
-        }
-        m_traceList->addItem(item);
-    }
-    m_refreshing = false;
-}
-
-QString ScheduleEditor::describeStep(const schedule::Step& step) {
-    QString text = QString::fromStdString(step.op);
-    if (!step.block.empty()) text += " " + QString::fromStdString(step.block);
-    if (!step.loops.empty()) text += " " + joinNames(step.loops);
-    if (!step.ints.empty()) {
-        QStringList ints;
-        for (int64_t v : step.ints) ints << QString::number(v);
-        text += " [" + ints.join(", ") + "]";
-    }
-    if (!step.key.empty()) text += " " + QString::fromStdString(step.key);
-    if (!step.value.empty()) text += "=" + QString::fromStdString(step.value);
-    if (!step.outputs.empty()) text += QString(" \u2192 ") + joinNames(step.outputs);
-    return text;
-}
-
-QStringList ScheduleEditor::selectedLoops() const {
-    QStringList loops;
-    const QModelIndexList rows = m_loopView->selectionModel()->selectedRows(0);
-    QVector<int> order;
-    for (const QModelIndex& index : rows) {
-        const int r = m_loopModel->rowOf(index);
-        if (r >= 0 && !m_loopModel->rows()[r].isBlock) order.append(r);
-    }
-    std::sort(order.begin(), order.end());  // pre-order = outermost first
-    for (int r : order) loops << m_loopModel->rows()[r].name;
-    return loops;
-}
-
-QString ScheduleEditor::selectedBlock() const {
-    for (const QModelIndex& index : m_loopView->selectionModel()->selectedRows(0)) {
-        const int r = m_loopModel->rowOf(index);
-        if (r >= 0 && m_loopModel->rows()[r].isBlock) return m_loopModel->rows()[r].name;
-    }
-    return {};
-}
-
-void ScheduleEditor::annotateSelected(const QString& op) {
-    const QStringList loops = selectedLoops();
-    if (loops.size() != 1) {
-        m_errorLabel->setText(op + ": select one loop.");
-        return;
-    }
-    addStep(makeStep(op.toStdString(), {loops[0].toStdString()}));
-}
-
-std::string ScheduleEditor::placementAt(const QString& block, const QString& loop) const {
-    for (const char* op : {"compute_at", "reverse_compute_at"}) {
-        try {
-            schedule::Schedule s(m_scheduled);
-            s.apply(makeStep(op, {loop.toStdString()}, {}, block.toStdString()));
-            return op;
-        } catch (const std::exception&) {
-            // not legal this way
-        }
-    }
-    return {};
-}
-
-QSet<QString> ScheduleEditor::legalComputeAtTargets(const QString& block) const {
-    QSet<QString> legal;
-    if (!m_scheduled.defined()) return legal;
-    for (const LoopRow& row : m_loopModel->rows()) {
-        if (row.isBlock) continue;
-        // A producer moves under its consumer's loop (compute_at), a consumer
-        // under its producer's (reverse_compute_at).
-        if (!placementAt(block, row.name).empty()) legal.insert(row.name);
-    }
-    return legal;
-}
-
-void ScheduleEditor::onLoopDropped(const QString& source, bool isBlock, const QString& target) {
-    m_loopModel->setLegalTargets({});
-    if (isBlock) {
-        const std::string op = placementAt(source, target);
-        addStep(makeStep(op.empty() ? "compute_at" : op, {target.toStdString()}, {},
-                         source.toStdString()));  // an illegal drop says why compute_at fails
-        return;
-    }
-    // Reorder within the nest that holds both loops: move `source` to `target`'s place.
-    try {
-        schedule::Schedule s(m_scheduled);
-        for (const std::string& block : s.blocks()) {
-            std::vector<std::string> loops = s.get_loops(block);
-            auto a = std::find(loops.begin(), loops.end(), source.toStdString());
-            auto b = std::find(loops.begin(), loops.end(), target.toStdString());
-            if (a == loops.end() || b == loops.end()) continue;
-            const size_t i = size_t(a - loops.begin()), j = size_t(b - loops.begin());
-            std::vector<std::string> sub(loops.begin() + std::min(i, j), loops.begin() + std::max(i, j) + 1);
-            if (i < j)
-                std::rotate(sub.begin(), sub.begin() + 1, sub.end());
-            else
-                std::rotate(sub.rbegin(), sub.rbegin() + 1, sub.rend());
-            addStep(makeStep("reorder", sub));
-            return;
-        }
-        m_errorLabel->setText("Reorder: " + source + " and " + target + " are not in one loop nest.");
-    } catch (const std::exception& e) {
-        m_errorLabel->setText(oneLine(QString::fromStdString(e.what())));
-    }
-}
-
-void ScheduleEditor::measure() {
-    if (!m_scheduled.defined()) return;
-    const tir::PrimFunc func = m_scheduled;
-    const schedule::Trace applied = m_applied;
-    const KernelMeasurer measurer = m_measurer;
-    const double flops = m_flops;
-    const QString label = QString("%1 steps").arg(m_steps.size());
-    m_jobs->start(
-        "Measuring kernel",
-        [func, applied, measurer, flops](const JobContext& context) {
-            // About 200 ms of runs, as the tuner and the profiler time kernels.
-            runtime::TimingOptions timing;
-            timing.min_seconds = 0.2;
-            timing.max_repeat = 200;
-            auto each = [&context](int done) {
-                context.reportProgress(std::min(1.0, 0.2 + 0.8 * done / 200.0));
-                return !context.isCancelled();
-            };
-            context.reportProgress(0.05);
-            driver::KernelMeasurement m =
-                measurer ? measurer(applied, each) : driver::measure_kernel(func, flops, timing, {}, each);
-            context.throwIfCancelled();
-            return m;
-        },
-        [this, label](const driver::KernelMeasurement& m) {
-            m_plot->addPoint(m.gflops, label);
-            m_errorLabel->setStyleSheet(QString());  // a result, not an error
-            m_errorLabel->setText(QString("Measured %1 ms, %2 GFLOP/s (median of %3)")
-                                      .arg(m.median_ms, 0, 'f', 4)
-                                      .arg(m.gflops, 0, 'f', 2)
-                                      .arg(m.repeat));
-            emit measured(m.gflops, m.median_ms);
-        });
-}
+void ScheduleEditor::refreshTrace() { m_traceModel->setTrace(m_steps, m_errorStep, m_error); }
 
 }  // namespace tessera::studio

@@ -1,9 +1,9 @@
 // ScheduleEditor: the schedule of the selected operator. Shows its loop nest
 // (LoopTreeModel), applies primitives from buttons and drags (split, fuse,
 // reorder, parallel, vectorize, unroll, bind, compute_at), keeps the trace as
-// an editable list (enable/disable, reorder, delete, edit factors), replays it
-// live and reports the loop IR; an illegal step shows its ScheduleError inline
-// and the trace is kept. "Measure" times the scheduled kernel in a job.
+// an editable list (ScheduleTraceModel: enable/disable, reorder, delete, edit
+// factors), replays it live and reports the loop IR; an illegal step shows
+// its ScheduleError inline and the trace is kept. "Measure" times the scheduled kernel in a job.
 #pragma once
 
 #include <QSet>
@@ -20,7 +20,7 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QListWidget;
+class QListView;
 class QPushButton;
 class QTreeView;
 
@@ -31,6 +31,7 @@ class SeriesPlot;
 namespace tessera::studio {
 
 class KnobPanel;
+class ScheduleTraceModel;
 
 /// A schedule step with the given fields (the rest empty).
 inline schedule::Step makeStep(std::string op, std::vector<std::string> loops,
@@ -94,7 +95,8 @@ public:
 
     LoopTreeModel* loopModel() const { return m_loopModel; }
     QTreeView* loopTree() const { return m_loopView; }
-    QListWidget* traceList() const { return m_traceList; }
+    QListView* traceList() const { return m_traceList; }
+    ScheduleTraceModel* traceModel() const { return m_traceModel; }
     widgets::SeriesPlot* measurePlot() const { return m_plot; }
     /// The kernel's rule knobs with their pins and "Tune the rest".
     KnobPanel* knobPanel() const { return m_knobs; }
@@ -107,8 +109,6 @@ public:
     /// dropping `block` on `loop`; empty when neither does.
     std::string placementAt(const QString& block, const QString& loop) const;
 
-    /// "split i [-1, 32] -> i_0, i_1" for the trace list.
-    static QString describeStep(const schedule::Step& step);
 
 public slots:
     /// Times the scheduled kernel in the background; adds a point to the plot.
@@ -137,11 +137,11 @@ private:
     std::vector<schedule::Step> m_steps;
     QString m_loopIr, m_error;
     int m_errorStep = -1;
-    bool m_refreshing = false;
 
     LoopTreeModel* m_loopModel;
     QTreeView* m_loopView;
-    QListWidget* m_traceList;
+    ScheduleTraceModel* m_traceModel;
+    QListView* m_traceList;
     QLabel* m_title;
     QLabel* m_errorLabel;
     QLineEdit* m_factors;

@@ -8,12 +8,18 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QStandardPaths>
+#include <QTimer>
 
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/pass_pipeline_panel.h"
 #include "app/studio/workspace.h"
 
 namespace tessera::studio {
+namespace {
+
+constexpr int kAutosaveMs = 30000;
+
+}  // namespace
 
 SessionController::SessionController(Workspace* workspace, BuildSettingsBar* settingsBar,
                                      PassPipelinePanel* passPanel, Hooks hooks)
@@ -22,7 +28,11 @@ SessionController::SessionController(Workspace* workspace, BuildSettingsBar* set
       m_settingsBar(settingsBar),
       m_passPanel(passPanel),
       m_hooks(std::move(hooks)),
-      m_checks(new JobRunner(this)) {}
+      m_checks(new JobRunner(this)) {
+    auto* autosave = new QTimer(this);
+    connect(autosave, &QTimer::timeout, this, &SessionController::autosaveNow);
+    autosave->start(kAutosaveMs);
+}
 
 Session SessionController::currentSession() const {
     Session s;

@@ -49,7 +49,8 @@ public:
     void saveDialog();
     void openDialog();
 
-    /// Writes the autosave file now if anything changed since the last one.
+    /// Writes the autosave file now if anything changed since the last one
+    /// (also every 30 s).
     void autosaveNow();
     /// Where autosave writes (removed on a normal exit; found after a crash).
     static QString autosavePath();

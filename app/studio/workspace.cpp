@@ -4,17 +4,16 @@
 #include <QMessageBox>
 
 #include "app/studio/build_settings_bar.h"
-#include "app/studio/job_runner.h"
+#include "app/studio/load_controller.h"
 #include "app/studio/pass_pipeline_panel.h"
 
 namespace tessera::studio {
 
-Workspace::Workspace(BuildSettingsBar* settingsBar, PassPipelinePanel* passPanel, JobRunner* loads,
+Workspace::Workspace(BuildSettingsBar* settingsBar, PassPipelinePanel* passPanel,
                      QWidget* dialogParent)
     : QObject(dialogParent),
       m_settingsBar(settingsBar),
       m_passPanel(passPanel),
-      m_loads(loads),
       m_dialogParent(dialogParent) {}
 
 void Workspace::setDocument(std::shared_ptr<ModelDocument> document) {
@@ -23,7 +22,7 @@ void Workspace::setDocument(std::shared_ptr<ModelDocument> document) {
     ++m_revision;
 }
 
-bool Workspace::isLoading() const { return m_loads->isRunning(); }
+bool Workspace::isLoading() const { return m_loader && m_loader->isLoading(); }
 
 BuildSettings Workspace::buildSettings() const {
     BuildSettings settings;

@@ -20,20 +20,21 @@ class QWidget;
 namespace tessera::studio {
 
 class BuildSettingsBar;
-class JobRunner;
+class LoadController;
 class PassPipelinePanel;
 
 class Workspace : public QObject {
     Q_OBJECT
 public:
-    /// `dialogParent` parents error dialogs; `loads` is the job that opens models.
-    Workspace(BuildSettingsBar* settingsBar, PassPipelinePanel* passPanel, JobRunner* loads,
-              QWidget* dialogParent);
+    /// `dialogParent` parents error dialogs.
+    Workspace(BuildSettingsBar* settingsBar, PassPipelinePanel* passPanel, QWidget* dialogParent);
 
     const std::shared_ptr<ModelDocument>& document() const { return m_document; }
     void setDocument(std::shared_ptr<ModelDocument> document);
     /// A model is being opened (Run and Tune wait for it).
     bool isLoading() const;
+    /// The controller that opens models (it registers itself).
+    void setLoader(const LoadController* loader) { m_loader = loader; }
 
     /// The one set of options Run, Tune, Export and the code views build with.
     BuildSettings buildSettings() const;
@@ -76,7 +77,7 @@ signals:
 private:
     BuildSettingsBar* m_settingsBar;
     PassPipelinePanel* m_passPanel;
-    JobRunner* m_loads;
+    const LoadController* m_loader = nullptr;
     QWidget* m_dialogParent;
     std::shared_ptr<ModelDocument> m_document;
     QString m_tuningDb;

@@ -9,6 +9,7 @@
 #include "engine/autotune/tuner.h"
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
+#include "engine/core/thread_guard.h"
 #include "engine/driver/build_steps.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/graph/passes/fuse_ops.h"
@@ -56,6 +57,7 @@ tir::PrimFunc lower_op(const graph::Graph& g, int node) {
 
 graph::Graph optimize(const graph::Graph& g, const BuildOptions& options,
                       std::vector<passes::PassRecord>* records) {
+    assert_engine_work_allowed("driver::optimize");
     TS_USER_CHECK(options.opt_level >= 0 && options.opt_level <= 3)
         << "opt level must be 0..3, got " << options.opt_level;
     passes::PassManager pm(options.opt_level);
@@ -160,6 +162,7 @@ std::string CompiledModel::records_summary(const std::string& records) const {
 
 std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& options,
                                      const std::function<void(int, int)>& progress) {
+    assert_engine_work_allowed("driver::build");
     const Target& target = find_target(options.target);
     TS_USER_CHECK(options.opt_level >= 0 && options.opt_level <= 3)
         << "opt level must be 0..3, got " << options.opt_level;

@@ -1,6 +1,7 @@
 // Model loading: ONNX import with input shapes and constant folding of shape
 // subgraphs (each folded node runs once in the loop-IR interpreter).
 #include "engine/core/error.h"
+#include "engine/core/thread_guard.h"
 #include "engine/driver/driver.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/tir/interpreter.h"
@@ -68,6 +69,7 @@ graph::Graph load_model(const std::string& path) { return load_model(path, {}); 
 
 graph::Graph load_model(const std::string& path,
                         const std::map<std::string, std::vector<int64_t>>& input_shapes) {
+    assert_engine_work_allowed("driver::load_model");
     return frontend::import_onnx_file(path, import_options(input_shapes));
 }
 

@@ -2,6 +2,7 @@
 #include "engine/driver/measure_kernel.h"
 
 #include "engine/core/error.h"
+#include "engine/core/thread_guard.h"
 #include "engine/runtime/graph_executor.h"
 #include "engine/runtime/ndarray.h"
 
@@ -28,6 +29,7 @@ KernelMeasurement measure_kernel(const tir::PrimFunc& func, double flops,
                                  const runtime::TimingOptions& timing,
                                  const codegen::LlvmOptions& llvm,
                                  const std::function<bool(int done)>& each) {
+    assert_engine_work_allowed("driver::measure_kernel");
     auto module = codegen::jit_compile({func}, llvm);
     const runtime::KernelFn fn = module->lookup(func->name);
     std::vector<runtime::NDArray> buffers;
@@ -53,6 +55,7 @@ KernelMeasurement measure_kernel(const tir::PrimFunc& func, double flops,
 KernelMeasurement profile_in_model(const graph::Graph& g, BuildOptions options,
                                    const std::string& node, const schedule::Trace& trace,
                                    int repeat, const std::function<bool(int done)>& each) {
+    assert_engine_work_allowed("driver::profile_in_model");
     options.kernel_traces[node] = trace;
     options.jit = true;
     const std::shared_ptr<CompiledModel> model = build(g, options);

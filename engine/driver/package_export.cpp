@@ -11,6 +11,7 @@
 
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
+#include "engine/core/thread_guard.h"
 #include "engine/driver/package_export_cuda.h"
 #include "engine/package/package_format.h"
 #include "engine/package/sha256.h"
@@ -73,6 +74,7 @@ json tuned_kernels(const driver::CompiledModel& model) {
 
 std::string export_package(const driver::CompiledModel& model, const ExportOptions& options,
                            const std::string& path) {
+    assert_engine_work_allowed("driver::export_package");
     TS_USER_CHECK(options.target == model.target)
         << "cannot export a model built for '" << model.target << "' as a '" << options.target
         << "' package";

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/error.h"
+#include "engine/core/thread_guard.h"
 #include "engine/package/package_cuda.h"
 #include "engine/package/package_format.h"
 #include "engine/package/sha256.h"
@@ -105,6 +106,7 @@ std::string cuda_package_bytes(const driver::CudaModel& model, const ExportOptio
 
 std::string export_cuda_package(const driver::CudaModel& model, const ExportOptions& options,
                                 const std::string& path) {
+    assert_engine_work_allowed("driver::export_cuda_package");
     std::string meta;
     std::string tar = cuda_package_bytes(model, options, &meta);
     write_file_bytes(path, tar);

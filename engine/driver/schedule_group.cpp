@@ -5,6 +5,7 @@
 #include "engine/autotune/task.h"
 #include "engine/autotune/tuner.h"
 #include "engine/core/error.h"
+#include "engine/core/thread_guard.h"
 #include "engine/driver/build_steps.h"
 #include "engine/topi/cpu/schedule_cpu.h"
 
@@ -75,6 +76,7 @@ topi::PrepackResult fold_constant_packing(const graph::Graph& g, const tir::Prim
 
 tir::PrimFunc rebuild_kernel(const CompiledModel& model, size_t index,
                              const schedule::Trace& trace) {
+    assert_engine_work_allowed("driver::rebuild_kernel");
     TS_USER_CHECK(model.target == "llvm" && index < model.schedules.size())
         << "kernel " << index << " is not a CPU kernel of this build";
     const KernelSchedule& ks = model.schedules[index];

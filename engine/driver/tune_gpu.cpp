@@ -9,6 +9,7 @@
 #include "engine/autotune/cost_model.h"
 #include "engine/codegen/cuda/cuda_codegen.h"
 #include "engine/core/error.h"
+#include "engine/core/thread_guard.h"
 #include "engine/runtime/cuda_driver.h"
 #include "engine/runtime/ndarray.h"
 #include "engine/tir/interpreter.h"
@@ -166,6 +167,7 @@ GpuTaskResult task_result(const autotune::GpuSearchState& st) {
 GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::Database& db,
                        const GpuTuneOptions& options,
                        const std::function<void(const GpuTaskResult&)>& progress) {
+    assert_engine_work_allowed("driver::tune_gpu");
     require_gpu_for_tuning();
     GpuTuneResult result;
     std::vector<const autotune::TuneTask*> tunable;

@@ -6,7 +6,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QLineEdit>
-#include <QListWidget>
+#include <QListView>
 #include <QMimeData>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -197,7 +197,7 @@ TEST(ScheduleEditorWidget, StepsUpdateLoopIrLiveAndIllegalStepsKeepTheTrace) {
     reference.split(loops[3], {-1, 8});
     reference.vectorize(inner[1]);
     EXPECT_EQ(editor->loopIr().toStdString(), tir::print(reference.func()));
-    EXPECT_EQ(editor->traceList()->count(), 2);
+    EXPECT_EQ(editor->traceList()->model()->rowCount(), 2);
     EXPECT_TRUE(editor->loopModel()->indexOf(QString::fromStdString(inner[1])).isValid());
 
     // An illegal step is not added; the trace and the IR stay.
@@ -208,7 +208,8 @@ TEST(ScheduleEditorWidget, StepsUpdateLoopIrLiveAndIllegalStepsKeepTheTrace) {
     EXPECT_EQ(editor->loopIr(), before);
 
     // Disabling the split makes the vectorize step fail inline; the trace is kept.
-    editor->traceList()->item(0)->setCheckState(Qt::Unchecked);
+    QAbstractItemModel* trace = editor->traceList()->model();
+    trace->setData(trace->index(0, 0), Qt::Unchecked, Qt::CheckStateRole);
     EXPECT_EQ(editor->errorStep(), 1);
     EXPECT_TRUE(editor->errorText().contains("step 2")) << editor->errorText().toStdString();
     EXPECT_EQ(editor->steps().size(), 2u);
@@ -377,9 +378,10 @@ TEST(PassPipeline, ListsPassesAndApplyShowsBeforeAfterWithGroups) {
     tessera::studio::PassPipelinePanel* panel = s.window.passPanel();
     QAbstractItemModelTester tester(panel->passList()->model(),
                                     QAbstractItemModelTester::FailureReportingMode::Fatal);
-    ASSERT_EQ(panel->passList()->count(), int(passes::all_passes().size()));
-    for (int i = 0; i < panel->passList()->count(); ++i)
-        EXPECT_FALSE(panel->passList()->item(i)->toolTip().isEmpty());
+    QAbstractItemModel* passList = panel->passList()->model();
+    ASSERT_EQ(passList->rowCount(), int(passes::all_passes().size()));
+    for (int i = 0; i < passList->rowCount(); ++i)
+        EXPECT_FALSE(passList->index(i, 0).data(Qt::ToolTipRole).toString().isEmpty());
     panel->setPipeline({"dead_code_elimination", "fuse_ops"});
     EXPECT_EQ(panel->pipeline(), (QStringList{"dead_code_elimination", "fuse_ops"}));
     QSignalSpy applied(panel, &tessera::studio::PassPipelinePanel::applied);

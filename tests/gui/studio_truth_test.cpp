@@ -7,7 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
-#include <QListWidget>
+#include <QListView>
 #include <QProcess>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -42,9 +42,11 @@ int multiNodeKernels(const RunResult& run) {
 }
 
 void setPassChecked(studio::PassPipelinePanel* panel, const QString& pass, bool checked) {
-    const auto items = panel->passList()->findItems(pass, Qt::MatchExactly);
+    QAbstractItemModel* list = panel->passList()->model();
+    const QModelIndexList items = list->match(list->index(0, 0), Qt::DisplayRole, pass, -1,
+                                              Qt::MatchExactly);
     ASSERT_EQ(items.size(), 1) << pass.toStdString();
-    items.first()->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+    list->setData(items.first(), checked ? Qt::Checked : Qt::Unchecked, Qt::CheckStateRole);
 }
 
 }  // namespace

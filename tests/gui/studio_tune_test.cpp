@@ -175,7 +175,7 @@ TEST(StudioGraph, NodeContextMenuActsOnTheNodeUnderTheMouse) {
     EXPECT_EQ(view->nodeAt(view->mapFromScene(item->sceneBoundingRect().center())), relu);
     EXPECT_EQ(view->nodeAt(QPoint(-50, -50)), -1);
 
-    std::unique_ptr<QMenu> menu(s.window.nodeContextMenu(relu));
+    std::unique_ptr<QMenu> menu(s.window.edits()->nodeContextMenu(relu));
     QStringList texts;
     QAction* remove = nullptr;
     for (QAction* a : menu->actions()) {

@@ -1,0 +1,48 @@
+// LoadController: File ▸ Open: opens a model in a job (ONNX import off the UI
+// thread), asks for static shapes when its inputs have symbolic dims and
+// opens it again with them, and installs the result as the Workspace's
+// document; opened or failed follows (the previous model stays open on failure).
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include "app/studio/input_shape_dialog.h"
+
+class QMimeData;
+
+namespace tessera::studio {
+
+class JobRunner;
+class Workspace;
+
+class LoadController : public QObject {
+    Q_OBJECT
+public:
+    explicit LoadController(Workspace* workspace);
+
+    /// Starts loading `path` in the background.
+    void open(const QString& path);
+    /// Opens `path` with static shapes for its symbolic inputs; with none, a
+    /// model with symbolic dims asks for them (askInputShapes) and reopens.
+    void openWithShapes(const QString& path, const InputShapes& shapes);
+    /// Asks for a model file, then open.
+    void openDialog();
+    bool isLoading() const;
+    JobRunner* jobs() const { return m_jobs; }
+    /// The first local .onnx file among dropped URLs, or an empty string.
+    static QString droppedModel(const QMimeData* mime);
+
+signals:
+    /// The Workspace holds the newly opened document (no traces yet).
+    void opened(const QString& path);
+    void failed(const QString& message);
+
+private:
+    void fail(const QString& message);
+
+    Workspace* m_workspace;
+    JobRunner* m_jobs;
+};
+
+}  // namespace tessera::studio

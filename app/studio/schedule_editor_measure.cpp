@@ -1,0 +1,48 @@
+// ScheduleEditor's Measure: times the scheduled kernel in a job, as the
+// profiler times it inside the model when the controller gave a measurer, and
+// adds the GFLOP/s to the editor's plot.
+#include <QLabel>
+#include <algorithm>
+
+#include "app/studio/schedule_editor.h"
+#include "widgets/series_plot.h"
+
+namespace tessera::studio {
+
+void ScheduleEditor::measure() {
+    if (!m_scheduled.defined()) return;
+    const tir::PrimFunc func = m_scheduled;
+    const schedule::Trace applied = m_applied;
+    const KernelMeasurer measurer = m_measurer;
+    const double flops = m_flops;
+    const QString label = QString("%1 steps").arg(m_steps.size());
+    m_jobs->start(
+        "Measuring kernel",
+        [func, applied, measurer, flops](const JobContext& context) {
+            // About 200 ms of runs, as the tuner and the profiler time kernels.
+            runtime::TimingOptions timing;
+            timing.min_seconds = 0.2;
+            timing.max_repeat = 200;
+            auto each = [&context](int done) {
+                context.reportProgress(std::min(1.0, 0.2 + 0.8 * done / 200.0));
+                return !context.isCancelled();
+            };
+            context.reportProgress(0.05);
+            driver::KernelMeasurement m =
+                measurer ? measurer(applied, each)
+                         : driver::measure_kernel(func, flops, timing, {}, each);
+            context.throwIfCancelled();
+            return m;
+        },
+        [this, label](const driver::KernelMeasurement& m) {
+            m_plot->addPoint(m.gflops, label);
+            m_errorLabel->setStyleSheet(QString());  // a result, not an error
+            m_errorLabel->setText(QString("Measured %1 ms, %2 GFLOP/s (median of %3)")
+                                      .arg(m.median_ms, 0, 'f', 4)
+                                      .arg(m.gflops, 0, 'f', 2)
+                                      .arg(m.repeat));
+            emit measured(m.gflops, m.median_ms);
+        });
+}
+
+}  // namespace tessera::studio
