@@ -457,6 +457,22 @@ tessera_cli_exit(cli_run_shape_sets_compile_only_changed_kernels EXPECT 0
                  ARGS run ${SYMBOLIC_TWO_PATHS} --input-dir ${SYMBOLIC_TWO_PATHS}/test_data_set_0
                       --input-dir ${SYMBOLIC_TWO_PATHS}/test_data_set_1 --input-dir ${SYMBOLIC_TWO_PATHS}/test_data_set_0 --repeat 2)
 
+# A package of two input shapes: each test-data set runs the specialisation
+# its inputs match; other shapes are refused naming the shapes it holds.
+tessera_cli_exit(cli_compile_shape_sets EXPECT 0 STDOUT "shapes: +2 specialisations: x: 1x8; x: 3x8"
+                 ARGS compile ${SYMBOLIC_TWO_PATHS} --shape-set x:1x8 --shape-set x:3x8 -o ${CLI_SCRATCH}/two_shapes.tar)
+set_tests_properties(cli_compile_shape_sets PROPERTIES FIXTURES_SETUP two_shapes_package)
+foreach(k 0 1)
+  tessera_cli_exit(cli_run_shape_sets_package_${k} EXPECT 0 STDOUT "\"passed\":true"
+                   ARGS run ${CLI_SCRATCH}/two_shapes.tar --input-dir ${SYMBOLIC_TWO_PATHS}/test_data_set_${k}
+                        --compare-dir ${SYMBOLIC_TWO_PATHS}/test_data_set_${k} --json)
+  set_tests_properties(cli_run_shape_sets_package_${k} PROPERTIES FIXTURES_REQUIRED two_shapes_package)
+endforeach()
+tessera_cli_exit(cli_run_shape_sets_package_other_shape_exit2 EXPECT 2
+                 STDERR "holds no specialisation for the input shapes x: 5x3.*compiled for x: 1x8; x: 3x8"
+                 ARGS run ${CLI_SCRATCH}/two_shapes.tar --input-dir ${SYMBOLIC_BATCH}/test_data_set_1)
+set_tests_properties(cli_run_shape_sets_package_other_shape_exit2 PROPERTIES FIXTURES_REQUIRED two_shapes_package)
+
 # The graph text names the symbolic dim with the size it was given.
 tessera_cli_exit(cli_symbolic_dim_named_in_graph_text EXPECT 0 STDOUT "%x: Tensor\\[\\(batch=4, 3\\), float32\\]"
                  ARGS inspect ${SYMBOLIC_BATCH}/model.onnx --input-shape x:4x3 --print graph)

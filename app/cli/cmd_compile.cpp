@@ -11,6 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/driver/package_export.h"
+#include "engine/driver/shape_specializations.h"
 #include "engine/graph/passes/pass_manager.h"
 
 namespace tessera::cli {
@@ -26,6 +27,7 @@ struct CompileOptions {
     std::string output;
     bool json = false;
     std::vector<std::string> input_shapes;  // --input-shape NAME:DIMS
+    std::vector<std::string> shape_sets;    // --shape-set NAME:DIMS[,NAME:DIMS...], repeated
 };
 
 CLI::App* add_compile_command(CLI::App& app, CompileOptions& o) {
@@ -42,13 +44,65 @@ CLI::App* add_compile_command(CLI::App& app, CompileOptions& o) {
     cmd->add_option("-o,--output", o.output, "the package file to write (.tar)")->required();
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
     add_input_shape_option(cmd, o.input_shapes);
+    cmd->add_option("--shape-set", o.shape_sets,
+                    "one set of input shapes, NAME:DIMS[,NAME:DIMS...]; repeated: one package of "
+                    "several specialisations, the runtime picks the one its inputs match");
     return cmd;
+}
+
+// A package of several input shapes (--shape-set repeated): the model built
+// once per set, kernels whose loop IR does not change compiled once.
+int compile_shape_sets(const CompileOptions& o, const ModelPath& mp, const driver::BuildOptions& bo,
+                       const package::ExportOptions& eo) {
+    TS_USER_CHECK(o.target == "llvm")
+        << "--shape-set: packages of several input shapes are compiled for the llvm target only";
+    driver::ShapeSpecializations models(mp.file, bo);
+    std::vector<package::Specialization> specs;
+    std::vector<driver::ShapeSpecializations::Use> uses;
+    int kernels = 0, compiled = 0;
+    for (const std::string& set : o.shape_sets) {
+        std::map<std::string, std::vector<int64_t>> shapes = parse_input_shapes(o.input_shapes);
+        for (const auto& [name, dims] : parse_input_shapes({set})) shapes[name] = dims;
+        uses.push_back(models.for_shapes(shapes));
+        kernels += uses.back().kernels;
+        compiled += uses.back().compiled;
+        specs.push_back({uses.back().shapes, uses.back().model.get()});
+    }
+    std::string index = package::export_specialized_package(specs, eo, o.output);
+    std::cout << "model:      " << mp.file << "\n"
+              << "package:    " << o.output << " (" << std::filesystem::file_size(o.output)
+              << " bytes)\n"
+              << "shapes:     " << specs.size() << " specialisations";
+    for (const auto& u : uses) std::cout << (&u == &uses.front() ? ": " : "; ") << driver::shapes_text(u.shapes);
+    std::cout << "\n"
+              << "kernels:    " << kernels << " in all, " << compiled << " compiled (the others "
+              << "unchanged between shapes)\n";
+    if (o.json) {
+        nlohmann::json j = nlohmann::json::parse(index);
+        j["package"] = o.output;
+        j["kernels"] = kernels;
+        j["kernels_compiled"] = compiled;
+        std::cout.flush();
+        print_json_line(j);
+    }
+    return kOk;
 }
 
 int run_compile(const CompileOptions& o) {
     TS_USER_CHECK(o.records.empty() || std::filesystem::is_regular_file(o.records))
         << "tuning database '" << o.records << "' does not exist";
     ModelPath mp = resolve_model_path(o.model);
+    if (!o.shape_sets.empty()) {
+        driver::BuildOptions bo;
+        bo.opt_level = o.opt_level;
+        bo.passes = o.passes;
+        bo.records = o.records;
+        package::ExportOptions eo;
+        eo.opt_level = o.opt_level;
+        eo.passes = passes::resolve_pipeline(o.passes, o.opt_level);
+        eo.records = o.records;
+        return compile_shape_sets(o, mp, bo, eo);
+    }
     graph::Graph g = load(mp, o.input_shapes);
     if (o.target == "cuda") {  // PTX package (app/cli/cli_cuda.cpp)
         // --records: the best "cuda" records (tessera tune --target cuda) apply.

@@ -9,6 +9,7 @@
 #include "app/cli/profile_table.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
+#include "engine/driver/shape_specializations.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/package/package_loader.h"
 
@@ -50,27 +51,43 @@ int run_package(const RunOptions& o) {
     TS_USER_CHECK(!o.check) << "--check needs the model's loop IR; a package has only machine "
                                "code: use --compare-dir, or run the .onnx model with --check";
     TS_USER_CHECK(o.target == "llvm") << "packages run on the target they were compiled for";
-    std::shared_ptr<package::LoadedPackage> pkg = package::load_package(o.model);
-    if (pkg->cuda_executor) return run_cuda_package(o, *pkg);  // app/cli/cli_cuda.cpp
-    runtime::GraphExecutor& ex = *pkg->executor;
-    ex.set_num_threads(o.threads);
+    std::shared_ptr<package::LoadedPackage> loaded = package::load_package(o.model);
+    if (loaded->cuda_executor) return run_cuda_package(o, *loaded);  // app/cli/cli_cuda.cpp
 
-    std::vector<NDArray> inputs;
-    std::string source;
+    std::vector<NDArray> given;
     if (!o.inputs.empty() || !o.input_dir.empty()) {
-        std::vector<NDArray> given;
         if (!o.inputs.empty()) {
             for (const auto& f : o.inputs) {
                 TS_USER_CHECK(std::filesystem::is_regular_file(f))
                     << "input file '" << f << "' does not exist";
                 given.push_back(frontend::read_tensor_pb(f));
             }
-            source = "--inputs";
         } else {
             given = driver::read_test_data(o.input_dir, "input");
             TS_USER_CHECK(!given.empty()) << "input folder '" << o.input_dir << "' holds no input_0.pb";
-            source = o.input_dir;
         }
+    }
+    // A package of several input shapes runs the specialisation its inputs
+    // match (random inputs: the first one).
+    const package::LoadedPackage* chosen = loaded.get();
+    if (!loaded->specializations.empty()) {
+        std::map<std::string, std::vector<int64_t>> shapes;
+        for (size_t i = 0; i < given.size() && i < loaded->input_names.size(); ++i)
+            shapes[loaded->input_names[i]] = given[i].shape();
+        chosen = given.empty() ? loaded->specializations.front().package.get()
+                               : &package::select_specialization(*loaded, shapes);
+        std::cout << "shapes:     " << package::specialization_list(*loaded) << " in the package; ";
+        for (const package::PackageSpecialization& s : loaded->specializations)
+            if (s.package.get() == chosen) std::cout << "running " << driver::shapes_text(s.shapes) << "\n";
+    }
+    const package::LoadedPackage* pkg = chosen;
+    runtime::GraphExecutor& ex = *pkg->executor;
+    ex.set_num_threads(o.threads);
+
+    std::vector<NDArray> inputs;
+    std::string source;
+    if (!given.empty()) {
+        source = o.inputs.empty() ? o.input_dir : "--inputs";
         inputs = match_inputs(ex, given);
     } else {
         // The same streams as driver::random_inputs, so a model and its package agree.

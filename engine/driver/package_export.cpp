@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
@@ -79,6 +80,16 @@ std::string export_package(const driver::CompiledModel& model, const ExportOptio
         << "cannot export a model built for '" << model.target << "' as a '" << options.target
         << "' package";
     if (model.cuda) return export_cuda_package(*model.cuda, options, path);
+    std::string meta_text;
+    write_file_bytes(path, package_archive(model, options, meta_text));
+    return meta_text;
+}
+
+std::string package_archive(const driver::CompiledModel& model, const ExportOptions& options,
+                            std::string& meta_text) {
+    TS_USER_CHECK(options.target == model.target && !model.cuda)
+        << "a package archive of a model built for '" << model.target
+        << "' is written by export_package";
     TS_USER_CHECK(model.executor != nullptr)
         << "model '" << model.graph.name << "' was scheduled but not compiled (jit = false)";
     const runtime::GraphExecutor& ex = *model.executor;
@@ -150,13 +161,43 @@ std::string export_package(const driver::CompiledModel& model, const ExportOptio
                   {{kLibMember, sha256_hex(lib)},
                    {kGraphMember, sha256_hex(graph_text)},
                    {kParamsMember, sha256_hex(params)}}}};
-    std::string meta_text = meta.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
-    std::string tar = write_tar({{kMetaMember, meta_text},
-                                 {kGraphMember, graph_text},
-                                 {kParamsMember, params},
-                                 {kLibMember, lib}});
-    write_file_bytes(path, tar);
-    return meta_text;
+    meta_text = meta.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return write_tar({{kMetaMember, meta_text},
+                      {kGraphMember, graph_text},
+                      {kParamsMember, params},
+                      {kLibMember, lib}});
+}
+
+std::string export_specialized_package(const std::vector<Specialization>& specs,
+                                       const ExportOptions& options, const std::string& path) {
+    TS_USER_CHECK(!specs.empty()) << "a package needs at least one set of input shapes";
+    TS_USER_CHECK(options.target == "llvm")
+        << "packages of several input shapes are written for the llvm target only";
+    std::vector<TarMember> members;
+    json index = json::array();
+    json checksums = json::object();
+    std::set<std::string> seen;
+    for (size_t k = 0; k < specs.size(); ++k) {
+        json shapes = json::object();
+        for (const auto& [name, dims] : specs[k].shapes) shapes[name] = dims;
+        TS_USER_CHECK(seen.insert(shapes.dump()).second)
+            << "the input shapes " << shapes.dump() << " are given twice";
+        std::string meta_text;
+        std::string member = "specialization_" + std::to_string(k) + ".tar";
+        std::string bytes = package_archive(*specs[k].model, options, meta_text);
+        index.push_back({{"member", member}, {"shapes", shapes}});
+        checksums[member] = sha256_hex(bytes);
+        members.push_back({member, std::move(bytes)});
+    }
+    json top = {{"format_version", options.format_version},
+                {"engine_version", engine_version()},
+                {"target", options.target},
+                {"specializations", index},
+                {"members", checksums}};
+    std::string text = top.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+    members.insert(members.begin(), TarMember{kSpecializationsMember, text});
+    write_file_bytes(path, write_tar(members));
+    return text;
 }
 
 }  // namespace tessera::package

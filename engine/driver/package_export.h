@@ -3,6 +3,7 @@
 // graph, the parameters and the metadata. Compile-time only (needs LLVM).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,23 @@ struct ExportOptions {
 /// (export_cuda_package); options.target must be the model's.
 std::string export_package(const driver::CompiledModel& model, const ExportOptions& options,
                            const std::string& path);
+
+/// The package archive (ustar bytes) of an "llvm" model; `meta_text` gets
+/// its meta.json.
+std::string package_archive(const driver::CompiledModel& model, const ExportOptions& options,
+                            std::string& meta_text);
+
+/// One model compiled for one set of input shapes (a specialisation).
+struct Specialization {
+    std::map<std::string, std::vector<int64_t>> shapes;  // the runtime inputs' shapes
+    const driver::CompiledModel* model = nullptr;
+};
+
+/// A package holding several specialisations of one model: `specializations.json`
+/// (format version, target, per specialisation its input shapes and member,
+/// and each member's sha256) and each specialisation as a whole package member. The loader
+/// picks the one whose shapes match the inputs. Returns the index's text.
+std::string export_specialized_package(const std::vector<Specialization>& specs,
+                                       const ExportOptions& options, const std::string& path);
 
 }  // namespace tessera::package

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 
 #include "engine/core/error.h"
@@ -14,6 +15,9 @@
 #include "engine/package/package_loader.h"
 
 struct TesseraModel {
+    /// The package as loaded; `pkg` is what runs: the same, or for a package
+    /// of several input shapes the selected specialisation (the first at load).
+    std::shared_ptr<tessera::package::LoadedPackage> root;
     std::shared_ptr<tessera::package::LoadedPackage> pkg;
     std::vector<std::string> input_dtypes, output_dtypes;
     std::vector<tessera::runtime::TensorType> input_types, output_types;
@@ -74,6 +78,10 @@ int64_t cuda_value_bytes(const tessera::package::LoadedPackage& pkg) {
 }
 
 void describe(TesseraModel& m) {
+    m.input_types.clear();
+    m.output_types.clear();
+    m.input_dtypes.clear();
+    m.output_dtypes.clear();
     if (auto* e = cpu(&m)) {
         for (size_t i = 0; i < e->num_inputs(); ++i) m.input_types.push_back(e->input_type(i));
         for (size_t i = 0; i < e->num_outputs(); ++i) m.output_types.push_back(e->output_type(i));
@@ -106,7 +114,9 @@ TesseraModel* tessera_model_load(const char* package_path) {
     guarded([&] {
         TS_USER_CHECK(package_path != nullptr) << "tessera_model_load: null path";
         auto m = std::make_unique<TesseraModel>();
-        m->pkg = tessera::package::load_package(package_path);
+        m->root = tessera::package::load_package(package_path);
+        m->pkg = m->root->specializations.empty() ? m->root
+                                                   : m->root->specializations.front().package;
         // A CUDA package without a driver already failed in load_package
         // ("cannot run CUDA package '...': no CUDA device is available").
         TS_USER_CHECK(loaded(m.get())) << package_path << ": the package holds no executor";
@@ -117,6 +127,38 @@ TesseraModel* tessera_model_load(const char* package_path) {
 }
 
 void tessera_model_free(TesseraModel* model) { delete model; }
+
+int tessera_model_num_specializations(const TesseraModel* m) {
+    return m && m->root ? int(m->root->specializations.size()) : -1;
+}
+
+int tessera_model_select_input_shapes(TesseraModel* m, int num_inputs, const int* ndims,
+                                      const int64_t* const* dims) {
+    if (!loaded(m)) return null_model();
+    return guarded([&] {
+        TS_USER_CHECK(num_inputs == int(m->input_names.size()) && ndims && dims)
+            << "tessera_model_select_input_shapes: the model has " << m->input_names.size()
+            << " inputs, " << num_inputs << " shapes were given";
+        std::map<std::string, std::vector<int64_t>> shapes;
+        for (int i = 0; i < num_inputs; ++i) {
+            TS_USER_CHECK(ndims[i] >= 0 && (ndims[i] == 0 || dims[i]))
+                << "tessera_model_select_input_shapes: bad shape of input " << i;
+            shapes[m->input_names[size_t(i)]] = std::vector<int64_t>(dims[i], dims[i] + ndims[i]);
+        }
+        if (m->root->specializations.empty()) {  // one set of shapes: it must be that one
+            for (size_t i = 0; i < m->input_types.size(); ++i)
+                TS_USER_CHECK(shapes[m->input_names[i]] == m->input_types[i].shape)
+                    << m->root->path << " was compiled for input '" << m->input_names[i] << "' of "
+                    << m->input_types[i].str() << " only";
+            return;
+        }
+        const tessera::package::LoadedPackage& chosen =
+            tessera::package::select_specialization(*m->root, shapes);
+        for (const auto& s : m->root->specializations)
+            if (s.package.get() == &chosen) m->pkg = s.package;
+        describe(*m);
+    });
+}
 
 int tessera_model_num_inputs(const TesseraModel* m) {
     return loaded(m) ? int(m->input_types.size()) : -1;

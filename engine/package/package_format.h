@@ -24,6 +24,9 @@ constexpr const char* kLibMember = "lib.so";
 constexpr const char* kGraphMember = "graph.json";
 constexpr const char* kParamsMember = "params.bin";
 constexpr const char* kMetaMember = "meta.json";
+/// A package of several input shapes (specialisations) holds this index and
+/// one whole package member per specialisation instead of the four above.
+constexpr const char* kSpecializationsMember = "specializations.json";
 
 /// The x86 ISA features whose absence makes compiled code fault (LLVM
 /// names, e.g. "avx2", "fma", "sse4.2"). Packages record the subset their

@@ -24,11 +24,16 @@ namespace {
 
 using nlohmann::json;
 
-// An opened lib.so; closed when the last executor using it goes.
+// An opened lib.so; closed when the last executor using it goes. The
+// in-memory file stays open as long: the dynamic loader knows a library by
+// its path, and a second package opened while this one is loaded must not
+// get the same /proc/self/fd/N name (dlopen would hand back this library).
 struct Library {
     void* handle = nullptr;
+    int fd = -1;
     ~Library() {
         if (handle) dlclose(handle);
+        if (fd >= 0) close(fd);
     }
 };
 
@@ -55,7 +60,10 @@ std::shared_ptr<Library> open_library(const std::string& bytes, const std::strin
     auto lib = std::make_shared<Library>();
     if (done == bytes.size()) lib->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     std::string err = lib->handle ? "" : (done == bytes.size() ? dlerror() : "short write");
-    close(fd);
+    if (tmp_path.empty() && lib->handle)
+        lib->fd = fd;  // closed with the library
+    else
+        close(fd);
     if (!tmp_path.empty()) unlink(tmp_path.c_str());
     TS_USER_CHECK(lib->handle != nullptr)
         << what << ": cannot load lib.so (" << err
@@ -104,7 +112,83 @@ std::shared_ptr<LoadedPackage> load_cuda_package(const std::vector<TarMember>& a
     return pkg;
 }
 
+std::string shapes_text(const std::map<std::string, std::vector<int64_t>>& shapes) {
+    std::string s;
+    for (const auto& [name, dims] : shapes) {
+        s += (s.empty() ? "" : ", ") + name + ": ";
+        for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
+    }
+    return s;
+}
+
+std::shared_ptr<LoadedPackage> load_archive(const std::string& bytes, const std::string& what,
+                                            bool allow_specializations);
+
+// A package of several input shapes: the index, then each member a whole package.
+std::shared_ptr<LoadedPackage> load_specialized(
+    const std::map<std::string, const TarMember*>& members, const std::string& what) {
+    const std::string& text = members.at(kSpecializationsMember)->data;
+    json idx = parse_member_json(text, what, kSpecializationsMember);
+    auto pkg = std::make_shared<LoadedPackage>();
+    pkg->path = what;
+    pkg->meta_json = text;
+    try {
+        const json& list = idx.at("specializations");
+        TS_USER_CHECK(list.is_array() && !list.empty())
+            << what << ": specializations.json lists no specialisation; the package is corrupt";
+        std::vector<std::string> names;
+        for (const json& s : list) names.push_back(s.at("member").get<std::string>());
+        std::vector<const char*> cnames;
+        for (const std::string& n : names) cnames.push_back(n.c_str());
+        check_version_and_checksums(idx, members, cnames, what);
+        for (size_t k = 0; k < list.size(); ++k) {
+            PackageSpecialization spec;
+            for (const auto& [name, dims] : list[k].at("shapes").items())
+                spec.shapes[name] = dims.get<std::vector<int64_t>>();
+            spec.package = load_archive(members.at(names[k])->data,
+                                        what + " (" + names[k] + ")", false);
+            pkg->specializations.push_back(std::move(spec));
+        }
+    } catch (const json::exception& e) {  // a field of the wrong type
+        TS_USER_FAIL() << what << ": specializations.json is malformed (" << e.what()
+                       << "); the package is corrupt";
+    }
+    const LoadedPackage& first = *pkg->specializations.front().package;
+    pkg->name = first.name;
+    pkg->target = first.target;
+    pkg->input_names = first.executor ? first.executor->input_names() : first.input_names;
+    pkg->output_names = first.executor ? first.executor->output_names() : first.output_names;
+    pkg->node_names = first.node_names;
+    pkg->node_ops = first.node_ops;
+    pkg->graph_json = first.graph_json;
+    return pkg;
+}
+
 }  // namespace
+
+const LoadedPackage& select_specialization(
+    const LoadedPackage& pkg, const std::map<std::string, std::vector<int64_t>>& input_shapes) {
+    if (pkg.specializations.empty()) return pkg;
+    for (const PackageSpecialization& s : pkg.specializations) {
+        bool match = true;
+        for (const auto& [name, dims] : s.shapes) {
+            auto it = input_shapes.find(name);
+            match = match && it != input_shapes.end() && it->second == dims;
+        }
+        if (match) return *s.package;
+    }
+    TS_USER_FAIL() << pkg.path << " holds no specialisation for the input shapes "
+                   << shapes_text(input_shapes) << "; it was compiled for "
+                   << specialization_list(pkg)
+                   << " (compile it again with --shape-set for these shapes)";
+}
+
+std::string specialization_list(const LoadedPackage& pkg) {
+    std::string s;
+    for (const PackageSpecialization& spec : pkg.specializations)
+        s += (s.empty() ? "" : "; ") + shapes_text(spec.shapes);
+    return s;
+}
 
 bool looks_like_package(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -119,9 +203,21 @@ std::shared_ptr<LoadedPackage> load_package(const std::string& path) {
 
 std::shared_ptr<LoadedPackage> load_package_bytes(const std::string& bytes,
                                                   const std::string& what) {
+    return load_archive(bytes, what, true);
+}
+
+namespace {
+
+std::shared_ptr<LoadedPackage> load_archive(const std::string& bytes, const std::string& what,
+                                            bool allow_specializations) {
     std::vector<TarMember> all = read_tar(bytes, what);
     std::map<std::string, const TarMember*> members;
     for (const TarMember& m : all) members[m.name] = &m;
+    if (members.count(kSpecializationsMember)) {
+        TS_USER_CHECK(allow_specializations)
+            << what << ": a specialisation holds specialisations itself; the package is corrupt";
+        return load_specialized(members, what);
+    }
     if (is_cuda_package(all)) return load_cuda_package(all, what);
     for (const char* name : {kMetaMember, kLibMember, kGraphMember, kParamsMember}) {
         TS_USER_CHECK(members.count(name))
@@ -214,5 +310,7 @@ std::shared_ptr<LoadedPackage> load_package_bytes(const std::string& bytes,
         pkg->executor->set_thread_setter(setter);
     return pkg;
 }
+
+}  // namespace
 
 }  // namespace tessera::package

@@ -3,6 +3,7 @@
 // target and CPU features. Runtime only: no LLVM, no protobuf, no Qt.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,14 @@
 #include "engine/runtime/graph_executor.h"
 
 namespace tessera::package {
+
+struct LoadedPackage;
+
+/// One specialisation of a package of several input shapes.
+struct PackageSpecialization {
+    std::map<std::string, std::vector<int64_t>> shapes;  // input name -> dims
+    std::shared_ptr<LoadedPackage> package;
+};
 
 /// A package ready to run.
 struct LoadedPackage {
@@ -26,7 +35,19 @@ struct LoadedPackage {
     std::string target = "llvm";
     std::vector<std::string> input_names, output_names;
     std::shared_ptr<runtime::CudaGraphExecutor> cuda_executor;
+    /// A package of several input shapes: its specialisations (each a whole
+    /// package); then `executor` is null and select_specialization picks one.
+    std::vector<PackageSpecialization> specializations;
 };
+
+/// The package that runs inputs of these shapes (input name -> dims): `pkg`
+/// itself unless it holds specialisations, else the one compiled for them;
+/// a UserError naming the shapes it holds when none is.
+const LoadedPackage& select_specialization(
+    const LoadedPackage& pkg, const std::map<std::string, std::vector<int64_t>>& input_shapes);
+
+/// "x: 1x8; x: 3x8": the shapes of a package's specialisations.
+std::string specialization_list(const LoadedPackage& pkg);
 
 /// Reads, verifies and loads a package file. UserError (naming the file and
 /// what to do) for: not a tar, a missing member, a checksum mismatch, a newer

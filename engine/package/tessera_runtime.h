@@ -41,6 +41,17 @@ TESSERA_API const char* tessera_last_error(void);
 TESSERA_API TesseraModel* tessera_model_load(const char* package_path);
 TESSERA_API void tessera_model_free(TesseraModel* model);
 
+/** A package of several input shapes (`tessera compile --shape-set ...`
+ *  repeated) holds one specialisation per set; 0 for a package of one.
+ *  The first is selected at load. */
+TESSERA_API int tessera_model_num_specializations(const TesseraModel* model);
+/** Selects the specialisation compiled for these input shapes (input i has
+ *  ndims[i] dims dims[i][0..]); the inputs, outputs and their sizes are then
+ *  that specialisation's. TESSERA_USER_ERROR naming the package's shapes
+ *  when it holds none for them (also for a package of one other shape). */
+TESSERA_API int tessera_model_select_input_shapes(TesseraModel* model, int num_inputs,
+                                                  const int* ndims, const int64_t* const* dims);
+
 TESSERA_API int tessera_model_num_inputs(const TesseraModel* model);
 TESSERA_API int tessera_model_num_outputs(const TesseraModel* model);
 /** Name, dtype ("float32", "int64", ...), rank, dims and byte size of input
