@@ -42,7 +42,9 @@ KnobPins KnobPins::load(const std::string& path) {
 void pin_task(TuneTask& t, const KnobPins& pins) {
     TS_USER_CHECK(!t.anchor.op.empty() && !t.knobs.empty())
         << "kernel '" << t.name << "' has no default-rule knobs to pin";
-    for (const auto& [name, value] : pins.knobs) {
+    for (const auto& pin : pins.knobs) {
+        const std::string& name = pin.first;
+        const int64_t value = pin.second;
         auto knob = std::find_if(t.knobs.begin(), t.knobs.end(),
                                  [&](const topi::CpuKnob& k) { return k.name == name; });
         if (knob == t.knobs.end()) {

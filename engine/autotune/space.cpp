@@ -335,7 +335,9 @@ Candidate sample_knobbed(const SpaceOptions& o, std::mt19937_64& rng) {
 // kernel's legal choices (a record from another version of the rules may hold others).
 topi::CpuScheduleOptions knob_options(const Candidate& c, const SpaceOptions& o) {
     TS_USER_CHECK(o.anchor != nullptr) << "knobbed default candidate without its anchor node";
-    for (const auto& [name, value] : c.knobs) {
+    for (const auto& knob : c.knobs) {
+        const std::string& name = knob.first;  // not a structured binding: the lambda captures it
+        const int64_t value = knob.second;
         auto k = std::find_if(o.knobs.begin(), o.knobs.end(),
                               [&](const topi::CpuKnob& x) { return x.name == name; });
         TS_USER_CHECK(k != o.knobs.end())

@@ -10,6 +10,10 @@
 #define TESSERA_VERSION "0.0.0"
 #endif
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 namespace tessera::package {
 
 namespace {
@@ -33,7 +37,8 @@ const std::map<std::string, std::function<bool()>>& feature_table() {
         {"xop", [] { return bool(__builtin_cpu_supports("xop")); }},
         {"bmi", [] { return bool(__builtin_cpu_supports("bmi")); }},
         {"bmi2", [] { return bool(__builtin_cpu_supports("bmi2")); }},
-        {"f16c", [] { return bool(__builtin_cpu_supports("f16c")); }},
+        // clang before 16 has no "f16c" for __builtin_cpu_supports: CPUID leaf 1, ECX bit 29.
+        {"f16c", [] { unsigned a, b, c, d; return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C); }},
         {"aes", [] { return bool(__builtin_cpu_supports("aes")); }},
         {"pclmul", [] { return bool(__builtin_cpu_supports("pclmul")); }},
         {"avx512f", [] { return bool(__builtin_cpu_supports("avx512f")); }},

@@ -91,7 +91,10 @@ Tensors instance_norm(const graph::Node& n, const Tensors& in, const Types& out)
     check_arity(n, in, out, 3, 3);
     const te::Tensor& x = in[0];
     Expr eps = tir::make_const(x.dtype(), n.attr_float("epsilon", 1e-5));
-    auto [mean, var] = moments(x, 2, {}, "T_instance_norm");
+    // Named tensors, not a structured binding: the lambdas capture them (clang 14 cannot).
+    const std::pair<te::Tensor, te::Tensor> moments_x = moments(x, 2, {}, "T_instance_norm");
+    const te::Tensor& mean = moments_x.first;
+    const te::Tensor& var = moments_x.second;
     te::Tensor y = te::compute(
         x.shape(),
         [&](const std::vector<Var>& i) {
@@ -115,7 +118,9 @@ Tensors layer_norm(const graph::Node& n, const Tensors& in, const Types& out) {
         << where(n) << ": axis " << n.attr_int("axis", 0) << " is out of range for rank " << xs.size();
     const size_t axis = size_t(a);
     Expr eps = tir::make_const(x.dtype(), n.attr_float("epsilon", 1e-5));
-    auto [mean, var] = moments(x, axis, {}, "T_layer_norm");
+    const std::pair<te::Tensor, te::Tensor> moments_x = moments(x, axis, {}, "T_layer_norm");
+    const te::Tensor& mean = moments_x.first;
+    const te::Tensor& var = moments_x.second;
     std::vector<int64_t> norm(xs.begin() + long(axis), xs.end());
     te::Tensor inv = te::compute(
         mean.shape(),
