@@ -172,7 +172,8 @@ int run_run(const RunOptions& given) {
     std::cout << "model:      " << mp.file << "\n"
               << "inputs:     " << source << "\n"
               << "nodes:      " << g.nodes.size() << "\n"
-              << "kernels:    " << ex.calls().size() << "\n"
+              << "kernels:    " << ex.calls().size() << " (" << model->kernels_compiled()
+              << " compiled, the others the same code as one of them)\n"
               << "compile:    " << fixed(model->compile_seconds, 3) << " s\n"
               << "latency:    median " << fixed(t.median_ms, 4) << " ms, min " << fixed(t.min_ms, 4)
               << " ms (" << t.repeat << " runs)\n"
@@ -200,6 +201,7 @@ int run_run(const RunOptions& given) {
         j["flops"] = model->total_flops;
         j["compile_seconds"] = model->compile_seconds;
         j["kernels"] = ex.calls().size();
+        j["kernels_compiled"] = model->kernels_compiled();
         nlohmann::json passes_run = nlohmann::json::array();
         for (const auto& r : model->pass_records)
             passes_run.push_back({{"name", r.name}, {"ms", r.seconds * 1e3}, {"changed", r.changed}});
