@@ -476,6 +476,11 @@ set_tests_properties(cli_run_shape_sets_package_other_shape_exit2 PROPERTIES FIX
 # The graph text names the symbolic dim with the size it was given.
 tessera_cli_exit(cli_symbolic_dim_named_in_graph_text EXPECT 0 STDOUT "%x: Tensor\\[\\(batch=4, 3\\), float32\\]"
                  ARGS inspect ${SYMBOLIC_BATCH}/model.onnx --input-shape x:4x3 --print graph)
+# ... and on the values computed from it (ONNX's shape inference on the
+# symbolic model names their dims).
+tessera_cli_exit(cli_symbolic_dim_named_beyond_the_inputs EXPECT 0
+                 STDOUT "%r = nn.relu\\(%x\\) /\\* ty=Tensor\\[\\(batch=4, 3\\), float32\\].*%y = nn.matmul\\(%r, %w\\) /\\* ty=Tensor\\[\\(batch=4, 2\\), float32\\]"
+                 ARGS inspect ${SYMBOLIC_BATCH}/model.onnx --input-shape x:4x3 --print graph)
 
 # ---- `tessera bench` runs tessera-bench (beside it, or on PATH); where there
 # is none (the installed package), it says how to get it.

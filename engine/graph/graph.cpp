@@ -223,13 +223,13 @@ std::string print(const Graph& g) {
         os << ")";
         os << " /* ";
         if (n.outputs.size() == 1 && n.outputs[0] >= 0 && n.outputs[0] < int(g.values.size())) {
-            os << "ty=" << g.values[size_t(n.outputs[0])].type.str();
+            os << "ty=" << g.values[size_t(n.outputs[0])].type_str();
         } else {
             os << "ty=(";
             for (size_t i = 0; i < n.outputs.size(); ++i) {
                 int o = n.outputs[i];
                 os << (i ? ", " : "")
-                   << (o >= 0 && o < int(g.values.size()) ? g.values[size_t(o)].type.str() : "?");
+                   << (o >= 0 && o < int(g.values.size()) ? g.values[size_t(o)].type_str() : "?");
             }
             os << ")";
         }

@@ -27,6 +27,32 @@ using namespace onnx_import;
 
 namespace {
 
+// Names of symbolic dims beyond the inputs: ONNX's shape inference ran on the
+// model with its inputs still symbolic, so a value whose dim follows a named
+// input dim carries that name in its inferred type ("batch"); the graph value
+// of that name, where its rank and static dims agree with the inferred type,
+// shows it (batch=4). Dims ONNX could not name ("unk__3") stay unnamed.
+void name_symbolic_dims(Importer& imp, const onnx::ValueInfoProto& vi) {
+    auto it = imp.values.find(vi.name());
+    if (it == imp.values.end() || !vi.type().has_tensor_type() ||
+        !vi.type().tensor_type().has_shape())
+        return;
+    graph::Value& v = imp.g.values[size_t(it->second)];
+    const auto& dims = vi.type().tensor_type().shape().dim();
+    if (!v.dim_names.empty() || dims.size() != int(v.type.shape.size())) return;
+    std::vector<std::string> names(v.type.shape.size());
+    bool any = false;
+    for (int i = 0; i < dims.size(); ++i) {
+        const auto& d = dims[i];
+        if (d.has_dim_value() && d.dim_value() != v.type.shape[size_t(i)]) return;  // another value
+        if (d.has_dim_param() && !d.dim_param().empty() && d.dim_param().rfind("unk__", 0) != 0) {
+            names[size_t(i)] = d.dim_param();
+            any = true;
+        }
+    }
+    if (any) v.dim_names = std::move(names);
+}
+
 // Static type of a graph input; UserError naming the input and the dimension otherwise.
 // The model's names of the symbolic dims of input `vi` ("?" for an unnamed
 // or negative one, "" for a static one); empty when every dim is static.
@@ -387,6 +413,8 @@ graph::Graph build_graph(const onnx::ModelProto& model, int64_t source_opset,
     }
 
     for (const auto& vi : gp.output()) add_graph_output(imp, vi.name(), layout);
+    for (const auto& vi : gp.value_info()) name_symbolic_dims(imp, vi);
+    for (const auto& vi : gp.output()) name_symbolic_dims(imp, vi);
 
     try {
         graph::verify(imp.g);
