@@ -164,13 +164,20 @@ void RunController::run() {
     const KernelTraces traces = m_workspace->kernelTraces();
     const BuildSettings settings = m_workspace->buildSettings();
     m_changesSinceRunStart.clear();
+    // One cache per document; bounded, as every edit adds the kernels it changed.
+    constexpr size_t kMaxCachedKernels = 1024;
+    if (m_kernelsOwner != owner || !m_kernels || m_kernels->size() > kMaxCachedKernels) {
+        m_kernels = std::make_shared<driver::KernelCache>();
+        m_kernelsOwner = owner;
+    }
+    std::shared_ptr<driver::KernelCache> kernels = m_kernels;
     m_workspace->log("Running " + document->displayName() + " (build, time, profile): " +
                      settings.describe() +
                      (traces.empty() ? QString() : QString(", %1 hand schedules").arg(traces.size())));
     m_jobs->start(
         "Running " + document->displayName(),
-        [graph, traces, settings](const JobContext& context) {
-            return runAndProfile(*graph, settings, context, traces);
+        [graph, traces, settings, kernels](const JobContext& context) {
+            return runAndProfile(*graph, settings, context, traces, kernels);
         },
         [this, owner](const RunResult& value) {
             if (m_workspace->document().get() != owner) return;  // another model was opened meanwhile
@@ -187,7 +194,11 @@ void RunController::show(const RunResult& result) {
             .arg(result.repeat)
             .arg(result.minMs, 0, 'f', 3)
             .arg(result.gflops, 0, 'f', 2)
-            .arg(result.compileSeconds, 0, 'f', 2));
+            .arg(result.compileSeconds, 0, 'f', 2) +
+        (result.kernelCount > 0 ? QString(" (%1 of %2 kernels compiled; the others unchanged)")
+                                      .arg(result.kernelsCompiled)
+                                      .arg(result.kernelCount)
+                                : QString()));
     QStringList labels;
     QVector<double> ms;
     double slowest = 0;

@@ -88,6 +88,10 @@ private:
     QTableWidget* m_kernelTable;
     QLabel* m_lastRunLabel;
     std::unique_ptr<RunResult> m_lastRun;
+    /// Kernels compiled by this document's Runs: a Run after an edit compiles
+    /// only what the edit changed. A new document starts a new cache.
+    std::shared_ptr<driver::KernelCache> m_kernels;
+    const void* m_kernelsOwner = nullptr;
     std::unique_ptr<MachinePeaks> m_peaks;
     bool m_peaksRemeasured = false;      // once per session, when a kernel tops the ceilings
     QStringList m_changesSinceRunStart;  // build inputs changed since the last Run started

@@ -76,9 +76,12 @@ std::shared_ptr<runtime::CudaGraphExecutor> gpuExecutor(const driver::CompiledMo
 }  // namespace
 
 RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings,
-                        const JobContext& context, const KernelTraces& traces) {
+                        const JobContext& context, const KernelTraces& traces,
+                        std::shared_ptr<driver::KernelCache> kernels) {
     context.reportProgress(0.0);
-    auto compiled = driver::build(graph, settings.buildOptions(traces), [&](int done, int total) {
+    driver::BuildOptions options = settings.buildOptions(traces);
+    options.kernel_cache = std::move(kernels);
+    auto compiled = driver::build(graph, options, [&](int done, int total) {
         if (total > 0) context.reportProgress(0.7 * done / total);
     });
     checkCancelled(context);
@@ -124,6 +127,8 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
     result.minMs = timing.min_ms;
     result.repeat = timing.repeat;
     result.compileSeconds = compiled->compile_seconds;
+    result.kernelsCompiled = compiled->kernels_compiled();
+    result.kernelCount = compiled->cuda ? 0 : int(compiled->kernels.size());  // CPU kernels
     result.graphNodes = int(compiled->graph.nodes.size());
     result.gflops =
         timing.median_ms > 0 ? compiled->total_flops / (timing.median_ms * 1e-3) / 1e9 : 0;

@@ -2,6 +2,8 @@
 // worker thread through JobRunner).
 #pragma once
 
+#include <memory>
+
 #include <QString>
 #include <QVector>
 #include <map>
@@ -32,6 +34,8 @@ struct RunResult {
     double minMs = 0;
     double gflops = 0;  // total flops / median time
     double compileSeconds = 0;
+    int kernelsCompiled = 0;  // by this build; the others came from the kernel cache
+    int kernelCount = 0;
     int repeat = 0;
     int graphNodes = 0;  // node count of the compiled graph (KernelTime::nodes index it)
     QVector<KernelTime> kernels;
@@ -45,8 +49,10 @@ struct RunResult {
 /// default or tuned ones), runs it on seeded random inputs on settings.threads
 /// threads, times whole runs and profiles each kernel. Reports progress
 /// through `context` and returns early (throwing Cancelled) when
-/// cancelled.
+/// cancelled. `kernels` (may be null): compiled kernels to reuse and add to,
+/// so a Run after an edit compiles only the kernels the edit changed.
 RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings,
-                        const JobContext& context, const KernelTraces& traces = {});
+                        const JobContext& context, const KernelTraces& traces = {},
+                        std::shared_ptr<driver::KernelCache> kernels = nullptr);
 
 }  // namespace tessera::studio

@@ -339,3 +339,32 @@ TEST(StudioTruth, InsertedNodesSaveAsOnnxAndReopenAsTheSameGraph) {
     s.window.undoStack()->undo();
     EXPECT_LT(s.window.document()->graph().find_node("gate"), 0);
 }
+
+// Runs of one document share its compiled kernels: Run again compiles none,
+// another thread count (other code) compiles them again, and going back
+// finds the first ones; the performance line says how many were compiled.
+TEST(StudioTruth, ARunCompilesOnlyTheKernelsThatChanged) {
+    OpenStudio s;
+    ASSERT_TRUE(s.ok);
+    s.window.settingsBar()->setThreads(1);
+    const RunResult* first = s.run();
+    ASSERT_NE(first, nullptr);
+    const int kernels = first->kernelCount;
+    ASSERT_GT(kernels, 0);
+    EXPECT_GT(first->kernelsCompiled, 0);
+    EXPECT_LE(first->kernelsCompiled, kernels);
+    const RunResult* again = s.run();
+    ASSERT_NE(again, nullptr);
+    EXPECT_EQ(again->kernelsCompiled, 0);
+    EXPECT_TRUE(s.window.runs()->perfLabel()->text().contains(
+        QString("(0 of %1 kernels compiled").arg(kernels)))
+        << s.window.runs()->perfLabel()->text().toStdString();
+    s.window.settingsBar()->setThreads(2);
+    const RunResult* two = s.run();
+    ASSERT_NE(two, nullptr);
+    EXPECT_GT(two->kernelsCompiled, 0);
+    s.window.settingsBar()->setThreads(1);
+    const RunResult* back = s.run();
+    ASSERT_NE(back, nullptr);
+    EXPECT_EQ(back->kernelsCompiled, 0);
+}
