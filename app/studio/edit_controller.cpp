@@ -20,6 +20,10 @@ namespace tessera::studio {
 
 EditController::EditController(Workspace* workspace, QUndoStack* undo, widgets::GraphView* graphView)
     : QObject(workspace), m_workspace(workspace), m_undo(undo), m_graphView(graphView) {
+    m_jobs = new JobRunner(this);  // Save as ONNX
+    connect(m_jobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
+        m_workspace->reportError("Cannot save model", message);
+    });
     m_graphView->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_graphView, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
         const int node = m_graphView->nodeAt(pos);
@@ -234,13 +238,17 @@ void EditController::setInputShapeDialog() {
 
 bool EditController::saveOnnx(const QString& path) {
     if (!document()) return false;
-    try {
-        frontend::export_onnx_file(document()->graph(), path.toStdString());
-    } catch (const std::exception& e) {
-        m_workspace->reportError("Cannot save model", oneLine(QString::fromStdString(e.what())));
-        return false;
-    }
-    m_workspace->log("Saved " + path);
+    std::shared_ptr<const graph::Graph> graph = document()->snapshot();
+    m_jobs->start(
+        "Saving " + path,
+        [graph, path](const JobContext&) {
+            frontend::export_onnx_file(*graph, path.toStdString());
+            return path;
+        },
+        [this](const QString& written) {
+            m_workspace->log("Saved " + written);
+            emit saved(written);
+        });
     return true;
 }
 

@@ -22,6 +22,7 @@ class GraphView;
 
 namespace tessera::studio {
 
+class JobRunner;
 class ModelDocument;
 class Workspace;
 
@@ -44,8 +45,11 @@ public:
     /// `node`; false (logged) when refused. The new node is selected once shown.
     bool insertNodeAfter(int node, const QString& op, const QString& name,
                          const std::map<std::string, graph::AttrValue>& attrs = {});
-    /// Saves the (edited) model as ONNX; false (logged) on failure.
+    /// Saves the (edited) model as ONNX in a job (a snapshot of the graph,
+    /// off the UI thread); emits saved(path) when written, the error is
+    /// reported otherwise. False when there is no model.
     bool saveOnnx(const QString& path);
+    JobRunner* jobs() const { return m_jobs; }
     /// An edit typed into the Properties dock (PropertiesModel::edited): the
     /// selected node's name (kind "name") or attribute `property` ("attr") is
     /// to become `text`; a refused one asks for the node to be shown again.
@@ -62,6 +66,7 @@ public:
 
 signals:
     void refused(const QString& message);
+    void saved(const QString& path);
     /// The document holds a new graph (an edit, undo or redo); the window
     /// shows it and then selects `select` (a node name; "" for the default).
     void graphInstalled(const QString& select);
@@ -71,6 +76,7 @@ signals:
     void viewRequested(const QString& name);
 
 private:
+    JobRunner* m_jobs;
     void install(std::shared_ptr<const graph::Graph> graph, const std::vector<graph::GraphEdit>& edits);
     ModelDocument* document() const;
 

@@ -66,7 +66,7 @@ MainWindow::MainWindow(QWidget* parent)
                                    m_perfDock, m_messagesDock});
     m_status = new JobStatus(statusBar(), m_runs->lastRunLabel(), m_workspace, m_graphView);
     m_status->watch({m_loads->jobs(), m_runs->jobs(), m_tunes->jobs()}, true);
-    m_status->watch({m_scheduleEditor->jobs(), m_passPanel->jobs(), m_exports->jobs()}, false);
+    m_status->watch({m_scheduleEditor->jobs(), m_passPanel->jobs(), m_exports->jobs(), m_edits->jobs()}, false);
     connectControllers();
 
     resize(1600, 1000);
@@ -239,7 +239,7 @@ void MainWindow::showNode(int node) {
 
 void MainWindow::cancelJobs() {
     for (JobRunner* runner : {m_loads->jobs(), m_runs->jobs(), m_exports->jobs(), m_tunes->jobs(),
-                              m_scheduleEditor->jobs(), m_passPanel->jobs()})
+                              m_scheduleEditor->jobs(), m_passPanel->jobs(), m_edits->jobs()})
         runner->cancel();
 }
 

@@ -26,7 +26,6 @@ std::shared_ptr<ModelDocument> ModelDocument::load(
 
 void ModelDocument::setGraph(std::shared_ptr<const graph::Graph> graph) {
     m_graph = std::move(graph);
-    m_loopIrCache.clear();
 }
 
 QString ModelDocument::displayName() const { return QFileInfo(m_path).fileName(); }
@@ -68,14 +67,6 @@ double ModelDocument::totalFlops() const {
     double flops = 0;
     for (const graph::Node& n : m_graph->nodes) flops += graph::node_flops(*m_graph, n);
     return flops;
-}
-
-QString ModelDocument::loopIr(int node) const {
-    auto it = m_loopIrCache.constFind(node);
-    if (it != m_loopIrCache.constEnd()) return *it;
-    const QString text = QString::fromStdString(tir::print(driver::lower_op(*m_graph, node)));
-    m_loopIrCache.insert(node, text);
-    return text;
 }
 
 QString shapeText(const std::vector<int64_t>& shape) {

@@ -55,9 +55,6 @@ public:
     /// Floating-point operations per inference (sum over nodes).
     double totalFlops() const;
 
-    /// Printed loop IR of one node with its default schedule (cached).
-    /// Throws what driver::lower_op throws.
-    QString loopIr(int node) const;
     /// op, name, attrs, input and output types of one node.
     QVector<PropertyRow> properties(int node) const;
 
@@ -65,7 +62,6 @@ private:
     QString m_path;
     std::shared_ptr<const graph::Graph> m_graph;
     std::vector<graph::GraphEdit> m_edits;
-    mutable QMap<int, QString> m_loopIrCache;  // used on the UI thread only
 };
 
 /// "[1, 2]" / "3" / "1.5" / "\"text\"" for a graph attribute.

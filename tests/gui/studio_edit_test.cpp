@@ -169,7 +169,9 @@ TEST(StudioEdit, SavedOnnxReloadsAsTheEditedGraph) {
     ASSERT_TRUE(s.edit(makeEdit(graph::GraphEdit::Kind::DeleteNode, "relu2")));
     QTemporaryDir dir;
     const QString path = dir.filePath("edited.onnx");
-    ASSERT_TRUE(s.window.edits()->saveOnnx(path));
+    QSignalSpy saved(s.window.edits(), &studio::EditController::saved);
+    ASSERT_TRUE(s.window.edits()->saveOnnx(path));  // written by a job, off the UI thread
+    ASSERT_TRUE(saved.count() > 0 || saved.wait(30000));
     EXPECT_EQ(graph::print(driver::load_model(path.toStdString())), graph::print(s.graph()));
 }
 

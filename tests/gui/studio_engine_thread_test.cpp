@@ -1,6 +1,6 @@
 // "No engine work on the UI thread": the studio forbids it on the thread that
 // makes its window (engine/core/thread_guard.h), and its main flows (open,
-// Run, Tune, Export, a node's kernel and its schedule edits, Measure, a pass
+// Run, Tune, Export, Save as ONNX, a node's kernel and its schedule edits, Measure, a pass
 // change, the fused-kernel collapse) leave the guard's count at zero; a
 // guarded call on the forbidden thread is counted, or thrown in strict mode.
 #include <gtest/gtest.h>
@@ -97,6 +97,11 @@ TEST(EngineThreadGuard, TheStudiosMainFlowsRunNoEngineWorkOnTheUiThread) {
         QTest::qWaitFor([&]() { return exported.count() + exportFailed.count() > 0; }, 120000));
     EXPECT_EQ(exportFailed.count(), 0);
     EXPECT_EQ(engine_work_violations().count, 0) << "Export: " << violations();
+
+    QSignalSpy saved(s.window.edits(), &studio::EditController::saved);
+    ASSERT_TRUE(s.window.edits()->saveOnnx(dir.filePath("model.onnx")));
+    ASSERT_TRUE(saved.count() > 0 || saved.wait(60000));
+    EXPECT_EQ(engine_work_violations().count, 0) << "Save as ONNX: " << violations();
 
     // A node: the kernel that runs it is built, its schedule edited (the
     // kernel rebuilt), and measured in the model.

@@ -1,6 +1,7 @@
 // Issue 18: what the studio shows, runs, tunes and exports comes from one set
 // of build settings (opt level, passes, threads, tuning records); a change
 // marks the last Run stale; tuning applies where Run runs.
+#include <QSignalSpy>
 #include <gtest/gtest.h>
 
 #include <QJsonArray>
@@ -321,7 +322,9 @@ TEST(StudioTruth, InsertedNodesSaveAsOnnxAndReopenAsTheSameGraph) {
     EXPECT_EQ(s.window.document()->nodeCount(), nodes);
 
     const QString path = dir.filePath("edited.onnx");
-    ASSERT_TRUE(s.window.edits()->saveOnnx(path));
+    QSignalSpy saved(s.window.edits(), &studio::EditController::saved);
+    ASSERT_TRUE(s.window.edits()->saveOnnx(path));  // written by a job, off the UI thread
+    ASSERT_TRUE(saved.count() > 0 || saved.wait(30000));
     const graph::Graph reopened = driver::load_model(path.toStdString());
     EXPECT_EQ(graph::print(reopened), graph::print(s.window.document()->graph()));
     // The session file keeps the insertions (op, name, attributes) for replay.

@@ -9,6 +9,7 @@
 
 #include "engine/core/atomic_file.h"
 #include "engine/core/error.h"
+#include "engine/core/thread_guard.h"
 #include "engine/frontend/onnx/onnx_context.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "onnx/checker.h"
@@ -239,6 +240,7 @@ std::string export_onnx_bytes(const graph::Graph& g) {
 }
 
 void export_onnx_file(const graph::Graph& g, const std::string& path) {
+    assert_engine_work_allowed("frontend::export_onnx_file");
     const std::string bytes = export_onnx_bytes(g);
     write_file_atomically(path, bytes);  // the old model stays if this fails
 }
