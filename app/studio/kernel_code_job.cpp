@@ -55,6 +55,11 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
                              "CUDA C and PTX panes\n";
         code.llvmIr = none;
         code.assembly = none;
+        try {  // a node without loop IR of its own leaves it undefined (the editor says so)
+            if (const int alone = graph.find_node(name); alone >= 0)
+                code.nodeAlone = driver::lower_op(graph, alone);
+        } catch (const UserError&) {
+        }
         return code;
     }
     fillCpuCode(code, f, model.llvm, context);

@@ -27,6 +27,10 @@ struct KernelCode {
     QString error;       // why there is no kernel to show (the other fields empty)
     int index = -1;      // in model->kernels
     double flops = 0;    // per run of the kernel (its nodes' flops)
+    /// CUDA target: the node alone with its default loops (the GPU rules are
+    /// not traces yet, so the schedule editor starts from it), lowered here,
+    /// off the UI thread.
+    tir::PrimFunc nodeAlone;
     /// The scheduled build (no JIT) the texts come from: reused for the next
     /// node while the graph, settings and schedules stay the same.
     std::shared_ptr<const driver::CompiledModel> model;

@@ -73,29 +73,27 @@ void ScheduleController::showNode(int node) {
     showKernel();
 }
 
-void ScheduleController::showNodeAlone() {
+void ScheduleController::showNodeAlone(const tir::PrimFunc& alone) {
     // The CUDA kernels are not traces yet: the editor replays the node's
-    // trace on the node alone.
+    // trace on the node alone (lowered by the kernel code job).
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     const graph::Node& n = document->graph().nodes[size_t(m_node)];
     m_traceNode = QString::fromStdString(n.name);
     m_builtSteps = {};
-    try {
-        m_editor->setFunction(QString::fromStdString(n.op + " " + n.name + " (alone)"),
-                              driver::lower_op(document->graph(), m_node),
-                              graph::node_flops(document->graph(), n),
-                              m_workspace->traces().value(m_traceNode));
-    } catch (const std::exception& e) {
-        m_workspace->log("error: lowering " + m_traceNode + ": " +
-                         oneLine(QString::fromStdString(e.what())));
+    if (!alone.defined()) {
+        m_workspace->log("error: " + m_traceNode + " has no loop IR of its own to schedule");
         m_editor->setFunction({}, {}, 0);
+        return;
     }
+    m_editor->setFunction(QString::fromStdString(n.op + " " + n.name + " (alone)"), alone,
+                          graph::node_flops(document->graph(), n),
+                          m_workspace->traces().value(m_traceNode));
 }
 
 void ScheduleController::showKernelSchedule(const KernelCode& code) {
     const driver::CompiledModel& model = *code.model;
     if (code.index < 0 || size_t(code.index) >= model.schedules.size()) {
-        showNodeAlone();
+        showNodeAlone(code.nodeAlone);
         return;
     }
     const driver::KernelSchedule& ks = model.schedules[size_t(code.index)];

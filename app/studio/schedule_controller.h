@@ -62,7 +62,7 @@ private:
     /// IR with the trace the build replayed (default rule, record or hand).
     void showKernelSchedule(const KernelCode& code);
     /// The editor on the selected node alone (targets whose kernels are not traces).
-    void showNodeAlone();
+    void showNodeAlone(const tir::PrimFunc& alone);
     void onStepsChanged();
     /// What the scheduled build of the code views depends on.
     QString buildKey() const;

@@ -50,6 +50,7 @@ void check_inputs(const graph::Graph& g, const std::vector<NDArray>& inputs) {
 
 
 tir::PrimFunc lower_op(const graph::Graph& g, int node) {
+    assert_engine_work_allowed("driver::lower_op");
     TS_USER_CHECK(node >= 0 && node < int(g.nodes.size()))
         << "node index " << node << " out of range; the graph has " << g.nodes.size() << " nodes";
     return topi::lower_node(g, node);
