@@ -37,6 +37,10 @@ double seconds_since(Clock::time_point t0) {
 [[noreturn]] void worker(runtime::KernelFn fn, void** args, const std::vector<size_t>& bytes,
                          const MeasureOptions& o, int fd, double timeout_s) {
     alarm(unsigned(std::ceil(timeout_s)) + 1);  // a backstop; the parent kills first
+    // A crashing candidate dies by its signal at once, whatever handler the
+    // process installed (a sanitizer's report, a host application's crash
+    // handler) would otherwise take the time limit or exit another way.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
     runtime::TimingOptions timing = o.timing;
     // One thread: its CPU time, which time-slicing with other processes does not inflate.
     timing.cpu_clock = o.timing.cpu_clock && o.threads == 1;
