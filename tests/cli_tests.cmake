@@ -509,6 +509,11 @@ tessera_cli_exit(cli_quantize_small_cnn EXPECT 0
                  STDERR "quantized 3 nodes \\(3 activations uint8, 3 weights int8 per channel, opset 13\\).*top-1 agrees on 1 of 1 rows"
                  ARGS quantize ${PROJECT_SOURCE_DIR}/resources/models/small_cnn -o ${CLI_SCRATCH}/small_cnn_int8.onnx
                       --calib ${PROJECT_SOURCE_DIR}/resources/models/small_cnn --method percentile)
+# --layers: the layers farthest from the model's float reading, with their error.
+tessera_cli_exit(cli_quantize_layers_error EXPECT 0
+                 STDERR "layers farthest from the float reading[^\n]*\n  [^ ]+ \\([^,]+, [^)]+\\): [0-9.]+ %"
+                 ARGS quantize ${PROJECT_SOURCE_DIR}/resources/models/small_cnn -o ${CLI_SCRATCH}/small_cnn_int8_layers.onnx
+                      --calib ${PROJECT_SOURCE_DIR}/resources/models/small_cnn --layers 3)
 tessera_cli_exit(cli_quantize_no_calibration_inputs_exit2 EXPECT 2
                  STDERR "calibration folder .* holds no input_0.pb"
                  ARGS quantize ${PROJECT_SOURCE_DIR}/resources/models/small_cnn -o ${CLI_SCRATCH}/never.onnx

@@ -7,6 +7,7 @@
 
 #include "app/cli/cli_common.h"
 #include "engine/core/error.h"
+#include "engine/driver/quantization_error.h"
 #include "engine/driver/calibrate.h"
 #include "engine/driver/driver.h"
 #include "engine/frontend/onnx/onnx_importer.h"
@@ -26,6 +27,7 @@ struct QuantizeOptions {
     bool per_tensor = false;
     int threads = 0;
     bool json = false;
+    int layers = 0;  // --layers N: the N layers with the largest int8 error
 };
 
 CLI::App* add_quantize_command(CLI::App& app, QuantizeOptions& o) {
@@ -48,6 +50,11 @@ CLI::App* add_quantize_command(CLI::App& app, QuantizeOptions& o) {
     cmd->add_flag("--per-tensor", o.per_tensor, "one scale per weight instead of one per output channel");
     cmd->add_option("--threads", o.threads, "threads of the calibration runs (0: all)");
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
+    cmd->add_option("--layers", o.layers,
+                    "print the N layers whose int8 output is farthest from the quantized model's "
+                    "float reading (activation Q/DQ pairs as the identity), on the first "
+                    "evaluation input set")
+        ->check(CLI::NonNegativeNumber);
     return cmd;
 }
 
@@ -121,8 +128,27 @@ int run_quantize(const QuantizeOptions& o) {
               << " (outputs up to " << sci(scale) << ")";
     if (rows > 0) std::cerr << ", top-1 agrees on " << agree << " of " << rows << " rows";
     std::cerr << "\n";
+    nlohmann::json layers = nlohmann::json::array();
+    if (o.layers > 0) {
+        std::vector<runtime::NDArray> given;
+        for (const std::string& f : eval[0]) given.push_back(frontend::read_tensor_pb(f));
+        std::vector<driver::LayerError> errors = driver::layer_errors(
+            o.output, driver::input_shapes_from_files(o.output, eval[0], {}),
+            driver::match_test_inputs(gq, given), bo);
+        std::stable_sort(errors.begin(), errors.end(),
+                         [](const auto& a, const auto& b) { return a.rel_rms > b.rel_rms; });
+        if (errors.size() > size_t(o.layers)) errors.resize(size_t(o.layers));
+        std::cerr << "layers farthest from the float reading (relative RMS error, max abs error):\n";
+        for (const driver::LayerError& e : errors) {
+            std::cerr << "  " << e.tensor << " (" << e.node << ", " << e.op << "): "
+                      << fixed(100 * e.rel_rms, 3) << " %, " << sci(e.max_abs) << "\n";
+            layers.push_back({{"tensor", e.tensor}, {"node", e.node}, {"op", e.op},
+                              {"rel_rms", e.rel_rms}, {"max_abs", e.max_abs}});
+        }
+    }
     if (o.json)
         print_json_line({{"output", o.output},
+                         {"layers", layers},
                          {"nodes", s.nodes},
                          {"activations", s.activations},
                          {"weights", s.weights},

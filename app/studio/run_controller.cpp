@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/studio/layer_error_table.h"
 #include "app/studio/workspace.h"
+#include "engine/driver/quantization_error.h"
 #include "widgets/perf_plot.h"
 #include "widgets/roofline_plot.h"
 
@@ -29,6 +31,7 @@ RunController::RunController(Workspace* workspace, QWidget* panelParent)
       m_perfPlot(new widgets::PerfPlot(m_panel)),
       m_roofline(new widgets::RooflinePlot(m_panel)),
       m_kernelTable(new QTableWidget(0, 7, m_panel)),
+      m_layerErrors(new LayerErrorTable(m_panel)),
       m_lastRunLabel(new QLabel(panelParent)) {
     auto* layout = new QVBoxLayout(m_panel);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -48,6 +51,8 @@ RunController::RunController(Workspace* workspace, QWidget* panelParent)
             emit nodeRequested(kernel->data(Qt::UserRole).toString());
     });
     m_plotTabs->addTab(m_kernelTable, "Kernels");
+    m_plotTabs->addTab(m_layerErrors, "Int8 error");
+    connect(m_layerErrors, &LayerErrorTable::nodeRequested, this, &RunController::nodeRequested);
     layout->addWidget(m_plotTabs, 1);
     connect(m_jobs, &JobRunner::jobFailed, this, [this](int, const QString& message) {
         m_workspace->reportError("Run failed", message);
@@ -68,6 +73,7 @@ void RunController::clearResult() {
     m_perfPlot->clearBars();
     m_roofline->setKernels({}, {}, {});
     m_kernelTable->setRowCount(0);
+    m_layerErrors->setRowCount(0);
     m_perfLabel->setText("Run (F5) to measure latency and GFLOP/s.");
     updateStatus();
 }
@@ -171,13 +177,17 @@ void RunController::run() {
         m_kernelsOwner = owner;
     }
     std::shared_ptr<driver::KernelCache> kernels = m_kernels;
+    // A quantized model as its file holds it: its per-layer int8 error too.
+    const QString quantized = document->edits().empty() && driver::has_quantized_tensors(*graph)
+                                  ? document->path()
+                                  : QString();
     m_workspace->log("Running " + document->displayName() + " (build, time, profile): " +
                      settings.describe() +
                      (traces.empty() ? QString() : QString(", %1 hand schedules").arg(traces.size())));
     m_jobs->start(
         "Running " + document->displayName(),
-        [graph, traces, settings, kernels](const JobContext& context) {
-            return runAndProfile(*graph, settings, context, traces, kernels);
+        [graph, traces, settings, kernels, quantized](const JobContext& context) {
+            return runAndProfile(*graph, settings, context, traces, kernels, quantized);
         },
         [this, owner](const RunResult& value) {
             if (m_workspace->document().get() != owner) return;  // another model was opened meanwhile
@@ -187,6 +197,7 @@ void RunController::run() {
 
 void RunController::show(const RunResult& result) {
     m_lastRun = std::make_unique<RunResult>(result);
+    m_layerErrors->setErrors(result.layerErrors, result.layerErrorNote);
     m_staleReasons = m_changesSinceRunStart;
     m_perfLabel->setText(
         QString("Latency %1 ms (median of %2, min %3 ms)  ·  %4 GFLOP/s  ·  compiled in %5 s")

@@ -26,6 +26,7 @@ class RooflinePlot;
 namespace tessera::studio {
 
 class JobRunner;
+class LayerErrorTable;
 class Workspace;
 
 class RunController : public QObject {
@@ -62,6 +63,8 @@ public:
     widgets::RooflinePlot* rooflinePlot() const { return m_roofline; }
     /// The kernel table: kernel, nodes, ms, %, GFLOP/s, GB/s, notes.
     QTableWidget* kernelTable() const { return m_kernelTable; }
+    /// A quantized model's per-layer fp32-vs-int8 error after a Run.
+    LayerErrorTable* layerErrorTable() const { return m_layerErrors; }
 
 signals:
     void finished();
@@ -86,6 +89,7 @@ private:
     widgets::PerfPlot* m_perfPlot;
     widgets::RooflinePlot* m_roofline;
     QTableWidget* m_kernelTable;
+    LayerErrorTable* m_layerErrors;
     QLabel* m_lastRunLabel;
     std::unique_ptr<RunResult> m_lastRun;
     /// Kernels compiled by this document's Runs: a Run after an edit compiles

@@ -7,6 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
+#include "engine/driver/quantization_error.h"
 #include "engine/tir/printer.h"
 
 namespace tessera::studio {
@@ -77,7 +78,8 @@ std::shared_ptr<runtime::CudaGraphExecutor> gpuExecutor(const driver::CompiledMo
 
 RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings,
                         const JobContext& context, const KernelTraces& traces,
-                        std::shared_ptr<driver::KernelCache> kernels) {
+                        std::shared_ptr<driver::KernelCache> kernels,
+                        const QString& quantizedModel) {
     context.reportProgress(0.0);
     driver::BuildOptions options = settings.buildOptions(traces);
     options.kernel_cache = std::move(kernels);
@@ -128,6 +130,22 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
     result.repeat = timing.repeat;
     result.compileSeconds = compiled->compile_seconds;
     result.kernelsCompiled = compiled->kernels_compiled();
+    if (!quantizedModel.isEmpty() && !compiled->cuda) {
+        std::map<std::string, std::vector<int64_t>> shapes;
+        for (int v : graph.inputs) shapes[graph.values[size_t(v)].name] = graph.values[size_t(v)].type.shape;
+        try {
+            for (const driver::LayerError& e : driver::layer_errors(
+                     quantizedModel.toStdString(), shapes, driver::random_inputs(graph),
+                     settings.buildOptions(traces)))
+                result.layerErrors.push_back({QString::fromStdString(e.tensor),
+                                              QString::fromStdString(e.node),
+                                              QString::fromStdString(e.op), e.max_abs, e.rel_rms});
+            if (result.layerErrors.isEmpty())
+                result.layerErrorNote = "no activation is quantized at run time";
+        } catch (const UserError& e) {
+            result.layerErrorNote = QString::fromStdString(e.what());
+        }
+    }
     result.kernelCount = compiled->cuda ? 0 : int(compiled->kernels.size());  // CPU kernels
     result.graphNodes = int(compiled->graph.nodes.size());
     result.gflops =

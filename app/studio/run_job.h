@@ -29,6 +29,12 @@ struct KernelTime {
     bool integer = false;  // an integer GEMM (nn.matmul_u8i8): its roof is the int8 peak
 };
 
+/// One layer's fp32-vs-int8 error (driver::LayerError) for the studio.
+struct LayerErrorRow {
+    QString tensor, node, op;
+    double maxAbs = 0, relRms = 0;
+};
+
 struct RunResult {
     double medianMs = 0;
     double minMs = 0;
@@ -43,6 +49,10 @@ struct RunResult {
     int recordsApplied = 0;  // kernels scheduled by tuning records
     /// "kernel: reason" for each kernel whose records were not applied.
     QStringList recordsSkipped;
+    /// A quantized model's per-layer error against its float reading, on the
+    /// Run's inputs (empty for a float model); why there is none otherwise.
+    QVector<LayerErrorRow> layerErrors;
+    QString layerErrorNote;
 };
 
 /// Builds `graph` with `settings` (the node schedules in `traces` replace the
@@ -51,8 +61,11 @@ struct RunResult {
 /// through `context` and returns early (throwing Cancelled) when
 /// cancelled. `kernels` (may be null): compiled kernels to reuse and add to,
 /// so a Run after an edit compiles only the kernels the edit changed.
+/// `quantizedModel` (a QDQ model's file, unedited): its per-layer fp32-vs-int8
+/// error is measured on the same inputs (driver::layer_errors).
 RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings,
                         const JobContext& context, const KernelTraces& traces = {},
-                        std::shared_ptr<driver::KernelCache> kernels = nullptr);
+                        std::shared_ptr<driver::KernelCache> kernels = nullptr,
+                        const QString& quantizedModel = {});
 
 }  // namespace tessera::studio

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/driver/driver.h"
+#include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/topi/lower_group.h"
 #include "engine/topi/cpu/pack_gemm.h"
 
@@ -13,6 +14,9 @@ class Database;
 }
 
 namespace tessera::driver {
+
+/// load_model.cpp: import options with `shapes` and constant folding.
+frontend::ImportOptions import_options(const std::map<std::string, std::vector<int64_t>>& shapes);
 
 /// A hand trace (BuildOptions::kernel_traces) replayed on a fused group's
 /// unscheduled kernel; UserError "the schedule of node 'N' does not apply to

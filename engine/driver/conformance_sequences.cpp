@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "engine/core/error.h"
+#include "engine/driver/build_steps.h"
 #include "engine/driver/driver.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 
@@ -17,8 +18,6 @@ namespace fs = std::filesystem;
 using frontend::ValueKind;
 using runtime::NDArray;
 
-// load_model.cpp: import options with constant folding.
-frontend::ImportOptions import_options(const std::map<std::string, std::vector<int64_t>>& shapes);
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/driver/build_steps.h"
 #include "engine/driver/boundary_types.h"
 #include "engine/driver/driver.h"
 #include "engine/frontend/onnx/onnx_importer.h"
@@ -17,8 +18,6 @@ namespace tessera::driver {
 namespace fs = std::filesystem;
 using runtime::NDArray;
 
-// load_model.cpp: import options with constant folding.
-frontend::ImportOptions import_options(const std::map<std::string, std::vector<int64_t>>& shapes);
 // conformance_sequences.cpp: a conformance case with sequence, optional or string inputs/outputs.
 ConformanceResult run_value_case(const std::string& case_dir, ConformanceResult r);
 

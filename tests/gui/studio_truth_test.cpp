@@ -15,6 +15,7 @@
 #include <QUndoStack>
 
 #include "app/studio/build_settings_bar.h"
+#include "app/studio/layer_error_table.h"
 #include "app/studio/pass_pipeline_panel.h"
 #include "engine/autotune/database.h"
 #include "engine/driver/driver.h"
@@ -370,4 +371,34 @@ TEST(StudioTruth, ARunCompilesOnlyTheKernelsThatChanged) {
     const RunResult* back = s.run();
     ASSERT_NE(back, nullptr);
     EXPECT_EQ(back->kernelsCompiled, 0);
+}
+
+// After a Run of a QDQ model, the Performance dock's "Int8 error" tab lists
+// each layer's error against the model's float reading; a float model's Run
+// leaves it empty.
+TEST(StudioTruth, AQuantizedModelsRunShowsTheInt8ErrorPerLayer) {
+    OpenStudio s(QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/qdq_conv/model.onnx");
+    ASSERT_TRUE(s.ok);
+    const RunResult* run = s.run();
+    ASSERT_NE(run, nullptr);
+    ASSERT_FALSE(run->layerErrors.isEmpty()) << run->layerErrorNote.toStdString();
+    bool conv = false;
+    for (const studio::LayerErrorRow& e : run->layerErrors) {
+        EXPECT_GE(e.relRms, 0.0) << e.tensor.toStdString();
+        if (e.tensor == "c0") {
+            conv = true;
+            EXPECT_GT(e.maxAbs, 0.0);
+            EXPECT_LT(e.relRms, 0.1);
+        }
+    }
+    EXPECT_TRUE(conv);
+    const QTableWidget* table = s.window.runs()->layerErrorTable();
+    EXPECT_EQ(table->rowCount(), run->layerErrors.size());
+
+    OpenStudio f;  // the example model: float
+    ASSERT_TRUE(f.ok);
+    const RunResult* plain = f.run();
+    ASSERT_NE(plain, nullptr);
+    EXPECT_TRUE(plain->layerErrors.isEmpty());
+    EXPECT_EQ(f.window.runs()->layerErrorTable()->rowCount(), 0);
 }

@@ -24,6 +24,10 @@ struct ImportOptions {
     std::map<std::string, std::vector<int64_t>> input_shapes;
     /// Folds nodes with constant inputs at import (Shape -> Gather -> Concat -> Reshape).
     NodeFolder fold;
+    /// A quantized (QDQ) model's float reading: activation QuantizeLinear ->
+    /// DequantizeLinear pairs read as the identity (onnx_qdq_fold.h), the
+    /// reference of the per-layer quantization error.
+    bool activations_in_float = false;
 };
 
 /// Parses "NAME:1x3x224x224[,NAME2:...]" (a --input-shape value) into `out`;

@@ -1,6 +1,8 @@
 // QDQ Conv / MatMul into ConvInteger / MatMulInteger (see onnx_qdq_fold.h).
 #include "engine/frontend/onnx/onnx_qdq_fold.h"
 
+#include <set>
+
 #include <map>
 #include <optional>
 
@@ -196,6 +198,45 @@ int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin
         if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
     if (opset < 10) return 0;  // MatMulInteger / ConvInteger are opset 10
     return Folder(*model.mutable_graph(), origin).run();
+}
+
+int read_activation_qdq_as_float(onnx::ModelProto& model) {
+    onnx::GraphProto& g = *model.mutable_graph();
+    std::map<std::string, int> producer, readers;
+    std::set<std::string> graph_outputs;
+    for (const auto& o : g.output()) graph_outputs.insert(o.name());
+    for (int i = 0; i < g.node_size(); ++i) {
+        for (const std::string& out : g.node(i).output()) producer[out] = i;
+        for (const std::string& in : g.node(i).input()) readers[in]++;
+    }
+    std::map<std::string, std::string> renamed;  // DQ output -> the float tensor it stands for
+    std::set<int> dropped;
+    for (int i = 0; i < g.node_size(); ++i) {
+        const onnx::NodeProto& dq = g.node(i);
+        if (dq.op_type() != "DequantizeLinear" || dq.input_size() < 1 || dq.output_size() != 1)
+            continue;
+        auto q = producer.find(dq.input(0));
+        if (q == producer.end()) continue;  // a constant (weight) or a graph input
+        const onnx::NodeProto& qn = g.node(q->second);
+        if (qn.op_type() != "QuantizeLinear" || qn.input_size() < 1 || qn.output_size() != 1 ||
+            graph_outputs.count(dq.output(0)))
+            continue;
+        renamed[dq.output(0)] = qn.input(0);
+        dropped.insert(i);
+        // The quantized tensor read by this pair alone: its QuantizeLinear goes too.
+        if (readers[qn.output(0)] == 1 && !graph_outputs.count(qn.output(0))) dropped.insert(q->second);
+    }
+    if (renamed.empty()) return 0;
+    onnx::GraphProto kept;
+    for (int i = 0; i < g.node_size(); ++i) {
+        if (dropped.count(i)) continue;
+        onnx::NodeProto* n = kept.add_node();
+        *n = g.node(i);
+        for (std::string& in : *n->mutable_input())
+            if (auto r = renamed.find(in); r != renamed.end()) in = r->second;
+    }
+    g.mutable_node()->Swap(kept.mutable_node());
+    return int(renamed.size());
 }
 
 }  // namespace tessera::frontend::onnx_import

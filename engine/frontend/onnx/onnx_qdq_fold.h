@@ -20,4 +20,12 @@ namespace tessera::frontend::onnx_import {
 /// channels) of the model's main graph; returns how many.
 int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin);
 
+/// The model's float reading, the reference its quantization error is measured
+/// against: every QuantizeLinear -> DequantizeLinear pair on an activation
+/// (the quantized value read by nothing else) becomes the identity, so the
+/// consumers read the float tensor; constant weights keep their
+/// DequantizeLinear (their float values are the quantized ones). Returns how
+/// many pairs.
+int read_activation_qdq_as_float(onnx::ModelProto& model);
+
 }  // namespace tessera::frontend::onnx_import
