@@ -100,6 +100,12 @@ add_test(NAME conformance_opset18plus_cases
 set_tests_properties(conformance_opset18plus_cases PROPERTIES
   PASS_REGULAR_EXPRESSION "\n91 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL test_")
+# ... and each saved as ONNX by Tessera, reloaded and run again.
+add_test(NAME conformance_opset18plus_cases_round_trip
+         COMMAND $<TARGET_FILE:tessera> conformance ${PROJECT_SOURCE_DIR}/tests/data/onnx_node_opset18plus --round-trip)
+set_tests_properties(conformance_opset18plus_cases_round_trip PROPERTIES
+  PASS_REGULAR_EXPRESSION "\n91 passed, 0 failed, 0 skipped"
+  FAIL_REGULAR_EXPRESSION "FAIL test_")
 
 # ---- ONNX Runtime's com.microsoft fused ops (FusedConv, FusedGemm, the GELUs,
 # QuickGelu, SkipLayerNormalization) against ONNX Runtime's own outputs
