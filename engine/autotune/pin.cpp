@@ -11,7 +11,14 @@
 
 namespace tessera::autotune {
 
-std::string KnobPins::to_json() const { return nlohmann::json{{"knobs", knobs}}.dump(); }
+std::string KnobPins::to_json() const {
+    if (!steps.empty()) {
+        schedule::Trace t;
+        t.steps = steps;
+        return t.to_json();
+    }
+    return nlohmann::json{{"knobs", knobs}}.dump();
+}
 
 KnobPins KnobPins::from_json(const std::string& text, const std::string& origin) {
     nlohmann::json j;
@@ -20,9 +27,16 @@ KnobPins KnobPins::from_json(const std::string& text, const std::string& origin)
     } catch (const nlohmann::json::exception& e) {
         throw UserError(origin + ": not JSON: " + e.what());
     }
-    TS_USER_CHECK(j.is_object() && j.contains("knobs") && j["knobs"].is_object())
-        << origin << ": a pin file is {\"knobs\": {\"NAME\": VALUE, ...}}";
+    TS_USER_CHECK(j.is_object() && !(j.contains("knobs") && j.contains("steps")))
+        << origin << ": a pin file pins knob values or trace steps, not both";
     KnobPins pins;
+    if (j.is_object() && j.contains("steps")) {
+        pins.steps = schedule::Trace::from_json(text, origin).steps;
+        TS_USER_CHECK(!pins.steps.empty()) << origin << ": no steps to pin";
+        return pins;
+    }
+    TS_USER_CHECK(j.is_object() && j.contains("knobs") && j["knobs"].is_object())
+        << origin << ": a pin file is {\"knobs\": {\"NAME\": VALUE, ...}} or a trace's {\"steps\": [...]}";
     for (const auto& [name, value] : j["knobs"].items()) {
         TS_USER_CHECK(value.is_number_integer())
             << origin << ": knob '" << name << "' must be an integer, got " << value.dump();
@@ -40,6 +54,16 @@ KnobPins KnobPins::load(const std::string& path) {
 }
 
 void pin_task(TuneTask& t, const KnobPins& pins) {
+    if (!pins.steps.empty()) {
+        t.pinned.steps = pins.steps;
+        t.pinned.workload = t.key;
+        schedule::Schedule s = t.pinned.apply(t.func);  // ScheduleError naming the step
+        t.default_func = s.func();
+        t.default_trace = s.trace();
+        t.default_trace.workload = t.key;
+        t.knob_share = 0;
+        return;
+    }
     TS_USER_CHECK(!t.anchor.op.empty() && !t.knobs.empty())
         << "kernel '" << t.name << "' has no default-rule knobs to pin";
     for (const auto& pin : pins.knobs) {

@@ -565,4 +565,46 @@ std::string CpuDesignSpace::first() const {
     return m_o.anchor ? default_candidate(m_o).to_json() : "";
 }
 
+namespace {
+
+SpaceOptions without_default_rule(SpaceOptions o) {
+    o.anchor = nullptr;
+    o.knobs.clear();
+    return o;
+}
+
+}  // namespace
+
+PinnedPrefixSpace::PinnedPrefixSpace(const tir::PrimFunc& func, const schedule::Trace& prefix,
+                                     const SpaceOptions& o)
+    : m_prefixed(prefix.apply(func).func()),
+      m_prefix(prefix),
+      m_options(without_default_rule(o)),
+      m_inner(m_prefixed, m_options) {}
+
+std::optional<SpacePoint> PinnedPrefixSpace::realize(const std::string& decisions) const {
+    std::optional<SpacePoint> p = m_inner.realize(decisions);
+    if (!p) return p;
+    schedule::Trace full = m_prefix;
+    full.steps.insert(full.steps.end(), p->trace.steps.begin(), p->trace.steps.end());
+    p->trace = std::move(full);
+    return p;
+}
+
+std::optional<std::string> PinnedPrefixSpace::sample(std::mt19937_64& rng) const {
+    return m_inner.sample(rng);
+}
+
+std::string PinnedPrefixSpace::mutate(const std::string& decisions, std::mt19937_64& rng) const {
+    return m_inner.mutate(decisions, rng);
+}
+
+std::string PinnedPrefixSpace::first() const { return Candidate{}.to_json(); }
+
+std::unique_ptr<DesignSpace> cpu_design_space(const tir::PrimFunc& func,
+                                              const schedule::Trace& pinned, const SpaceOptions& o) {
+    if (pinned.steps.empty()) return std::make_unique<CpuDesignSpace>(func, o);
+    return std::make_unique<PinnedPrefixSpace>(func, pinned, o);
+}
+
 }  // namespace tessera::autotune

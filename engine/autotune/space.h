@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -121,6 +122,33 @@ private:
     const tir::PrimFunc& m_func;
     const SpaceOptions& m_o;
 };
+
+/// The CPU space after a pinned trace prefix: candidates schedule what the
+/// prefix's steps leave (free-form sketches; the default rule starts from
+/// the unscheduled kernel, so it is not part of it), and each point's trace
+/// is the prefix followed by the candidate's steps, which replays on the
+/// unscheduled kernel. The first point is the prefix alone. UserError naming
+/// the step when the prefix does not replay on `func`.
+class PinnedPrefixSpace final : public DesignSpace {
+public:
+    PinnedPrefixSpace(const tir::PrimFunc& func, const schedule::Trace& prefix,
+                      const SpaceOptions& o);
+    std::optional<SpacePoint> realize(const std::string& decisions) const override;
+    std::optional<std::string> sample(std::mt19937_64& rng) const override;
+    std::string mutate(const std::string& decisions, std::mt19937_64& rng) const override;
+    std::string first() const override;
+
+private:
+    tir::PrimFunc m_prefixed;  // the kernel after the prefix
+    schedule::Trace m_prefix;
+    SpaceOptions m_options;  // without the default rule
+    CpuDesignSpace m_inner;  // over m_prefixed and m_options
+};
+
+/// The design space the CPU tuner searches for task `t`: the pinned prefix's
+/// space when the task has pinned steps, else the CPU space.
+std::unique_ptr<DesignSpace> cpu_design_space(const tir::PrimFunc& func,
+                                              const schedule::Trace& pinned, const SpaceOptions& o);
 
 /// Prime factors of n, ascending (for perfect tile factorization).
 std::vector<int64_t> prime_factors(int64_t n);

@@ -32,6 +32,9 @@ struct TuneTask {
     /// Share of sampled candidates from the knobbed rule (the rest are
     /// free-form sketches); 1 when knobs are pinned (autotune/pin.h).
     double knob_share = 0.5;
+    /// Steps every candidate starts with (pinned by the user, autotune/pin.h):
+    /// the search schedules what they leave, and records hold them first.
+    schedule::Trace pinned;
     int num_outputs = 1; // the last params of func are outputs
     int weight = 1;      // occurrences in the model
     double flops = 0;    // per call

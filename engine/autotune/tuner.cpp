@@ -31,7 +31,7 @@ struct TaskState {
     const TuneTask* task = nullptr;
     std::unique_ptr<TaskMeasurer> measurer;
     std::unique_ptr<SpaceOptions> options;  // with the task's knobbed-default rule
-    std::unique_ptr<CpuDesignSpace> space;  // over `options`
+    std::unique_ptr<DesignSpace> space;  // over `options` (after the task's pinned steps)
     std::unique_ptr<EvolutionarySearch> search;
     double best_before_round = 0;
     double gain = 1;  // relative improvement of the last round
@@ -45,7 +45,7 @@ SpaceOptions space_options(const TuneTask& t, int threads) {
     SpaceOptions o;
     o.threads = threads;
     o.vector_lanes = codegen::host_vector_lanes();
-    if (!t.anchor.op.empty()) {  // tasks from extract_tasks
+    if (!t.anchor.op.empty() && t.pinned.steps.empty()) {  // tasks from extract_tasks
         o.anchor = &t.anchor;
         o.cpu = t.cpu;
         o.knobs = t.knobs;
@@ -67,7 +67,7 @@ public:
             TaskState s;
             s.task = &t;
             s.options = std::make_unique<SpaceOptions>(space_options(t, o.threads));
-            s.space = std::make_unique<CpuDesignSpace>(t.func, *s.options);
+            s.space = cpu_design_space(t.func, t.pinned, *s.options);
             s.search = std::make_unique<EvolutionarySearch>(*s.space, m_model, params);
             s.p.name = t.name;
             s.p.key = t.key;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/autotune/pin.h"
@@ -76,6 +77,71 @@ TEST(Pin, TheTunerSearchesOnlyTheUnpinnedKnobsAndRecordsApply) {
     auto want = driver::interpret_graph(g, in);
     EXPECT_TRUE(runtime::allclose(got[0], want[0], 1e-4, 1e-4));
     fs::remove(p);
+}
+
+// Pinned steps (a trace prefix, as the schedule editor writes it): every
+// record's trace starts with them, the search schedules what they leave, the
+// baseline is the steps alone, and the build with the records computes the
+// product.
+TEST(Pin, PinnedStepsStartEveryRecordAndTheSearchSchedulesTheRest) {
+    const graph::Graph g = gemm_graph(96, 80, 64);
+    driver::BuildOptions bo;
+    bo.threads = 1;
+    const graph::Graph og = driver::optimize(g, bo);
+    TuneTask t = task_of_node(og, og.nodes[0].name, "llvm", 1);
+    ASSERT_GE(t.default_trace.steps.size(), 3u);
+    // The default rule's first two steps, pinned through a pin file's JSON.
+    schedule::Trace prefix;
+    prefix.steps.assign(t.default_trace.steps.begin(), t.default_trace.steps.begin() + 2);
+    const KnobPins pins = KnobPins::from_json(prefix.to_json(), "steps.json");
+    ASSERT_EQ(pins.steps, prefix.steps);
+    pin_task(t, pins);
+    EXPECT_EQ(t.pinned.steps, prefix.steps);
+    EXPECT_EQ(t.default_trace.steps, prefix.steps);  // the baseline: the steps alone
+
+    const fs::path p = fs::temp_directory_path() / ("tessera_pin_steps_" + std::to_string(getpid()) + ".jsonl");
+    fs::remove(p);
+    {
+        Database db(p.string());
+        TuneOptions o;
+        o.trials = 8;
+        o.batch = 4;
+        o.population = 16;
+        o.generations = 1;
+        o.measure.timing.min_seconds = 0.001;
+        o.measure.timing.min_repeat = 2;
+        o.measure.timeout_s = 5;
+        o.measure.opt_level = bo.opt_level;
+        TuneResult r = tune({t}, db, o);
+        ASSERT_GT(r.final.trials, 0);
+        int longer = 0;
+        for (const TuningRecord& rec : db.records()) {
+            ASSERT_GE(rec.trace.steps.size(), prefix.steps.size()) << rec.decisions;
+            EXPECT_TRUE(std::equal(prefix.steps.begin(), prefix.steps.end(), rec.trace.steps.begin()))
+                << "a record without the pinned steps: " << rec.trace.to_json();
+            if (!rec.decisions.empty()) EXPECT_FALSE(Candidate::from_json(rec.decisions).knobbed);
+            longer += rec.trace.steps.size() > prefix.steps.size();
+        }
+        EXPECT_GT(longer, 0);  // the search added steps after the pinned ones
+    }
+    bo.records = p.string();
+    auto model = driver::build(g, bo);
+    ASSERT_EQ(model->schedules.size(), 1u);
+    EXPECT_EQ(model->schedules[0].source, "record");
+    ASSERT_GE(model->schedules[0].trace.steps.size(), prefix.steps.size());
+    EXPECT_TRUE(std::equal(prefix.steps.begin(), prefix.steps.end(),
+                           model->schedules[0].trace.steps.begin()));
+    auto in = driver::random_inputs(g, 5);
+    EXPECT_TRUE(runtime::allclose(model->run(in)[0], driver::interpret_graph(g, in)[0], 1e-4, 1e-4));
+    fs::remove(p);
+
+    // Steps that do not replay on the kernel name the step; knobs and steps together are refused.
+    schedule::Trace bad = prefix;
+    bad.steps[0].block = "no_such_block";
+    bad.steps[0].loops = {"no_such_loop"};
+    TuneTask copy = task_of_node(og, og.nodes[0].name, "llvm", 1);
+    EXPECT_THROW(pin_task(copy, KnobPins::from_json(bad.to_json(), "bad.json")), UserError);
+    EXPECT_THROW(KnobPins::from_json("{\"knobs\": {}, \"steps\": []}", "both.json"), UserError);
 }
 
 TEST(Pin, BadPinsNameTheKnobAndItsChoices) {
