@@ -19,6 +19,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A few small batches, each candidate timed briefly: what is tested is what
+// the records hold, not how fast the kernels are.
+TuneOptions quick_options(int trials, int opt_level) {
+    TuneOptions o;
+    o.trials = trials;
+    o.batch = 4;
+    o.population = 16;
+    o.generations = 1;
+    o.measure.timing.min_seconds = 0.001;
+    o.measure.timing.min_repeat = 2;
+    o.measure.timeout_s = 5;
+    o.measure.opt_level = opt_level;
+    return o;
+}
+
 TEST(Pin, TheTunerSearchesOnlyTheUnpinnedKnobsAndRecordsApply) {
     const graph::Graph g = gemm_graph(96, 80, 64);
     driver::BuildOptions bo;
@@ -46,16 +61,7 @@ TEST(Pin, TheTunerSearchesOnlyTheUnpinnedKnobsAndRecordsApply) {
     fs::remove(p);
     {
         Database db(p.string());
-        TuneOptions o;
-        o.trials = 10;
-        o.batch = 4;
-        o.population = 16;
-        o.generations = 1;
-        o.measure.timing.min_seconds = 0.001;
-        o.measure.timing.min_repeat = 2;
-        o.measure.timeout_s = 5;
-        o.measure.opt_level = bo.opt_level;
-        TuneResult r = tune({t}, db, o);
+        TuneResult r = tune({t}, db, quick_options(10, bo.opt_level));
         ASSERT_GT(r.final.trials, 0);
         int knobbed = 0;
         for (const TuningRecord& rec : db.records()) {
@@ -103,16 +109,7 @@ TEST(Pin, PinnedStepsStartEveryRecordAndTheSearchSchedulesTheRest) {
     fs::remove(p);
     {
         Database db(p.string());
-        TuneOptions o;
-        o.trials = 8;
-        o.batch = 4;
-        o.population = 16;
-        o.generations = 1;
-        o.measure.timing.min_seconds = 0.001;
-        o.measure.timing.min_repeat = 2;
-        o.measure.timeout_s = 5;
-        o.measure.opt_level = bo.opt_level;
-        TuneResult r = tune({t}, db, o);
+        TuneResult r = tune({t}, db, quick_options(8, bo.opt_level));
         ASSERT_GT(r.final.trials, 0);
         int longer = 0;
         for (const TuningRecord& rec : db.records()) {
