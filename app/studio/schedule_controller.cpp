@@ -26,7 +26,12 @@ ScheduleController::ScheduleController(Workspace* workspace, ScheduleEditor* edi
         if (scope.node.isEmpty()) return;
         if (m_workspace->traces().contains(scope.node)) {
             m_workspace->removeTrace(scope.node);
-            m_workspace->log("The hand schedule of " + scope.node + " gives way to the tuned record.");
+            m_workspace->log(scope.pins.steps.empty()
+                                 ? "The hand schedule of " + scope.node + " gives way to the tuned record."
+                                 : QString("The %1 steps of %2's hand schedule are pinned; the tuner "
+                                           "schedules the rest and its record keeps them.")
+                                       .arg(scope.pins.steps.size())
+                                       .arg(scope.node));
         }
         emit tuneRestRequested(trials, scope);
     });
@@ -157,6 +162,10 @@ TuneScope ScheduleController::tuneScope() const {
     TuneScope scope;
     scope.node = m_traceNode;
     scope.pins = m_editor->knobPanel()->pins();
+    // No knob pinned but a hand schedule made in the editor: its steps are
+    // pinned, and the tuner schedules what they leave.
+    if (scope.pins.knobs.empty() && m_workspace->traces().contains(m_traceNode))
+        scope.pins.steps = m_editor->appliedTrace().steps;
     return scope;
 }
 

@@ -81,6 +81,8 @@ public:
     /// Replaces the whole trace and replays it.
     void setSteps(const std::vector<schedule::Step>& steps);
     const std::vector<schedule::Step>& steps() const { return m_steps; }
+    /// The steps that applied, as recorded (what the shown loop IR replays).
+    const schedule::Trace& appliedTrace() const { return m_applied; }
     void setStepEnabled(int index, bool enabled);
     void removeStep(int index);
     void moveStep(int from, int to);

@@ -71,9 +71,10 @@ TuneSummary tuneModel(const graph::Graph& graph, const BuildSettings& settings, 
     std::vector<autotune::TuneTask> tasks;
     if (scope.node.isEmpty()) {
         tasks = autotune::extract_tasks(optimized, "llvm", settings.threads);
-    } else {  // "Tune the rest": one kernel, its pinned knobs kept
+    } else {  // "Tune the rest": one kernel, its pinned knobs or steps kept
         tasks = {autotune::task_of_node(optimized, scope.node.toStdString(), "llvm", settings.threads)};
-        if (!scope.pins.knobs.empty()) autotune::pin_task(tasks[0], scope.pins);
+        if (!scope.pins.knobs.empty() || !scope.pins.steps.empty())
+            autotune::pin_task(tasks[0], scope.pins);
     }
     context.throwIfCancelled();
 

@@ -35,7 +35,8 @@ struct TuneSummary {
 };
 
 /// What one Tune job covers: every kernel, or ("Tune the rest") only the
-/// kernel that runs `node`, with `pins` kept fixed (autotune/pin.h).
+/// kernel that runs `node`, with `pins` kept fixed (autotune/pin.h): knob
+/// values, or the steps of the kernel's hand schedule.
 struct TuneScope {
     QString node;  // empty: all kernels
     autotune::KnobPins pins;

@@ -261,3 +261,38 @@ TEST(StudioTune, TuneTheRestKeepsThePinnedKnobsAndTheRecordBecomesTheKernelsSche
                editor->findChild<QLabel*>()->text().contains("tuned record");
     }, 60000)) << editor->findChild<QLabel*>()->text().toStdString();
 }
+
+// Hybrid with steps: a hand schedule made in the editor, no knob pinned,
+// "Tune the rest": its steps are pinned, every record starts with them, and
+// the kernel then runs the tuned record that keeps them.
+TEST(StudioTune, TuneTheRestKeepsTheHandStepsAndSchedulesWhatTheyLeave) {
+    QTemporaryDir dir;
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    const QString db = dir.filePath("tuning.jsonl");
+    s.window.workspace()->setTuningDatabase(db);
+    ScheduleEditor* editor = editorOn(s.window, "relu2");
+    ASSERT_NE(editor, nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !s.window.isCompilingCode(); }, 60000));
+    editor->setSteps({});
+    schedule::Schedule probe(editor->scheduled());
+    const std::string loop = probe.get_loops(probe.blocks().back()).front();
+    ASSERT_TRUE(editor->addStep(tessera::studio::makeStep("split", {loop}, {-1, 2})))
+        << editor->errorText().toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return s.window.workspace()->traces().size() > 0; }, 30000));
+    const std::vector<schedule::Step> hand = editor->appliedTrace().steps;
+    ASSERT_EQ(hand.size(), 1u);
+    EXPECT_TRUE(editor->knobPanel()->pins().knobs.empty());
+    QSignalSpy finished(s.window.tuning(), &tessera::studio::TuneController::finished);
+    QSignalSpy failed(s.window.tuning(), &tessera::studio::TuneController::failed);
+    emit editor->knobPanel()->tuneRestRequested(6);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 120000));
+    ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+    autotune::Database records(db.toStdString(), /*read_only=*/true);
+    ASSERT_FALSE(records.records().empty());
+    for (const auto& r : records.records()) {
+        ASSERT_FALSE(r.trace.steps.empty()) << r.decisions;
+        EXPECT_EQ(r.trace.steps.front().op, "split") << r.trace.to_json();
+        EXPECT_EQ(r.trace.steps.front().loops, hand.front().loops) << r.trace.to_json();
+    }
+}
