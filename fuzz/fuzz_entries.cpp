@@ -25,21 +25,39 @@ void import_and_fold(const std::string& bytes) {
     driver::optimize(g, o);
 }
 
-void load_package(const std::string& bytes) {
+namespace {
+
+// The archive with the checksums its index records recomputed, so a mutation
+// reaches the parsers behind them (graph.json, params.bin, meta.json, the
+// specialisations' index and each specialisation, recursively). lib.so keeps
+// its recorded checksum: a package is native code, and code whose bytes do not
+// match is refused, not loaded (dlopen of arbitrary bytes is no parser to fuzz).
+std::string with_checksums_recomputed(const std::string& bytes, int depth) {
     std::vector<package::TarMember> members = package::read_tar(bytes, "fuzz.tar");
-    package::TarMember* meta = nullptr;
     for (package::TarMember& m : members)
-        if (m.name == package::kMetaMember) meta = &m;
-    if (meta) {
-        nlohmann::json j = nlohmann::json::parse(meta->data, nullptr, /*allow_exceptions=*/false);
-        if (j.is_object() && j.contains("members") && j["members"].is_object()) {
-            for (const package::TarMember& m : members)
-                if (m.name != package::kMetaMember && j["members"].contains(m.name))
-                    j["members"][m.name] = package::sha256_hex(m.data);
-            meta->data = j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (depth < 2 && m.name.size() > 4 && m.name.substr(m.name.size() - 4) == ".tar") {
+            try {
+                m.data = with_checksums_recomputed(m.data, depth + 1);
+            } catch (const UserError&) {  // not an archive: the loader says so
+            }
         }
+    for (package::TarMember& index : members) {
+        if (index.name != package::kMetaMember && index.name != package::kSpecializationsMember)
+            continue;
+        nlohmann::json j = nlohmann::json::parse(index.data, nullptr, /*allow_exceptions=*/false);
+        if (!j.is_object() || !j.contains("members") || !j["members"].is_object()) continue;
+        for (const package::TarMember& m : members)
+            if (&m != &index && m.name != package::kLibMember && j["members"].contains(m.name))
+                j["members"][m.name] = package::sha256_hex(m.data);
+        index.data = j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
-    package::load_package_bytes(package::write_tar(members), "fuzz.tar");
+    return package::write_tar(members);
+}
+
+}  // namespace
+
+void load_package(const std::string& bytes) {
+    package::load_package_bytes(with_checksums_recomputed(bytes, 0), "fuzz.tar");
 }
 
 namespace {

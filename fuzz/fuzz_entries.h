@@ -13,9 +13,11 @@ namespace tessera::fuzz {
 /// interpreter / JIT evaluate folded nodes); no kernel code generation.
 void import_and_fold(const std::string& bytes);
 
-/// A package archive: the sha256 members of meta.json are recomputed first,
-/// so that mutations of graph.json, params.bin and meta.json reach the loader
-/// past the checksums.
+/// A package archive: the sha256 members of meta.json (and of a package of
+/// several shapes' specializations.json, each specialisation in turn) are
+/// recomputed first, so that mutations of graph.json, params.bin, meta.json
+/// and the index reach the loader past the checksums; lib.so's is not (native
+/// code that does not match its checksum is refused, never loaded).
 void load_package(const std::string& bytes);
 
 /// Tuning-database lines (TuningRecord::from_json_line), each record's trace

@@ -55,6 +55,12 @@ TEST(FuzzReplay, PackageCorpus) {
         bad[at] = char(bad[at] ^ 0x5a);
         rejected(load_package, bad);
     }
+    // A byte inserted into lib.so (found by fuzz_package_load: dlopen crashed
+    // relocating it while the entry recomputed lib.so's checksum): native code
+    // whose bytes do not match is refused by its checksum, never loaded.
+    EXPECT_TRUE(rejected(load_package, slurp(kFuzz / "regressions" / "package_lib_so_inserted_byte.tar")));
+    // The package of two shapes loads, specialisations and all.
+    EXPECT_FALSE(rejected(load_package, slurp(kFuzz / "corpus" / "package_load" / "two_shapes.tar")));
 }
 
 TEST(FuzzReplay, TuningRecordsAndTraces) {
