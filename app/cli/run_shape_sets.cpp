@@ -23,6 +23,9 @@ int run_shape_sets(const RunOptions& o) {
         << "several --input-dir folders: only the llvm target is specialised per shape";
     TS_USER_CHECK(o.inputs.empty())
         << "--inputs and several --input-dir folders exclude each other";
+    TS_USER_CHECK(!o.check && o.compare_dir.empty())
+        << "with several --input-dir folders each set is compared with its own output_N.pb files; "
+           "--check and --compare-dir apply to one set";
     ModelPath mp = resolve_model_path(o.model);
     driver::BuildOptions bo;
     bo.opt_level = o.opt_level;
