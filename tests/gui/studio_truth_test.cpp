@@ -210,6 +210,27 @@ TEST(StudioTruth, TheCodePanesShowTheKernelThatRunsAsInspectPrintsIt) {
 // Honest numbers: no kernel of the example models plots above the roofline
 // (the Winograd kernels plot the work they execute, not their effective
 // FLOPs), and the ceilings say how they were measured.
+// Waits until the machine's ceilings are measured and no kernel plots above
+// them by more than `slack`, measuring both again (the kernels by another Run,
+// the ceilings keeping the best of each) up to three times: on a busy machine
+// (a parallel ctest, other builds) one measurement of either may meet a load
+// the other did not. A kernel above the roof in every round still fails.
+static QStringList kernelsAboveAfterRemeasuring(OpenStudio& s, double slack) {
+    const widgets::RooflinePlot* roofline = s.window.runs()->rooflinePlot();
+    auto settled = [&]() {
+        return QTest::qWaitFor([&]() {
+            return s.window.runs()->machinePeaks() != nullptr && !s.window.runs()->isMeasuringPeaks();
+        }, 60000);
+    };
+    if (!settled()) return {"the machine's ceilings were not measured"};
+    for (int again = 0; again < 3 && !roofline->kernelsAbove(slack).isEmpty(); ++again) {
+        if (!s.run()) return {"the Run measuring again failed"};
+        s.window.runs()->measurePeaks();
+        if (!settled()) return {"the machine's ceilings were not measured again"};
+    }
+    return roofline->kernelsAbove(slack);
+}
+
 TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
     for (const QString& model :
          {exampleModel(), QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/winograd_convs.onnx"}) {
@@ -217,17 +238,14 @@ TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
         OpenStudio s(model);
         ASSERT_TRUE(s.ok);
         QString error;
-        const RunResult* run = s.run(&error);
-        ASSERT_NE(run, nullptr) << error.toStdString();
-        // (A kernel above the ceilings makes the studio measure them once more:
-        // a first measurement may run on a busy machine, as in a parallel ctest.)
-        ASSERT_TRUE(QTest::qWaitFor(
-            [&]() { return s.window.runs()->machinePeaks() != nullptr && !s.window.runs()->isMeasuringPeaks(); }, 60000));
+        ASSERT_NE(s.run(&error), nullptr) << error.toStdString();
+        const QStringList above = kernelsAboveAfterRemeasuring(s, 0.15);
+        EXPECT_TRUE(above.isEmpty()) << above.join("\n").toStdString();
+        const RunResult* run = s.window.runs()->lastRun();
+        ASSERT_NE(run, nullptr);
         const widgets::RooflinePlot* roofline = s.window.runs()->rooflinePlot();
         EXPECT_GT(roofline->kernelCount(), 0);
         EXPECT_GT(roofline->peakGflops(), 0);
-        const QStringList above = roofline->kernelsAbove(0.15);
-        EXPECT_TRUE(above.isEmpty()) << above.join("\n").toStdString();
         EXPECT_TRUE(roofline->plot()->toolTip().contains("FMA")) << roofline->plot()->toolTip().toStdString();
         // The whole model's FLOPs are the ops' definitions: what the document counts.
         double flops = 0;
@@ -265,18 +283,8 @@ TEST(StudioTruth, IntegerGemmsPlotUnderTheIntegerCeiling) {
     ASSERT_NE(run, nullptr) << error.toStdString();
     ASSERT_TRUE(std::any_of(run->kernels.begin(), run->kernels.end(),
                             [](const studio::KernelTime& k) { return k.integer; }));
-    auto settled = [&]() {
-        return QTest::qWaitFor(
-            [&]() { return s.window.runs()->machinePeaks() != nullptr && !s.window.runs()->isMeasuringPeaks(); },
-            60000);
-    };
-    ASSERT_TRUE(settled());
+    const QStringList above = kernelsAboveAfterRemeasuring(s, 0.15);
     const widgets::RooflinePlot* roofline = s.window.runs()->rooflinePlot();
-    for (int again = 0; again < 3 && !roofline->kernelsAbove(0.15).isEmpty(); ++again) {
-        s.window.runs()->measurePeaks();
-        ASSERT_TRUE(settled());
-    }
-    const QStringList above = roofline->kernelsAbove(0.15);
     EXPECT_TRUE(above.isEmpty()) << above.join("\n").toStdString();
     if (roofline->integerPeak() > 0)  // AVX-512 VNNI or AVX-VNNI
         EXPECT_TRUE(roofline->plot()->toolTip().contains("vpdpbusd"))
