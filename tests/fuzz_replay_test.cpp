@@ -59,6 +59,9 @@ TEST(FuzzReplay, PackageCorpus) {
     // relocating it while the entry recomputed lib.so's checksum): native code
     // whose bytes do not match is refused by its checksum, never loaded.
     EXPECT_TRUE(rejected(load_package, slurp(kFuzz / "regressions" / "package_lib_so_inserted_byte.tar")));
+    // An index naming a member the package does not hold (found by
+    // fuzz_package_load: std::out_of_range escaped the loader).
+    EXPECT_TRUE(rejected(load_package, slurp(kFuzz / "regressions" / "package_specialization_member_missing.tar")));
     // The package of two shapes loads, specialisations and all.
     EXPECT_FALSE(rejected(load_package, slurp(kFuzz / "corpus" / "package_load" / "two_shapes.tar")));
 }

@@ -137,7 +137,12 @@ std::shared_ptr<LoadedPackage> load_specialized(
         TS_USER_CHECK(list.is_array() && !list.empty())
             << what << ": specializations.json lists no specialisation; the package is corrupt";
         std::vector<std::string> names;
-        for (const json& s : list) names.push_back(s.at("member").get<std::string>());
+        for (const json& s : list) {
+            names.push_back(s.at("member").get<std::string>());
+            TS_USER_CHECK(members.count(names.back()) && names.back() != kSpecializationsMember)
+                << what << ": specializations.json names member '" << names.back()
+                << "', which the package does not hold; the package is corrupt";
+        }
         std::vector<const char*> cnames;
         for (const std::string& n : names) cnames.push_back(n.c_str());
         check_version_and_checksums(idx, members, cnames, what);
