@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/package/package_loader.h"
 
 namespace tessera::driver {
 
@@ -26,14 +27,7 @@ std::string files_digest(const std::vector<std::string>& files) {
 }  // namespace
 
 std::string shapes_text(const InputShapes& shapes) {
-    std::string s;
-    for (const auto& [name, dims] : shapes) {
-        if (!s.empty()) s += ", ";
-        s += name + ": ";
-        for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
-        if (dims.empty()) s += "scalar";
-    }
-    return s.empty() ? "(static shapes)" : s;
+    return shapes.empty() ? "(static shapes)" : package::shapes_text(shapes);
 }
 
 ShapeSpecializations::ShapeSpecializations(std::string path, BuildOptions options)

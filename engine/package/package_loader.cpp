@@ -112,15 +112,6 @@ std::shared_ptr<LoadedPackage> load_cuda_package(const std::vector<TarMember>& a
     return pkg;
 }
 
-std::string shapes_text(const std::map<std::string, std::vector<int64_t>>& shapes) {
-    std::string s;
-    for (const auto& [name, dims] : shapes) {
-        s += (s.empty() ? "" : ", ") + name + ": ";
-        for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
-    }
-    return s;
-}
-
 std::shared_ptr<LoadedPackage> load_archive(const std::string& bytes, const std::string& what,
                                             bool allow_specializations);
 
@@ -170,6 +161,16 @@ std::shared_ptr<LoadedPackage> load_specialized(
 }
 
 }  // namespace
+
+std::string shapes_text(const std::map<std::string, std::vector<int64_t>>& shapes) {
+    std::string s;
+    for (const auto& [name, dims] : shapes) {
+        s += (s.empty() ? "" : ", ") + name + ": ";
+        for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
+        if (dims.empty()) s += "scalar";
+    }
+    return s;
+}
 
 const LoadedPackage& select_specialization(
     const LoadedPackage& pkg, const std::map<std::string, std::vector<int64_t>>& input_shapes) {

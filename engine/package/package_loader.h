@@ -46,6 +46,9 @@ struct LoadedPackage {
 const LoadedPackage& select_specialization(
     const LoadedPackage& pkg, const std::map<std::string, std::vector<int64_t>>& input_shapes);
 
+/// "x: 1x8, y: scalar": input shapes as the CLI and the errors print them.
+std::string shapes_text(const std::map<std::string, std::vector<int64_t>>& shapes);
+
 /// "x: 1x8; x: 3x8": the shapes of a package's specialisations.
 std::string specialization_list(const LoadedPackage& pkg);
 
