@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "app/cli/cli_common.h"
@@ -52,9 +54,17 @@ struct Cublas {
     std::string error;
 
     bool load() {
-        for (const char* name :
-             {"libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"})
-            if ((lib = dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+        // The loader's path first, then the toolkit's folder (often not in
+        // ld.so.conf, as for NVRTC).
+        std::vector<std::string> folders = {""};
+        if (const char* home = std::getenv("CUDA_HOME")) folders.push_back(std::string(home) + "/lib64/");
+        folders.push_back("/usr/local/cuda/lib64/");
+        for (const std::string& folder : folders) {
+            for (const char* name :
+                 {"libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"})
+                if ((lib = dlopen((folder + name).c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+            if (lib) break;
+        }
         if (!lib)
             return error =
                        "libcublas.so cannot be loaded (is the CUDA toolkit's cuBLAS installed?)",

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_common.h"
+#include "bench/cli/reference_runners.h"
 #include "app/cli/cli_cuda.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
@@ -31,77 +32,6 @@ using runtime::NDArray;
 
 namespace {
 
-// argv: model.onnx folder threads repeat provider(cpu|cuda); reads
-// folder/input_N.pb, writes folder/ort_output_N.pb, prints one JSON line with
-// the timings. Exit 3: the CUDA execution provider is missing or did not load.
-constexpr const char* kOrtRunner = R"PY(
-import json, os, sys, time
-import numpy as np
-import onnx
-import onnxruntime as ort
-from onnx import numpy_helper
-model_path, folder, threads, repeat, provider = (sys.argv[1], sys.argv[2], int(sys.argv[3]),
-                                                 int(sys.argv[4]), sys.argv[5])
-def load_inputs(sess):
-    return [numpy_helper.to_array(onnx.load_tensor(os.path.join(folder, f"input_{i}.pb")))
-            for i in range(len(sess.get_inputs()))]
-so = ort.SessionOptions()
-so.intra_op_num_threads = threads
-so.inter_op_num_threads = 1
-so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-if provider == "cuda":
-    if hasattr(ort, "preload_dlls"):  # CUDA/cuDNN from the nvidia-* wheels
-        try:
-            ort.preload_dlls()
-        except Exception:
-            pass
-    if "CUDAExecutionProvider" not in ort.get_available_providers():
-        print("onnxruntime " + ort.__version__ + " has no CUDAExecutionProvider (providers: " +
-              ", ".join(ort.get_available_providers()) + ")", file=sys.stderr)
-        sys.exit(3)
-    # fp32 as ours: no TF32 tensor cores in cuBLAS/cuDNN.
-    try:
-        sess = ort.InferenceSession(model_path, so, providers=[
-            ("CUDAExecutionProvider", {"device_id": 0, "use_tf32": 0}), "CPUExecutionProvider"])
-    except Exception:
-        sess = ort.InferenceSession(model_path, so, providers=[
-            ("CUDAExecutionProvider", {"device_id": 0}), "CPUExecutionProvider"])
-    if sess.get_providers()[0] != "CUDAExecutionProvider":
-        print("onnxruntime's CUDAExecutionProvider did not load (CUDA 12 / cuDNN 9 libraries "
-              "missing?); the session runs on " + ", ".join(sess.get_providers()), file=sys.stderr)
-        sys.exit(3)
-    # Inputs and outputs stay on the device, as ours do while timed.
-    io = sess.io_binding()
-    device_inputs = [ort.OrtValue.ortvalue_from_numpy(a, "cuda", 0) for a in load_inputs(sess)]
-    for inp, v in zip(sess.get_inputs(), device_inputs):
-        io.bind_ortvalue_input(inp.name, v)
-    for out in sess.get_outputs():
-        io.bind_output(out.name, "cuda")
-    run = lambda: sess.run_with_iobinding(io)
-    run()
-    outs = io.copy_outputs_to_cpu()
-    for _ in range(3):
-        run()  # warm-up: cuDNN algorithm search, allocator
-else:
-    sess = ort.InferenceSession(model_path, so, providers=["CPUExecutionProvider"])
-    feeds = {inp.name: a for inp, a in zip(sess.get_inputs(), load_inputs(sess))}
-    run = lambda: sess.run(None, feeds)
-    outs = run()
-for i, y in enumerate(outs):
-    onnx.save_tensor(numpy_helper.from_array(np.ascontiguousarray(y), f"out{i}"),
-                     os.path.join(folder, f"ort_output_{i}.pb"))
-times = []
-for _ in range(repeat):
-    t0 = time.perf_counter()
-    run()
-    times.append((time.perf_counter() - t0) * 1e3)
-times.sort()
-n = len(times)
-median = times[n // 2] if n % 2 else 0.5 * (times[n // 2 - 1] + times[n // 2])
-print(json.dumps({"median_ms": median, "min_ms": times[0], "repeat": n, "version": ort.__version__,
-                  "provider": sess.get_providers()[0]}))
-)PY";
 
 std::string quote(const std::string& s) {
     std::string out = "'";
@@ -109,16 +39,22 @@ std::string quote(const std::string& s) {
     return out + "'";
 }
 
-bool python_has_ort(const std::string& py) {
-    std::string cmd = quote(py) + " -c 'import onnxruntime, onnx, numpy' > /dev/null 2>&1";
+// The Python module of each reference runtime (--compare).
+const char* reference_module(const std::string& compare) {
+    return compare == "torch" ? "torch" : "onnxruntime";
+}
+
+bool python_has(const std::string& py, const std::string& module) {
+    std::string cmd = quote(py) + " -c 'import " + module + ", onnx, numpy' > /dev/null 2>&1";
     return std::system(cmd.c_str()) == 0;
 }
 
-std::string find_python(const std::string& given, bool gpu) {
+std::string find_python(const std::string& given, const std::string& compare, bool gpu) {
+    const std::string module = reference_module(compare);
     const std::string setup = gpu ? "scripts/bench-setup.sh --gpu" : "scripts/bench-setup.sh";
     if (!given.empty()) {
-        TS_USER_CHECK(python_has_ort(given))
-            << "--python '" << given << "' cannot import onnxruntime, onnx and numpy";
+        TS_USER_CHECK(python_has(given, module))
+            << "--python '" << given << "' cannot import " << module << ", onnx and numpy";
         return given;
     }
     std::vector<std::string> candidates;
@@ -129,9 +65,12 @@ std::string find_python(const std::string& given, bool gpu) {
     // build*/bin/tessera -> the source tree's .venv
     if (!ec) candidates.push_back((exe.parent_path().parent_path().parent_path() / ".venv/bin/python").string());
     for (const auto& c : candidates)
-        if (fs::exists(c) && python_has_ort(c)) return c;
-    TS_USER_FAIL() << "--compare ort needs Python with onnxruntime" << (gpu ? "-gpu" : "")
-                   << ": run " << setup << " (creates .venv), or pass --python or set TESSERA_PYTHON";
+        if (fs::exists(c) && python_has(c, module)) return c;
+    if (compare == "torch" && python_has("python3", module)) return "python3";
+    TS_USER_FAIL() << "--compare " << compare << " needs Python with " << module
+                   << (gpu && compare == "ort" ? "-gpu" : "")
+                   << (compare == "ort" ? ": run " + setup + " (creates .venv)," : ":")
+                   << " pass --python or set TESSERA_PYTHON";
 }
 
 struct TempDir {
@@ -202,7 +141,7 @@ Ours run_ours_cuda(const BenchModelOptions& o, const graph::Graph& g,
     // Throws the UserError that names the missing driver or device (exit 2).
     std::shared_ptr<runtime::CudaGraphExecutor> ex = model->make_executor();
     if (o.compare == "ort") {  // before timing: say early that ORT cannot run on the GPU
-        python = find_python(o.python, true);
+        python = find_python(o.python, o.compare, true);
         std::string cmd = quote(python) +
                           " -c 'import sys, onnxruntime as o; getattr(o, \"preload_dlls\", "
                           "lambda: None)(); sys.exit(0 if \"CUDAExecutionProvider\" in "
@@ -210,7 +149,14 @@ Ours run_ours_cuda(const BenchModelOptions& o, const graph::Graph& g,
         TS_USER_CHECK(std::system(cmd.c_str()) == 0)
             << "--compare ort --target cuda: the onnxruntime of " << python
             << " has no CUDAExecutionProvider; install onnxruntime-gpu into the venv "
-               "(scripts/bench-setup.sh --gpu)";
+               "(scripts/bench-setup.sh --gpu), or compare with --compare torch";
+    } else if (o.compare == "torch") {
+        python = find_python(o.python, o.compare, true);
+        std::string cmd = quote(python) +
+                          " -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 3)'"
+                          " > /dev/null 2>&1";
+        TS_USER_CHECK(std::system(cmd.c_str()) == 0)
+            << "--compare torch --target cuda: the PyTorch of " << python << " sees no CUDA device";
     }
     for (size_t i = 0; i < inputs.size(); ++i) ex->set_input(i, inputs[i]);
     ex->run();
@@ -231,9 +177,10 @@ Ours run_ours_cuda(const BenchModelOptions& o, const graph::Graph& g,
     return r;
 }
 
-/// Runs ONNX Runtime (provider "cpu" or "cuda") on `inputs`, compares its
-/// outputs with ours, prints its row; returns false when the outputs differ.
-bool compare_with_ort(const BenchModelOptions& o, const std::string& python, const std::string& file,
+/// Runs the reference runtime of --compare (ONNX Runtime or PyTorch, on the
+/// CPU or the GPU as ours) on `inputs`, compares its outputs with ours, prints
+/// its row; returns false when the outputs differ.
+bool compare_with_reference(const BenchModelOptions& o, const std::string& python, const std::string& file,
                       const graph::Graph& g, const std::vector<NDArray>& inputs, const Ours& ours,
                       nlohmann::json& j) {
     const bool gpu = o.target == "cuda";
@@ -241,63 +188,68 @@ bool compare_with_ort(const BenchModelOptions& o, const std::string& python, con
     for (size_t i = 0; i < inputs.size(); ++i)
         frontend::write_tensor_pb(inputs[i], g.values[size_t(g.inputs[i])].name,
                                   (dir.path / ("input_" + std::to_string(i) + ".pb")).string());
-    fs::path script = dir.path / "ort_runner.py";
+    const bool torch = o.compare == "torch";
+    const std::string who = torch ? "PyTorch" : "ONNX Runtime";
+    fs::path script = dir.path / "reference_runner.py";
     {
         FILE* f = std::fopen(script.c_str(), "w");
         TS_USER_CHECK(f != nullptr) << "cannot write " << script.string();
-        std::fputs(kOrtRunner, f);
+        std::fputs(torch ? kTorchRunner : kOrtRunner, f);
         std::fclose(f);
     }
-    fs::path result = dir.path / "ort.json";
+    fs::path result = dir.path / "reference.json";
     std::string cmd = quote(python) + " " + quote(script.string()) + " " + quote(file) + " " +
                       quote(dir.path.string()) + " " + std::to_string(o.threads) + " " +
                       std::to_string(o.repeat) + " " + (gpu ? "cuda" : "cpu") + " > " +
                       quote(result.string());
     int rc = std::system(cmd.c_str());
     if (rc != 0 && WIFEXITED(rc) && WEXITSTATUS(rc) == 3) {
-        TS_USER_FAIL() << "ONNX Runtime cannot run " << file
-                       << " on the GPU (message above); install onnxruntime-gpu into the venv "
-                          "(scripts/bench-setup.sh --gpu)";
+        TS_USER_FAIL() << who << " cannot run " << file << (gpu ? " on the GPU" : "")
+                       << " (message above)"
+                       << (torch ? "" : "; install onnxruntime-gpu into the venv "
+                                        "(scripts/bench-setup.sh --gpu)");
     }
-    TS_USER_CHECK(rc == 0) << "ONNX Runtime failed on " << file << " (exit " << rc
+    if (rc != 0 && WIFEXITED(rc) && WEXITSTATUS(rc) == 4) {
+        TS_USER_FAIL() << "--compare torch cannot translate " << file << " (message above)";
+    }
+    TS_USER_CHECK(rc == 0) << who << " failed on " << file << " (exit " << rc
                            << "); its messages are above";
-    nlohmann::json ort;
+    nlohmann::json ref;
     try {
         std::ifstream in(result);
-        ort = nlohmann::json::parse(in);
+        ref = nlohmann::json::parse(in);
     } catch (const std::exception& e) {
-        TS_USER_FAIL() << "cannot read ONNX Runtime's timings: " << e.what();
+        TS_USER_FAIL() << "cannot read " << who << "'s timings: " << e.what();
     }
     bool failed = false;
     double max_abs = 0, max_rel = 0;
     for (size_t i = 0; i < ours.outputs.size(); ++i) {
         NDArray theirs = frontend::read_tensor_pb(
-            (dir.path / ("ort_output_" + std::to_string(i) + ".pb")).string());
+            (dir.path / ("ref_output_" + std::to_string(i) + ".pb")).string());
         TS_USER_CHECK(theirs.shape() == ours.outputs[i].shape())
-            << "output " << i << ": ours " << ours.outputs[i].type().str() << ", ONNX Runtime's "
+            << "output " << i << ": ours " << ours.outputs[i].type().str() << ", " << who << "'s "
             << theirs.type().str();
         runtime::Difference d = runtime::compare(ours.outputs[i], theirs);
         max_abs = std::max(max_abs, d.max_abs);
         max_rel = std::max(max_rel, d.max_rel);
         if (!runtime::allclose(ours.outputs[i], theirs, o.rtol, 1e-5)) failed = true;
     }
-    const double median = ort["median_ms"].get<double>();
+    const double median = ref["median_ms"].get<double>();
     const double ratio = median / ours.median_ms;
-    const std::string provider = ort.value("provider", std::string("CPUExecutionProvider"));
-    const std::string name = "onnxruntime " + ort["version"].get<std::string>() + " " + provider;
-    std::printf("  onnxruntime : %10.4f ms median  %10.4f ms min  %8.2f GFLOP/s  (%d runs, %s)\n",
-                median, ort["min_ms"].get<double>(), ours.flops / (median * 1e-3) / 1e9,
-                ort["repeat"].get<int>(), name.c_str());
+    const std::string name = ref["name"].get<std::string>();
+    std::printf("  %-12s: %10.4f ms median  %10.4f ms min  %8.2f GFLOP/s  (%d runs, %s)\n",
+                torch ? "pytorch" : "onnxruntime", median, ref["min_ms"].get<double>(), ours.flops / (median * 1e-3) / 1e9,
+                ref["repeat"].get<int>(), name.c_str());
     std::printf("  ratio (their time / our time): %.3f   outputs %s (max abs err %.2e, max rel err %.2e, rtol %.0e)\n",
                 ratio, failed ? "DIFFER" : "match", max_abs, max_rel, o.rtol);
-    j["theirs"] = side(median, ort["min_ms"].get<double>(), ort["repeat"].get<int>(), ours.flops);
+    j["theirs"] = side(median, ref["min_ms"].get<double>(), ref["repeat"].get<int>(), ours.flops);
     j["theirs"]["name"] = name;
     j["ratio"] = ratio;
     j["max_abs_err"] = max_abs;
     j["max_rel_err"] = max_rel;
     j["passed"] = !failed;
     if (failed)
-        std::cerr << "check failed: outputs differ from ONNX Runtime's beyond rtol " << o.rtol
+        std::cerr << "check failed: outputs differ from " << who << "'s beyond rtol " << o.rtol
                   << std::endl;
     return !failed;
 }
@@ -310,10 +262,12 @@ void add_bench_model_options(CLI::App* sub, BenchModelOptions& o) {
                     "cpu (LLVM JIT, ORT's CPU provider) or cuda (NVRTC, CUDA events, ORT's CUDA "
                     "provider)")
         ->check(CLI::IsMember({"cpu", "llvm", "cuda"}));
-    sub->add_option("--compare", o.compare, "runtime to compare with")->check(CLI::IsMember({"ort"}));
+    sub->add_option("--compare", o.compare, "runtime to compare with")->check(CLI::IsMember({"ort", "torch"}));
     sub->add_option("--threads", o.threads, "threads of ours and theirs")->check(CLI::Range(1, 256));
     sub->add_option("--repeat", o.repeat, "timed runs of each")->check(CLI::Range(1, 100000));
-    sub->add_option("--python", o.python, "Python with onnxruntime (default: .venv/bin/python)");
+    sub->add_option("--python", o.python,
+                    "Python with onnxruntime or torch (default: $TESSERA_PYTHON, .venv/bin/python; "
+                    "python3 for torch)");
     sub->add_option("--rtol", o.rtol, "relative tolerance of the output comparison");
     sub->add_flag("--json", o.json, "print one JSON object as the last line");
     sub->add_option("--records", o.records, "tuning database whose best records apply (tessera tune)");
@@ -324,7 +278,7 @@ int run_bench_model(const BenchModelOptions& o) {
     const bool gpu = o.target == "cuda";
     ModelPath mp = resolve_model_path(o.model);
     // On the GPU, after the device check (run_ours_cuda): no device is the first thing to say.
-    std::string python = o.compare == "ort" && !gpu ? find_python(o.python, false) : "";
+    std::string python = !o.compare.empty() && !gpu ? find_python(o.python, o.compare, false) : "";
     graph::Graph g = o.input_shapes.empty() ? load(mp) : load(mp, o.input_shapes);
     // --input-shape: random inputs of that shape (the folder's are of the model's own).
     std::vector<NDArray> inputs =
@@ -354,7 +308,7 @@ int run_bench_model(const BenchModelOptions& o) {
     j["latency_ms_min"] = ours.min_ms;
     j["gflops"] = ours.flops / (ours.median_ms * 1e-3) / 1e9;
     bool failed = false;
-    if (o.compare == "ort") failed = !compare_with_ort(o, python, mp.file, g, inputs, ours, j);
+    if (!o.compare.empty()) failed = !compare_with_reference(o, python, mp.file, g, inputs, ours, j);
     if (o.json) {
         std::cout.flush();
         print_json_line(j);

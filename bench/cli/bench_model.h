@@ -1,8 +1,9 @@
-// `tessera bench model MODEL [--target cpu|cuda] [--compare ort] [--threads N]`:
-// end-to-end latency of a whole model, ours and ONNX Runtime's (through the
-// Python `onnxruntime` of the benchmark venv, scripts/bench-setup.sh; its CUDA
-// execution provider with --target cuda) on the same inputs in one run, with
-// the outputs compared.
+// `tessera bench model MODEL [--target cpu|cuda] [--compare ort|torch] [--threads N]`:
+// end-to-end latency of a whole model, ours and a reference runtime's on the
+// same inputs in one run, with the outputs compared: ONNX Runtime (the Python
+// `onnxruntime` of the benchmark venv, scripts/bench-setup.sh; its CUDA
+// execution provider with --target cuda) or PyTorch (cuDNN / cuBLAS in a CUDA
+// graph with --target cuda; where ORT's CUDA provider is not installed).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,7 +15,7 @@ namespace tessera::cli {
 struct BenchModelOptions {
     std::string model;
     std::string target = "cpu";  // cpu (LLVM JIT) or cuda (NVRTC, CUDA events)
-    std::string compare;         // "" or "ort"
+    std::string compare;         // "", "ort" or "torch"
     int threads = 1;
     int repeat = 20;
     std::string python;  // "" = $TESSERA_PYTHON, ./.venv, the source tree's .venv, python3
@@ -28,8 +29,9 @@ struct BenchModelOptions {
 void add_bench_model_options(CLI::App* sub, BenchModelOptions& o);
 
 /// Runs the benchmark; exit code 1 when the outputs differ beyond rtol, 2
-/// (UserError) when --target cuda finds no CUDA device, or --compare ort no
-/// onnxruntime (with --target cuda: no CUDAExecutionProvider in it).
+/// (UserError) when --target cuda finds no CUDA device, or --compare no
+/// runtime (with --target cuda: ORT without its CUDAExecutionProvider, torch
+/// without a CUDA device).
 int run_bench_model(const BenchModelOptions& o);
 
 }  // namespace tessera::cli
