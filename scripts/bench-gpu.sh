@@ -74,6 +74,9 @@ if [ -n "$BUNDLE" ]; then
     if ldconfig -p | grep -q "^[[:space:]]*$(basename "$lib") "; then mv "$lib" "$BUILD/bundle-lib-unused/"; fi
   done
   export LD_LIBRARY_PATH="$BUILD/bundle-lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  if [ ! -d /usr/share/libonnx-testdata/data/node ] && [ -d "$BUILD/onnx-testdata" ]; then
+    export TESSERA_ONNX_TESTDATA="$BUILD/onnx-testdata"
+  fi
   missing="$(ldd "$BUILD/bin/tessera" "$BUILD/bin/tessera-bench" | grep 'not found' | sort -u)"
   [ -z "$missing" ] || refuse "libraries missing for the bundle's programs: $missing"
 fi

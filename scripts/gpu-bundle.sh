@@ -60,6 +60,14 @@ for t in "${gpu_tests[@]}"; do strip -o "$STAGE/tests/$(basename "$t")" "$t"; do
 (cd "$BUILD_ABS" && find . -name CTestTestfile.cmake -not -path './_deps/*' -print0 |
   xargs -0 -I{} cp --parents {} "$STAGE/")
 cp "$BUILD_ABS"/tests/*.cmake "$STAGE/tests/" 2> /dev/null || true
+# The ONNX node cases the gpu tests read (Debian's libonnx-testdata, which a
+# GPU machine lacks); bench-gpu.sh points TESSERA_ONNX_TESTDATA at them.
+NODE_DATA=/usr/share/libonnx-testdata/data/node
+for c in $(grep -rhoE '"test_[a-z0-9_]+"' $(find tests/engine -type d -name gpu) | sort -u | tr -d '"'); do
+  [ -d "$NODE_DATA/$c" ] || { echo "gpu-bundle.sh: no $NODE_DATA/$c (libonnx-testdata)" >&2; exit 2; }
+  mkdir -p "$STAGE/onnx-testdata/node"
+  cp -r "$NODE_DATA/$c" "$STAGE/onnx-testdata/node/"
+done
 # The libraries, but not the C runtime the target has its own (newer) copy of.
 libc_like='^(linux-vdso|ld-linux|libc\.|libm\.|libpthread\.|libdl\.|librt\.|libstdc\+\+\.|libgcc_s\.)'
 ldd "${programs[@]}" "${gpu_tests[@]}" | awk '/=> \// {print $1, $3}' | sort -u |

@@ -3,13 +3,16 @@
 #include "engine/driver/tune_gpu.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "engine/autotune/cost_model.h"
 #include "engine/codegen/cuda/cuda_codegen.h"
 #include "engine/core/error.h"
 #include "engine/core/thread_guard.h"
+#include "engine/driver/gpu_measure_worker.h"
 #include "engine/runtime/cuda_driver.h"
 #include "engine/runtime/ndarray.h"
 #include "engine/tir/interpreter.h"
@@ -29,6 +32,11 @@ void require_gpu_for_tuning() {
 }
 
 namespace {
+
+// A candidate whose first timed run is this many times the task's best
+// median so far is timed only once.
+constexpr double kSlowCandidateFactor = 4.0;
+
 
 // A scheduled candidate compiled with NVRTC, with its launches and workspaces.
 GpuCandidate compile_candidate(const tir::PrimFunc& scheduled, const std::string& arch) {
@@ -66,25 +74,16 @@ GpuCandidate build_gpu_candidate(const tir::PrimFunc& func, const autotune::GpuS
 
 namespace {
 
-// Device buffers of a task's parameters, inputs random, and the reference
-// outputs from the interpreter (small tasks only; empty otherwise).
-struct TaskData {
-    std::vector<runtime::NDArray> host;
-    std::vector<runtime::cuda::DeviceBuffer> dev;
-    std::vector<runtime::NDArray> expected;  // every parameter, outputs computed
-    size_t first_output = 0;
-};
-
-TaskData task_data(const autotune::TuneTask& t, uint64_t seed) {
-    TaskData d;
+// A task's arrays: inputs random, and the interpreter's reference outputs
+// (small tasks only; empty otherwise).
+GpuTaskArrays task_arrays(const autotune::TuneTask& t, uint64_t seed) {
+    GpuTaskArrays d;
     const size_t num_inputs = t.func->params.size() - size_t(t.num_outputs);
     d.first_output = num_inputs;
     for (size_t i = 0; i < t.func->params.size(); ++i) {
         graph::TensorType type = topi::tensor_type_of(t.func->params[i]);
         d.host.push_back(i < num_inputs ? runtime::random_ndarray(type, seed + i)
                                         : runtime::NDArray::empty(type));
-        d.dev.emplace_back(std::max<size_t>(d.host.back().num_bytes(), 4));
-        if (i < num_inputs) d.dev.back().copy_from_host(d.host[i].raw(), d.host[i].num_bytes());
     }
     if (t.flops <= 5e7) {  // the interpreter's reference, where it is quick
         std::vector<void*> ptrs;
@@ -97,49 +96,9 @@ TaskData task_data(const autotune::TuneTask& t, uint64_t seed) {
     return d;
 }
 
-// Times one candidate; checks its outputs against `d.expected` when present.
-std::vector<double> measure(const GpuCandidate& c, const std::string& kernel_prefix, TaskData& d,
-                            int repeat) {
-    runtime::cuda::Module module(c.ptx);
-    std::vector<runtime::cuda::DeviceBuffer> ws;  // intermediate global buffers
-    for (int64_t bytes : c.workspace_bytes) ws.emplace_back(std::max<size_t>(size_t(bytes), 4));
-    std::vector<std::vector<uint64_t>> args;
-    for (const std::vector<int>& ka : c.args) {
-        args.emplace_back();
-        for (int i : ka)
-            args.back().push_back(size_t(i) < d.dev.size() ? d.dev[size_t(i)].ptr()
-                                                           : ws.at(size_t(i) - d.dev.size()).ptr());
-    }
-    auto launch_all = [&] {
-        for (size_t k = 0; k < c.kernels.size(); ++k)
-            module.launch(c.kernels[k], c.grids[k], c.blocks[k], c.shared_bytes[k], args[k]);
-    };
-    const size_t first_output = d.first_output;
-    for (size_t p = first_output; p < d.host.size() && !d.expected.empty(); ++p) {
-        // Outputs zeroed: a candidate that skips elements cannot pass on an earlier one's.
-        runtime::NDArray zero = runtime::NDArray::empty(d.host[p].type());
-        d.dev[p].copy_from_host(zero.raw(), zero.num_bytes());
-    }
-    launch_all();
-    runtime::cuda::synchronize();
-    if (!d.expected.empty()) {
-        for (size_t p = first_output; p < d.host.size(); ++p) {
-            runtime::NDArray got = runtime::NDArray::empty(d.host[p].type());
-            d.dev[p].copy_to_host(got.raw(), got.num_bytes());
-            TS_USER_CHECK(runtime::allclose(got, d.expected[p], 1e-3, 1e-4))
-                << kernel_prefix << ": the candidate's output " << p
-                << " differs from the interpreter's";
-        }
-    }
-    std::vector<double> times;
-    for (int r = 0; r < repeat; ++r) {
-        runtime::cuda::Event start, stop;
-        start.record();
-        launch_all();
-        stop.record();
-        times.push_back(stop.elapsed_ms_since(start));
-    }
-    return times;
+GpuLaunchPlan launch_plan(const GpuCandidate& c) {
+    return GpuLaunchPlan{c.ptx, c.kernels, c.grids, c.blocks, c.shared_bytes, c.args,
+                         c.workspace_bytes};
 }
 
 }  // namespace
@@ -187,12 +146,38 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
     lo.search.device = autotune::gpu_fingerprint();
     lo.confirm_top = options.confirm_top;
     lo.confirm_rounds = options.confirm_rounds;
-    // Device buffers and the reference outputs of a task, made when it is first measured.
-    std::vector<std::unique_ptr<TaskData>> data(tunable.size());
+    // Each task's arrays (and, measuring here, its device buffers), made
+    // when it is first measured.
+    std::vector<std::optional<GpuTaskArrays>> arrays(tunable.size());
+    std::vector<std::unique_ptr<GpuTaskBuffers>> buffers(tunable.size());
+    // Measured in a worker process while this one has not used the GPU
+    // itself: a faulting candidate then ends the worker, not the tuner.
+    std::unique_ptr<GpuMeasureWorker> worker;
+    bool isolated = !runtime::cuda::initialized_here();
+    // The fastest median so far per task: slower samples are cut short.
+    std::vector<double> best(tunable.size(), std::numeric_limits<double>::infinity());
     auto measure_fn = [&](size_t i, const tir::PrimFunc& scheduled) {
-        if (!data[i]) data[i] = std::make_unique<TaskData>(task_data(*tunable[i], options.seed));
         GpuCandidate c = compile_candidate(scheduled, arch);
-        return autotune::GpuTrial{measure(c, tunable[i]->name, *data[i], options.repeat), ""};
+        if (!arrays[i]) arrays[i] = task_arrays(*tunable[i], options.seed);
+        const double cutoff = kSlowCandidateFactor * best[i];
+        autotune::GpuTrial trial;
+        if (isolated && !worker) worker = GpuMeasureWorker::start();
+        if (worker) {
+            GpuMeasureWorker::Result r = worker->measure(i, *arrays[i], launch_plan(c),
+                                                         tunable[i]->name, options.repeat, cutoff);
+            if (r.worker_died) worker.reset();  // the next trial starts a fresh one
+            trial = autotune::GpuTrial{r.times, r.error};
+        } else {
+            if (!buffers[i]) buffers[i] = std::make_unique<GpuTaskBuffers>(*arrays[i]);
+            trial = autotune::GpuTrial{measure_launch_plan(launch_plan(c), tunable[i]->name,
+                                                           *arrays[i], *buffers[i],
+                                                           options.repeat, cutoff),
+                                       ""};
+        }
+        std::vector<double> sorted = trial.times_ms;
+        std::sort(sorted.begin(), sorted.end());
+        if (!sorted.empty()) best[i] = std::min(best[i], sorted[sorted.size() / 2]);
+        return trial;
     };
     autotune::GpuTuneLoopResult r = autotune::tune_gpu_tasks(
         tunable, db, lo, measure_fn, [&](size_t, const autotune::GpuSearchState& st) {

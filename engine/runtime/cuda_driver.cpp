@@ -3,8 +3,15 @@
 #include "engine/runtime/cuda_driver.h"
 
 #include <dlfcn.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <mutex>
+#include <sstream>
+#include <thread>
 
 #include "engine/core/error.h"
 
@@ -62,7 +69,12 @@ struct Api {
     CUdevice device = 0;
     CUcontext context = nullptr;
     DeviceInfo info;
+    // After a kernel fault: the context is dead for the rest of the process.
+    bool faulted = false;
+    std::string fault;
 };
+
+std::atomic<bool> g_initialized{false};
 
 template <typename F>
 bool load_symbol(void* lib, F& fn, std::initializer_list<const char*> names) {
@@ -85,6 +97,7 @@ Api& api_instance() {
     static Api api;
     static std::once_flag once;
     std::call_once(once, [] {
+        g_initialized = true;
         void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
         if (!lib) {
             api.reason = "no CUDA device is available (libcuda.so.1 not found)";
@@ -165,25 +178,139 @@ Api& api_instance() {
 Api& api() {
     Api& a = api_instance();
     TS_USER_CHECK(a.ok) << a.reason;
+    if (a.faulted)
+        throw DeviceFault("the GPU context is unusable after a kernel fault (" + a.fault +
+                          "); nothing runs on the GPU in this process any more");
     a.cuCtxSetCurrent(a.context);
     return a;
 }
 
+// The errors after which the context is unusable (CUDA's "sticky" errors):
+// illegal address, launch timeout, hardware stack error, illegal
+// instruction, misaligned address, invalid address space, invalid PC,
+// launch failed.
+bool sticky(CUresult r) { return r == 700 || r == 702 || (r >= 714 && r <= 719); }
+
+// Throws for a failed call: DeviceFault (and the context marked faulted) for
+// a kernel fault, InternalError for anything else.
+void fail(CUresult r, const std::string& what) {
+    Api& a = api_instance();
+    if (sticky(r)) {
+        a.faulted = true;
+        a.fault = error_text(a, r);
+        throw DeviceFault(what + ": " + a.fault);
+    }
+    TS_CHECK(false) << what << ": " << error_text(a, r);
+}
+
 void check(CUresult r, const char* what) {
-    TS_CHECK(r == 0) << "CUDA " << what << " failed: " << error_text(api_instance(), r);
+    if (r != 0) fail(r, std::string("CUDA ") + what + " failed");
+}
+
+// What a child process found: available() and device_info() without
+// initializing CUDA here (see initialized_here()).
+struct Probe {
+    bool ok = false;
+    std::string reason;
+    DeviceInfo info;
+};
+
+std::string probe_text(const Api& a) {
+    std::ostringstream os;
+    const DeviceInfo& d = a.info;
+    os << a.ok << '\n' << a.reason << '\n' << d.name << '\n' << d.cc_major << ' ' << d.cc_minor
+       << ' ' << d.multiprocessors << ' ' << d.max_threads_per_block << ' '
+       << d.max_shared_per_block << ' ' << d.registers_per_block << ' ' << d.total_memory << ' '
+       << d.driver_version << '\n';
+    return os.str();
+}
+
+bool parse_probe(const std::string& text, Probe& p) {
+    std::istringstream is(text);
+    std::string ok;
+    if (!std::getline(is, ok) || !std::getline(is, p.reason) || !std::getline(is, p.info.name))
+        return false;
+    DeviceInfo& d = p.info;
+    is >> d.cc_major >> d.cc_minor >> d.multiprocessors >> d.max_threads_per_block >>
+        d.max_shared_per_block >> d.registers_per_block >> d.total_memory >> d.driver_version;
+    p.ok = ok == "1";
+    return bool(is);
+}
+
+// Runs the driver's initialization in a forked child (from a fresh thread:
+// a child forked by a thread that led an OpenMP region cannot run one) and
+// reads what it found; falls back to initializing here when the child gives
+// no answer within 60 s.
+const Probe& probe() {
+    static Probe p;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        auto here = [] {
+            const Api& a = api_instance();
+            p = Probe{a.ok, a.reason, a.info};
+        };
+        int fds[2];
+        if (g_initialized || pipe(fds) != 0) return here();
+        pid_t pid = -1;
+        std::thread forker([&] {
+            pid = fork();
+            if (pid == 0) {
+                close(fds[0]);
+                std::string text = probe_text(api_instance());
+                for (size_t done = 0; done < text.size();) {
+                    ssize_t n = write(fds[1], text.data() + done, text.size() - done);
+                    if (n <= 0) break;
+                    done += size_t(n);
+                }
+                _exit(0);
+            }
+        });
+        forker.join();
+        close(fds[1]);
+        if (pid < 0) {
+            close(fds[0]);
+            return here();
+        }
+        std::string text;
+        char buf[512];
+        for (;;) {
+            pollfd pfd{fds[0], POLLIN, 0};
+            if (poll(&pfd, 1, 60000) <= 0) break;
+            ssize_t n = read(fds[0], buf, sizeof buf);
+            if (n <= 0) break;
+            text.append(buf, size_t(n));
+        }
+        close(fds[0]);
+        kill(pid, SIGKILL);  // no-op when it has exited
+        waitpid(pid, nullptr, 0);
+        if (!parse_probe(text, p)) here();
+    });
+    return p;
 }
 
 }  // namespace
 
-bool available() { return api_instance().ok; }
+bool available() { return g_initialized ? api_instance().ok : probe().ok; }
 
-std::string unavailable_reason() { return api_instance().ok ? "" : api_instance().reason; }
+std::string unavailable_reason() {
+    if (g_initialized) return api_instance().ok ? "" : api_instance().reason;
+    return probe().ok ? "" : probe().reason;
+}
 
-const DeviceInfo& device_info() { return api().info; }
+const DeviceInfo& device_info() {
+    if (g_initialized) return api().info;
+    const Probe& p = probe();
+    TS_USER_CHECK(p.ok) << p.reason;
+    return p.info;
+}
+
+bool initialized_here() { return g_initialized; }
 
 void require_available(const std::string& what) {
     TS_USER_CHECK(available()) << what << ": " << unavailable_reason();
 }
+
+bool faulted() { return g_initialized && api_instance().faulted; }
 
 DeviceBuffer::DeviceBuffer(size_t bytes) : m_bytes(bytes) {
     Api& a = api();
@@ -267,12 +394,12 @@ void Module::launch(const std::string& name, const std::array<int64_t, 3>& grid,
     CUresult r = api().cuLaunchKernel(f, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
                                       unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
                                       unsigned(shared_bytes), nullptr, params.data(), nullptr);
-    TS_CHECK(r == 0) << "launch of kernel '" << name << "' failed: " << error_text(api_instance(), r);
+    if (r != 0) fail(r, "launch of kernel '" + name + "' failed");
 }
 
 void synchronize() {
     CUresult r = api().cuCtxSynchronize();
-    TS_CHECK(r == 0) << "a GPU kernel failed: " << error_text(api_instance(), r);
+    if (r != 0) fail(r, "a GPU kernel failed");
 }
 
 Event::Event() { check(api().cuEventCreate(&m_event, 0), "cuEventCreate"); }

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/error.h"
+
 namespace tessera::runtime::cuda {
 
 /// True when libcuda loads, cuInit succeeds and there is at least one device.
@@ -37,6 +39,25 @@ const DeviceInfo& device_info();
 
 /// Throws UserError naming what failed when no device is available.
 void require_available(const std::string& what);
+
+/// A kernel faulted (illegal address, illegal instruction, misaligned
+/// access, ...): CUDA's context is unusable for the rest of the process (a
+/// "sticky" error: no reset brings it back). Every later call that needs the
+/// device throws DeviceFault too. Work that may fault (tuning candidates)
+/// runs in a child process (driver/gpu_measure_worker.h).
+struct DeviceFault : UserError {
+    using UserError::UserError;
+};
+
+/// True after a DeviceFault in this process.
+bool faulted();
+
+/// True once this process has initialized the CUDA driver itself (by making a
+/// buffer, module or event). Until then available(), unavailable_reason()
+/// and device_info() answer from a short-lived child process, so that a
+/// child forked later can still use the device (CUDA cannot be used in a
+/// child forked after the parent initialized it).
+bool initialized_here();
 
 /// Device global memory (cuMemAlloc), freed on destruction.
 class DeviceBuffer {

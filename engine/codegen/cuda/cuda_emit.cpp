@@ -483,15 +483,17 @@ private:
     }
 
     // A 4-wide vectorized loop over float32 storing to base + lane with
-    // base a multiple of 4: float4 loads for contiguous aligned reads.
+    // base a multiple of 4: float4 loads for contiguous aligned reads, one
+    // float4 store (or, into registers, one store per lane: a local array
+    // stays in registers only while every index is a constant).
     bool vector_loop(const For* op) {
         const BufferStore* store = op->body.as<BufferStore>();
         if (!store || !is_const_int(op->extent, 4) || !is_const_int(op->min, 0)) return false;
         const Variable* lane = op->loop_var.get();
         if (store->buffer->dtype != DataType::float32() || store->indices.size() != 1) return false;
-        if (store->buffer->scope == "local") return false;
+        const bool to_registers = store->buffer->scope == "local";
         Expr out_base = contiguous_base(store->indices[0], lane);
-        if (!out_base.defined() || !divisible(out_base, 4)) return false;
+        if (!out_base.defined() || (!to_registers && !divisible(out_base, 4))) return false;
 
         // Replace each contiguous aligned float32 load by a float4 temporary.
         struct VecLoad { std::string name; std::string ptr; };
@@ -525,7 +527,7 @@ private:
         ++m_indent;
         for (const VecLoad& l : loads) line() << "const float4 " << l.name << " = *" << l.ptr << ";\n";
         std::string out = unique("r");
-        line() << "float4 " << out << ";\n";
+        if (!to_registers) line() << "float4 " << out << ";\n";
         static const char* kLane[4] = {"x", "y", "z", "w"};
         for (int i = 0; i < 4; ++i) {
             Expr lane_value =
@@ -533,10 +535,16 @@ private:
             std::string text = strip_parens(expr(lane_value));
             for (size_t p; (p = text.find(".LANE")) != std::string::npos;)
                 text.replace(p, 5, std::string(".") + kLane[i]);
-            line() << out << "." << kLane[i] << " = " << text << ";\n";
+            if (to_registers)
+                line() << buffer_name(store->buffer) << "["
+                       << strip_parens(expr(simplify(Add::make(out_base, IntImm::make(out_base.dtype(), int64_t(i))))))
+                       << "] = " << text << ";\n";
+            else
+                line() << out << "." << kLane[i] << " = " << text << ";\n";
         }
-        line() << "*(float4*)(" << buffer_name(store->buffer) << " + "
-               << strip_parens(expr(out_base)) << ") = " << out << ";\n";
+        if (!to_registers)
+            line() << "*(float4*)(" << buffer_name(store->buffer) << " + "
+                   << strip_parens(expr(out_base)) << ") = " << out << ";\n";
         --m_indent;
         line() << "}\n";
         return true;

@@ -67,7 +67,10 @@ protected:
 
     Stmt visit(const For* op) override {
         Stmt body = mutate(op->body);
-        bool serial = op->kind == ForKind::Serial || op->kind == ForKind::Unrolled;
+        // A virtual-thread loop runs its iterations one after another in each
+        // thread (CUDA C prints it as an unrolled loop): as serial as a serial one.
+        bool vthread = op->kind == ForKind::ThreadBinding && op->thread_tag.rfind("vthread", 0) == 0;
+        bool serial = op->kind == ForKind::Serial || op->kind == ForKind::Unrolled || vthread;
         if (serial) {
             Access a = shared_access(body);
             if (intersects(a.reads, a.writes)) {

@@ -14,9 +14,10 @@ bool is_storage_sync(const Stmt& s);
 /// Inserts barriers into a kernel body (thread-bound loops still present).
 /// Within a sequence, a barrier goes before a statement that reads a shared
 /// buffer written since the last barrier (read after write) or writes one
-/// read since then (write after read). A serial loop whose body both writes
-/// and reads a shared buffer gets a barrier at the end of its body, so the
-/// next iteration's writes wait for this iteration's reads. Conservative:
+/// read since then (write after read). A serial loop (or a vthread loop, run
+/// serially in each thread) whose body both writes and reads a shared buffer
+/// gets a barrier at the end of its body, so the next iteration's writes wait
+/// for this iteration's reads. Conservative:
 /// it never tracks which elements a thread touches.
 Stmt insert_shared_syncs(const Stmt& kernel_body);
 

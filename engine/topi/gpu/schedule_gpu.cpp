@@ -115,7 +115,7 @@ Stmt bind_stage(const Stmt& nest, const GpuScheduleOptions& opt,
     if (took_epilogue) *took_epilogue = false;
     gpu_rules::Stage stage;
     if (opt.tiled_rules && gpu_rules::analyze_stage(nest, stage)) {
-        if (Stmt r = gpu_rules::gemm_stage(stage, ep); r.defined()) {
+        if (Stmt r = gpu_rules::gemm_stage(stage, ep, opt.gemm_min_blocks); r.defined()) {
             if (took_epilogue) *took_epilogue = ep != nullptr;
             return r;
         }

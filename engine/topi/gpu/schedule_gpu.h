@@ -14,6 +14,10 @@ struct GpuScheduleOptions {
     /// at least block_reduce_min_extent elements one thread block per output.
     bool tiled_rules = true;
     int64_t block_reduce_min_extent = 64;
+    /// The SGEMM rule halves its 128 x 128 block tile (down to 32) while its
+    /// grid has fewer blocks than this: enough to fill a large GPU (an H100
+    /// or H200 has 132 SMs). 1 keeps the largest tile that fits the extents.
+    int64_t gemm_min_blocks = 128;
     /// Inline injective intermediate stages (a conv's padding) into their
     /// readers first (inline_spatial_stages).
     bool inline_stages = true;

@@ -171,7 +171,7 @@ bool analyze_stage(const Stmt& nest, Stage& out) {
     return !uses_any(out.init->value, out.reduce);
 }
 
-Stmt gemm_stage(const Stage& st, const Epilogue* ep) {
+Stmt gemm_stage(const Stage& st, const Epilogue* ep, int64_t min_blocks) {
     if (st.kind != NodeType::Add) return Stmt();
     const Mul* prod = st.value.as<Mul>();
     if (!prod) return Stmt();
@@ -190,7 +190,18 @@ Stmt gemm_stage(const Stage& st, const Epilogue* ep) {
     int64_t M = product(I), N = product(J), K = product(st.reduce), NB = product(B);
     if (M < 32 || N < 32 || K < 8) return Stmt();
     const int64_t T = 256, BK = 8;
-    int64_t BM = block_tile(M), BN = block_tile(N), TM = BM / 16, TN = BN / 16;
+    int64_t BM = block_tile(M), BN = block_tile(N);
+    // Enough blocks to fill a large GPU: the larger tile side halves (down
+    // to 32) while the grid has fewer than min_blocks. ResNet-18's last
+    // stage at batch 16 ran 28 blocks of 128 x 128 tiles (7x7x512, K 4608).
+    auto blocks = [&] { return ceil_div(M, BM) * ceil_div(N, BN) * NB; };
+    while (blocks() < min_blocks && (BM > 32 || BN > 32)) {
+        if (BM >= BN && BM > 32)
+            BM /= 2;
+        else
+            BN /= 2;
+    }
+    int64_t TM = BM / 16, TN = BN / 16;
     int64_t GY = ceil_div(M, BM), GX = ceil_div(N, BN);
     if (GY > 65535 || NB > 65535) return Stmt();
     const std::string& name = st.block->name;
@@ -220,31 +231,79 @@ Stmt gemm_stage(const Stage& st, const Epilogue* ep) {
     Buffer bf(name + "_b_frag", dt, {ci(TN)}, "local");
     Var ko("ko");
 
-    // Cooperative fetch of one operand tile into shared memory.
+    // Cooperative fetch of one operand tile (k tile `kt`): thread t reads
+    // elements f * T + t of the tile, rows fastest or k fastest; `store`
+    // makes the statement that keeps element f's value (at tile row rr and
+    // column kk).
+    using Keep = std::function<Stmt(const Var& t, const Var& f, const Var& kk, const Var& rr,
+                                    const Expr& value)>;
     auto fetch = [&](const Expr& operand, const std::vector<IterVar>& rows, int64_t R, int64_t BR,
-                     const Expr& r0, const Buffer& dst, bool rows_fastest) -> Stmt {
+                     const Expr& r0, const Expr& kt, bool rows_fastest, const Keep& keep) -> Stmt {
         Var t("tx"), f("f"), idx("idx"), rr("rr"), kk("kk");
         std::map<const Variable*, Expr> m = batch_map;
         decompose(r0 + rr, rows, m);
-        decompose(ko * ci(BK) + kk, st.reduce, m);
+        decompose(kt * ci(BK) + kk, st.reduce, m);
         Expr cond;
         if (R % BR != 0) cond = r0 + rr < ci(R);
         if (K % BK != 0) {
-            Expr c = ko * ci(BK) + kk < ci(K);
+            Expr c = kt * ci(BK) + kk < ci(K);
             cond = cond.defined() ? (cond && c) : c;
         }
-        Stmt store = BufferStore::make(dst, substitute(operand, m), {kk, rr});
-        if (cond.defined())
-            store = IfThenElse::make(cond, store, BufferStore::make(dst, make_zero(dt), {kk, rr}));
+        Stmt kept = keep(t, f, kk, rr, substitute(operand, m));
+        if (cond.defined()) kept = IfThenElse::make(cond, kept, keep(t, f, kk, rr, make_zero(dt)));
         Expr rv = rows_fastest ? floormod(idx, ci(BR)) : floordiv(idx, ci(BK));
         Expr kv = rows_fastest ? floordiv(idx, ci(BR)) : floormod(idx, ci(BK));
-        Stmt body = LetStmt::make(rr, rv, LetStmt::make(kk, kv, store));
+        Stmt body = LetStmt::make(rr, rv, LetStmt::make(kk, kv, kept));
         body = LetStmt::make(idx, f * ci(T) + t, body);
         return thread_loop(t, T, "threadIdx.x", unrolled(f, BR * BK / T, body));
     };
+    auto to_shared = [](const Buffer& dst) -> Keep {
+        return [dst](const Var&, const Var&, const Var& kk, const Var& rr, const Expr& value) {
+            return BufferStore::make(dst, value, {kk, rr});
+        };
+    };
+    // The next k tile goes through registers (prefetch): read from global
+    // memory before the current tile's products, stored to shared memory
+    // after them, so the loads' latency hides behind the arithmetic.
+    Buffer ast(name + "_a_stage", dt, {ci(T), ci(BM * BK / T)}, "local");
+    Buffer bst(name + "_b_stage", dt, {ci(T), ci(BN * BK / T)}, "local");
+    auto to_stage = [](const Buffer& stage) -> Keep {
+        return [stage](const Var& t, const Var& f, const Var&, const Var&, const Expr& value) {
+            return BufferStore::make(stage, value, {t, f});
+        };
+    };
+    auto from_stage = [&](const Buffer& stage, int64_t BR, const Buffer& dst,
+                          bool rows_fastest) -> Stmt {
+        Var t("tx"), f("f"), idx("idx");
+        Expr rv = rows_fastest ? floormod(idx, ci(BR)) : floordiv(idx, ci(BK));
+        Expr kv = rows_fastest ? floordiv(idx, ci(BR)) : floormod(idx, ci(BK));
+        Stmt body = LetStmt::make(idx, f * ci(T) + t,
+                                  BufferStore::make(dst, BufferLoad::make(stage, {t, f}), {kv, rv}));
+        return thread_loop(t, T, "threadIdx.x", unrolled(f, BR * BK / T, body));
+    };
 
-    // acc[t] = 0 / acc[t] += a_frag x b_frag / C = acc[t]: thread t owns rows
-    // ty + 16 m and columns tx + 16 n of the block tile.
+    // Thread t = 16 ty + tx owns TM rows and TN columns of the block tile:
+    // runs of 4 (ty * 4 .. ty * 4 + 3, then the same 64 rows further) where
+    // the tile allows, so each k step reads its fragments from shared memory
+    // as float4s; else TM consecutive rows from ty * TM.
+    auto owned = [](const Expr& pos, int64_t TT, int64_t BT, const Expr& m) -> Expr {
+        if (TT % 4 != 0) return pos * ci(TT) + m;
+        return floordiv(m, ci(4)) * ci(BT / (TT / 4)) + pos * ci(4) + floormod(m, ci(4));
+    };
+    // frag[m] = tile[kk, owned(pos, m)] for m < TT: 4-wide vectorized runs
+    // where TT allows.
+    auto load_fragment = [&](const Buffer& frag, const Buffer& tile, const Expr& kk,
+                             const Expr& pos, int64_t TT, int64_t BT) -> Stmt {
+        if (TT % 4 != 0) {
+            Var m("m");
+            return unrolled(m, TT, BufferStore::make(frag, BufferLoad::make(tile, {kk, owned(pos, TT, BT, m)}), {m}));
+        }
+        Var mo("mo"), mi("mi");
+        Stmt lane = BufferStore::make(
+            frag, BufferLoad::make(tile, {kk, mo * ci(BT / (TT / 4)) + pos * ci(4) + mi}),
+            {mo * ci(4) + mi});
+        return unrolled(mo, TT / 4, For::make(mi, ci(0), ci(4), ForKind::Vectorized, lane));
+    };
     auto per_thread =
         [&](const std::function<Stmt(const Var& t, const Expr& ty, const Expr& tx)>& fn) {
             Var t("tx");
@@ -256,23 +315,35 @@ Stmt gemm_stage(const Stage& st, const Epilogue* ep) {
         return unrolled(m, TM, unrolled(n, TN, BufferStore::make(acc, st.init->value, {t, m, n})));
     });
     Stmt compute = per_thread([&](const Var& t, const Expr& ty, const Expr& tx) {
-        Var kk("kk"), m("m"), n("n"), m2("m"), n2("n");
-        Stmt la = unrolled(m, TM,
-                           BufferStore::make(af, BufferLoad::make(as, {kk, ty + ci(16) * m}), {m}));
-        Stmt lb = unrolled(n, TN,
-                           BufferStore::make(bf, BufferLoad::make(bs, {kk, tx + ci(16) * n}), {n}));
+        Var kk("kk"), m2("m"), n2("n");
+        Stmt la = load_fragment(af, as, kk, ty, TM, BM);
+        Stmt lb = load_fragment(bf, bs, kk, tx, TN, BN);
         Expr upd = BufferLoad::make(acc, {t, m2, n2}) +
                    BufferLoad::make(af, {m2}) * BufferLoad::make(bf, {n2});
         Stmt fma = unrolled(m2, TM, unrolled(n2, TN, BufferStore::make(acc, upd, {t, m2, n2})));
         Stmt body = unrolled(kk, BK, SeqStmt::make({la, lb, fma}));
         return Allocate::make(af, Allocate::make(bf, body));
     });
-    Stmt k_loop = For::make(
-        ko, ci(0), ci(ceil_div(K, BK)), ForKind::Serial,
-        SeqStmt::make({fetch(X, I, M, BM, i0, as, xr), fetch(Y, J, N, BN, j0, bs, yr), compute}));
+    // Tile 0 straight into shared memory; then per k tile: prefetch the next
+    // into registers, multiply the current, store the next (the barrier
+    // pass puts __syncthreads() before and after the store).
+    const int64_t KT = ceil_div(K, BK);
+    Stmt first = SeqStmt::make({fetch(X, I, M, BM, i0, ci(0), xr, to_shared(as)),
+                                fetch(Y, J, N, BN, j0, ci(0), yr, to_shared(bs))});
+    Stmt step = compute;
+    if (KT > 1) {
+        Expr more = ko + ci(1) < ci(KT);
+        Stmt prefetch = IfThenElse::make(
+            more, SeqStmt::make({fetch(X, I, M, BM, i0, ko + ci(1), xr, to_stage(ast)),
+                                 fetch(Y, J, N, BN, j0, ko + ci(1), yr, to_stage(bst))}));
+        Stmt store = IfThenElse::make(
+            more, SeqStmt::make({from_stage(ast, BM, as, xr), from_stage(bst, BN, bs, yr)}));
+        step = SeqStmt::make({prefetch, compute, store});
+    }
+    Stmt k_loop = SeqStmt::make({first, For::make(ko, ci(0), ci(KT), ForKind::Serial, step)});
     Stmt write = per_thread([&](const Var& t, const Expr& ty, const Expr& tx) {
         Var m("m"), n("n");
-        Expr row = i0 + ty + ci(16) * m, col = j0 + tx + ci(16) * n;
+        Expr row = i0 + owned(ty, TM, BM, m), col = j0 + owned(tx, TN, BN, n);
         std::map<const Variable*, Expr> map = batch_map;
         decompose(row, I, map);
         decompose(col, J, map);
@@ -289,6 +360,7 @@ Stmt gemm_stage(const Stage& st, const Epilogue* ep) {
     });
     Stmt body = Allocate::make(
         as, Allocate::make(bs, Allocate::make(acc, SeqStmt::make({init, k_loop, write}))));
+    if (KT > 1) body = Allocate::make(ast, Allocate::make(bst, body));
     body = For::make(bx, ci(0), ci(GX), ForKind::ThreadBinding, body, "blockIdx.x");
     body = For::make(by, ci(0), ci(GY), ForKind::ThreadBinding, body, "blockIdx.y");
     if (NB > 1)

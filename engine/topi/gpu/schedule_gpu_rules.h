@@ -43,8 +43,9 @@ bool analyze_stage(const tir::Stmt& nest, Stage& out);
 /// threads, 8x8 (or smaller) register tile per thread, unrolled inner loops.
 /// Convolutions fit as implicit GEMM. Undefined Stmt when it does not apply.
 /// With `ep`, the tile's results go through the epilogue instead of into
-/// the reduction's buffer.
-tir::Stmt gemm_stage(const Stage& st, const Epilogue* ep = nullptr);
+/// the reduction's buffer. The block tile's larger side halves (down to 32)
+/// while the grid has fewer than `min_blocks` blocks.
+tir::Stmt gemm_stage(const Stage& st, const Epilogue* ep = nullptr, int64_t min_blocks = 128);
 
 /// One thread block per output element (row): strided per-thread partials,
 /// then a shared-memory tree. Needs at least `min_extent` reduced elements

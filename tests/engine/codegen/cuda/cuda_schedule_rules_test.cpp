@@ -96,8 +96,9 @@ bool has_tag(const PrimFunc& f, const std::string& tag) {
 }
 
 // Scheduled vs unscheduled under the interpreter; returns the scheduled function.
-PrimFunc check_same(const PrimFunc& plain, size_t num_inputs, double rtol = 1e-4) {
-    PrimFunc gpu = topi::schedule_gpu_default(plain);
+PrimFunc check_same(const PrimFunc& plain, size_t num_inputs, double rtol = 1e-4,
+                    const topi::GpuScheduleOptions& options = {}) {
+    PrimFunc gpu = topi::schedule_gpu_default(plain, options);
     auto args = test::random_args(plain, num_inputs, 23);
     auto want = test::interpret_copy(plain, args);
     auto got = test::interpret_copy(gpu, args);
@@ -113,15 +114,25 @@ const CudaKernel& only_kernel(const CompiledCuda& c) {
     return c.funcs[0].kernels[0];
 }
 
+// The largest tiles (a grid of any size allowed: gemm_min_blocks 1).
+topi::GpuScheduleOptions largest_tiles() {
+    topi::GpuScheduleOptions o;
+    o.gemm_min_blocks = 1;
+    return o;
+}
+
 TEST(GpuScheduleRules, GemmTiles128x128InSharedMemoryWith8x8RegisterTiles) {
     TESSERA_SKIP_WITHOUT_NVRTC();
-    PrimFunc gpu = check_same(matmul(128, 256, 24), 2);
+    PrimFunc gpu = check_same(matmul(128, 256, 24), 2, 1e-4, largest_tiles());
     CompiledCuda c = compile_cuda({gpu}, compute90());
     const CudaKernel& k = only_kernel(c);
     EXPECT_EQ(k.grid, (std::array<int64_t, 3>{2, 1, 1}));
     EXPECT_EQ(k.block, (std::array<int64_t, 3>{256, 1, 1}));
     EXPECT_EQ(k.shared_bytes, (8 * 132 + 8 * 128) * 4);  // A's tile rows padded by 4
-    EXPECT_EQ(k.local_bytes, (64 + 8 + 8) * 4);          // accumulators + two fragments, per thread
+    // Per thread: accumulators, two fragments and the next k tile's prefetch.
+    EXPECT_EQ(k.local_bytes, (64 + 8 + 8 + 4 + 4) * 4);
+    // Fragments read from shared memory as float4s (4 rows / columns per run).
+    EXPECT_THAT(c.source, HasSubstr("const float4 v0 = *(const float4*)(C_a_shared + "));
     EXPECT_THAT(c.source, HasSubstr("__shared__ __align__(16) float C_a_shared[1056];"));
     EXPECT_THAT(c.source, HasSubstr("float C_acc_local[64];"));
     EXPECT_THAT(c.source, HasSubstr("__syncthreads();"));
@@ -131,11 +142,27 @@ TEST(GpuScheduleRules, GemmTiles128x128InSharedMemoryWith8x8RegisterTiles) {
 
 TEST(GpuScheduleRules, GemmWithTailsInEveryDimensionMatches) {
     TESSERA_SKIP_WITHOUT_NVRTC();
-    for (auto [m, n, k] : {std::array<int64_t, 3>{37, 45, 13}, {130, 70, 9}, {64, 200, 31}}) {
-        PrimFunc gpu = check_same(matmul(m, n, k), 2);
-        EXPECT_TRUE(has_tag(gpu, "blockIdx.y"));
-        compile_cuda({gpu}, compute90());
-    }
+    for (const topi::GpuScheduleOptions& o : {topi::GpuScheduleOptions{}, largest_tiles()})
+        for (auto [m, n, k] : {std::array<int64_t, 3>{37, 45, 13}, {130, 70, 9}, {64, 200, 31}}) {
+            PrimFunc gpu = check_same(matmul(m, n, k), 2, 1e-4, o);
+            EXPECT_TRUE(has_tag(gpu, "blockIdx.y"));
+            compile_cuda({gpu}, compute90());
+        }
+}
+
+// Small grids take smaller tiles: the larger side halves while fewer than
+// gemm_min_blocks (128) blocks, down to 32 x 32.
+TEST(GpuScheduleRules, SmallGemmGridsTakeSmallerTilesToFillTheGpu) {
+    TESSERA_SKIP_WITHOUT_NVRTC();
+    // 64 x 128 tiles would make 4 blocks; 32 x 32 tiles make 32.
+    PrimFunc small = check_same(matmul(100, 256, 16), 2);
+    CompiledCuda c = compile_cuda({small}, compute90());
+    EXPECT_EQ(only_kernel(c).grid, (std::array<int64_t, 3>{8, 4, 1}));
+    EXPECT_THAT(c.source, HasSubstr("float C_acc_local[4];"));  // 2 x 2 per thread
+    // ResNet-18's last stage at batch 16 (M 784, N 512, K 4608): 128 x 128
+    // tiles make 28 blocks, 64 x 64 make 104, 32 x 64 make 200.
+    CompiledCuda last = lower_cuda({topi::schedule_gpu_default(matmul(784, 512, 4608))}, compute90());
+    EXPECT_EQ(last.funcs[0].kernels[0].grid, (std::array<int64_t, 3>{8, 25, 1}));
 }
 
 TEST(GpuScheduleRules, TransposedAndBatchedGemmMatch) {
@@ -150,7 +177,7 @@ TEST(GpuScheduleRules, TransposedAndBatchedGemmMatch) {
 TEST(GpuScheduleRules, ConvolutionRunsAsImplicitGemm) {
     TESSERA_SKIP_WITHOUT_NVRTC();
     // M = N * OH * OW = 2 * 8 * 8, N = CO = 40, K = CI * 3 * 3 = 45.
-    PrimFunc gpu = check_same(conv(2, 5, 10, 40, 3), 2);
+    PrimFunc gpu = check_same(conv(2, 5, 10, 40, 3), 2, 1e-4, largest_tiles());
     CompiledCuda c = compile_cuda({gpu}, compute90());
     const CudaKernel& k = only_kernel(c);
     EXPECT_EQ(k.grid, (std::array<int64_t, 3>{2, 1, 1}));  // 128 x 32 tiles
@@ -205,7 +232,9 @@ TEST(GpuScheduleRules, TopiConv2dStagesMatch) {
         CompiledCuda cc = compile_cuda({gpu}, compute90());
         int64_t shared = 0;
         for (const CudaKernel& k : cc.funcs[0].kernels) shared = std::max(shared, k.shared_bytes);
-        if (c.groups == 1) EXPECT_GT(shared, 0) << "the conv stage is not tiled";
+        if (c.groups == 1) {
+            EXPECT_GT(shared, 0) << "the conv stage is not tiled";
+        }
     }
 }
 
@@ -274,7 +303,7 @@ TEST(GpuScheduleRules, SoftmaxAndLayerNormStagesMatch) {
 TEST(GpuScheduleRules, SharedTilesStayWithinTheVerifierLimits) {
     CudaOptions tight = compute90();
     tight.limits.max_shared_bytes = 4096;  // the 128x128x8 tiles need 8 KiB
-    EXPECT_THROW(compile_cuda({topi::schedule_gpu_default(matmul(128, 128, 8))}, tight),
+    EXPECT_THROW(compile_cuda({topi::schedule_gpu_default(matmul(128, 128, 8), largest_tiles())}, tight),
                  tessera::UserError);
     // Large shapes: grid sizes and registers are what the verifier checks.
     CompiledCuda c =

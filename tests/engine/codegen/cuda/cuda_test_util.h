@@ -2,6 +2,8 @@
 // default GPU schedule, random inputs, interpreter runs.
 #pragma once
 
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -25,8 +27,12 @@
 
 namespace tessera::test {
 
+/// A node case of ONNX's test data: $TESSERA_ONNX_TESTDATA where set (a GPU
+/// machine given only a bundle, scripts/gpu-bundle.sh), else the folder of
+/// Debian's libonnx-testdata the build was configured with.
 inline std::string node_case_dir(const std::string& name) {
-    return std::string(TESSERA_ONNX_TESTDATA) + "/node/" + name;
+    const char* data = std::getenv("TESSERA_ONNX_TESTDATA");
+    return std::string(data && *data ? data : TESSERA_ONNX_TESTDATA) + "/node/" + name;
 }
 
 /// The model of an ONNX node test case (shape inputs frozen from its data).

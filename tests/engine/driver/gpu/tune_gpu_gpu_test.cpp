@@ -40,7 +40,13 @@ TEST(TuneGpuDevice, ShortGemmTuneRecordsTimedCudaTrials) {
         baselines += rec.baseline;
         confirmed += rec.confirmed;
         if (rec.ok()) {
-            EXPECT_EQ(rec.times_ms.size(), 3u);  // repeat 3; confirmed: 3 rounds
+            // repeat 3 (confirmed: 3 rounds); a sample whose first run took
+            // over 4x the best so far is timed once.
+            EXPECT_GE(rec.times_ms.size(), 1u);
+            EXPECT_LE(rec.times_ms.size(), 3u);
+            if (rec.times_ms.size() < 3u) {
+                EXPECT_GT(rec.times_ms[0], 4 * r.tasks[0].best_ms);
+            }
         }
     }
     EXPECT_EQ(trials, 6);

@@ -131,5 +131,26 @@ TEST(InsertSharedSyncs, LoopCarriedReuseGetsABarrierAtTheEnd) {
     expect_same_results(f, g);
 }
 
+// Found on an H200: a staged GEMM sample whose B tile depends on the vthread
+// index fetched it inside the vthread loop, and the next virtual thread's
+// fetch overwrote the tile while other threads still read it.
+TEST(InsertSharedSyncs, VirtualThreadLoopReusingSharedGetsABarrierAtTheEnd) {
+    Buffer A("A", f32, {Expr(16)}), B("B", f32, {Expr(16)});
+    Buffer S("S", f32, {Expr(4)}, "shared");
+    Var tx("tx"), v("v");
+    Stmt body = SeqStmt::make({BufferStore::make(S, BufferLoad::make(A, {v * 4 + tx}), {tx}),
+                               BufferStore::make(B, BufferLoad::make(S, {3 - tx}), {v * 4 + tx})});
+    Stmt s = For::make(tx, Expr(0), Expr(4), ForKind::ThreadBinding,
+                       For::make(v, Expr(0), Expr(4), ForKind::ThreadBinding, body, "vthread.x"),
+                       "threadIdx.x");
+    PrimFunc f("f", {A, B}, Allocate::make(S, s));
+    PrimFunc g = insert_shared_syncs(f);
+    std::string text = print(g->body);
+    EXPECT_EQ(count(text, "tir.tvm_storage_sync"), 2u) << text;
+    // The second barrier closes the vthread loop's body, after the read of S.
+    EXPECT_LT(text.find("S[3 - tx]"), text.rfind("tir.tvm_storage_sync")) << text;
+    expect_same_results(f, g);
+}
+
 }  // namespace
 }  // namespace tessera::tir
