@@ -7,7 +7,7 @@ include(GNUInstallDirs)
 # the CUDA driver are loaded with dlopen when present (from the loader's path,
 # $CUDA_HOME/lib64 or /usr/local/cuda/lib64). The benchmark program and its
 # comparators (OpenBLAS, oneDNN) are not installed.
-set(_tessera_programs tessera)
+set(_tessera_programs tessera tessera-gpu-worker)
 if(TARGET tessera-studio)
   list(APPEND _tessera_programs tessera-studio)
 endif()

@@ -105,7 +105,7 @@ in_root "$work/root" "cd $src && bash scripts/test.sh" 2>&1 | tee "$work/test-no
 done_step
 
 step "the product links no CUDA, OpenBLAS or oneDNN library"
-for b in tessera tessera-studio; do
+for b in tessera tessera-studio tessera-gpu-worker; do
   if ldd "$work/root$src/build/bin/$b" | grep -E 'lib(nvrtc|cuda|cublas|openblas|dnnl|onnxruntime)[.-]'; then
     echo "build/bin/$b links a library it must not" >&2; exit 1
   fi
@@ -144,7 +144,7 @@ in_root "$work/pkgroot" '
   tessera compile /usr/share/tessera/examples/small_cnn.onnx -o /tmp/m.tar
   tessera run /tmp/m.tar
   # Every library the installed programs load comes from a Debian package.
-  for b in /usr/bin/tessera /usr/bin/tessera-studio; do
+  for b in /usr/bin/tessera /usr/bin/tessera-studio /usr/bin/tessera-gpu-worker; do
     ldd "$b" | grep -q "not found" && { ldd "$b" | grep "not found"; exit 1; }
     for lib in $(ldd "$b" | grep -oE "/[^ ]+\.so[^ ]*"); do
       dpkg -S "$(readlink -f "$lib")" >/dev/null 2>&1 || dpkg -S "$lib" >/dev/null 2>&1 ||
@@ -152,7 +152,7 @@ in_root "$work/pkgroot" '
     done
     if ldd "$b" | grep -E "lib(nvrtc|cuda|openblas|dnnl)[.-]"; then echo "$b links a comparator or NVRTC"; exit 1; fi
   done
-  echo "installed tessera and tessera-studio: every library from a Debian package"'
+  echo "installed tessera, tessera-studio and tessera-gpu-worker: every library from a Debian package"'
 done_step
 
 # 4. A configure that fails half way (a package it needs went missing), then

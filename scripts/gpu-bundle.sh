@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Packs what scripts/bench-gpu.sh needs from a build into one archive, for a
 # GPU machine that has no package registry and none of the build's libraries:
-# the programs tessera and tessera-bench, the `gpu` test programs with their
-# CTest files, and every shared library they load that is not the C runtime
+# the programs tessera, tessera-bench and tessera-gpu-worker, the `gpu` test
+# programs with their CTest files, and every shared library they load that is
+# not the C runtime
 # (LLVM, ONNX, protobuf, XGBoost, OpenBLAS, oneDNN, ...), from this machine.
 #
 #   scripts/gpu-bundle.sh [--build DIR] [--out FILE]     (default gpu-bundle.tar.xz)
@@ -35,8 +36,7 @@ if [ -z "$BUILD" ]; then
   BUILD=build-gpu
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_STUDIO=OFF \
     -DTESSERA_BENCH_CPU_COMPARATORS=OFF > /dev/null
-  targets=(tessera tessera-bench)
-  # tests/engine/<top>/**/gpu/ builds tessera_<top>_gpu_tests (tests/CMakeLists.txt).
+  targets=(tessera tessera-bench tessera-gpu-worker)
   for top in $(find tests/engine -type d -name gpu | cut -d/ -f3 | sort -u); do
     targets+=("tessera_${top}_gpu_tests")
   done
@@ -44,12 +44,18 @@ if [ -z "$BUILD" ]; then
 fi
 BUILD_ABS="$(cd "$BUILD" && pwd -P)"
 SRC_ABS="$(pwd -P)"
-programs=("$BUILD_ABS/bin/tessera" "$BUILD_ABS/bin/tessera-bench")
-mapfile -t gpu_tests < <(find "$BUILD_ABS/tests" -maxdepth 1 -type f -name 'tessera_*_gpu_tests' -perm -u+x)
+programs=("$BUILD_ABS/bin/tessera" "$BUILD_ABS/bin/tessera-bench" "$BUILD_ABS/bin/tessera-gpu-worker")
+gpu_tests=()
+# tests/engine/<top>/**/gpu/ builds tessera_<top>_gpu_tests (tests/CMakeLists.txt).
+for top in $(find tests/engine -type d -name gpu | cut -d/ -f3 | sort -u); do
+  gpu_tests+=("$BUILD_ABS/tests/tessera_${top}_gpu_tests")
+done
+for t in "${gpu_tests[@]}"; do
+  [ -x "$t" ] || { echo "gpu-bundle.sh: no $t: build it first" >&2; exit 2; }
+done
 for p in "${programs[@]}"; do
   [ -x "$p" ] || { echo "gpu-bundle.sh: no $p: build first (scripts/build.sh)" >&2; exit 2; }
 done
-[ "${#gpu_tests[@]}" -gt 0 ] || { echo "gpu-bundle.sh: no gpu test programs in $BUILD_ABS/tests" >&2; exit 2; }
 
 STAGE="$(mktemp -d "${TMPDIR:-/tmp}/tessera-bundle-XXXXXX")"
 trap 'rm -rf "$STAGE"' EXIT

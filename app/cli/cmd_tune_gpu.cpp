@@ -52,9 +52,14 @@ int run_tune_gpu(const graph::Graph& g, const std::string& records, int trials, 
     }
     if (json)
         print_json_line({{"event", "done"}, {"target", "cuda"}, {"records", records},
-                         {"measured", r.measured}, {"skipped_tasks", r.skipped}, {"tasks", tj}});
+                         {"measured", r.measured}, {"isolated", r.isolated},
+                         {"skipped_tasks", r.skipped}, {"tasks", tj}});
     else
-        std::cout << r.measured << " trials measured; " << r.skipped
+        std::cout << r.measured << " trials measured"
+                  << (r.measured == 0 ? ""
+                      : r.isolated    ? " in a worker process (a faulting kernel fails alone)"
+                                      : " in this process")
+                  << "; " << r.skipped
                   << " task(s) without a single reduction block left to the default schedule\n";
     return kOk;
 }

@@ -3,6 +3,7 @@
 // each message is a kind byte, a length and a payload of plain values.
 #include "engine/driver/gpu_measure_worker.h"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -10,13 +11,17 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <thread>
 
 #include "engine/core/error.h"
 
 namespace tessera::driver {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -167,9 +172,11 @@ GpuLaunchPlan read_plan(Reader& r) {
     return p;
 }
 
+}  // namespace
+
 // The worker's loop: task arrays ('A') and measurements ('M') in, times
 // ('T'), errors ('E') or a fault ('F', then the end) out.
-[[noreturn]] void worker_main(int fd) {
+void gpu_measure_worker_main(int fd) {
     struct Task {
         GpuTaskArrays arrays;
         std::unique_ptr<GpuTaskBuffers> buffers;
@@ -216,7 +223,18 @@ GpuLaunchPlan read_plan(Reader& r) {
     _exit(0);
 }
 
-}  // namespace
+std::string gpu_worker_program() {
+    auto runnable = [](const fs::path& p) { return access(p.c_str(), X_OK) == 0; };
+    if (const char* env = std::getenv("TESSERA_GPU_WORKER"); env && *env)
+        return runnable(env) ? std::string(env) : std::string();
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (ec) return "";
+    for (const fs::path& p : {exe.parent_path() / "tessera-gpu-worker",
+                              exe.parent_path().parent_path() / "bin" / "tessera-gpu-worker"})
+        if (runnable(p)) return p.string();
+    return "";
+}
 
 GpuTaskBuffers::GpuTaskBuffers(const GpuTaskArrays& a) {
     for (size_t i = 0; i < a.host.size(); ++i) {
@@ -270,7 +288,8 @@ std::vector<double> measure_launch_plan(const GpuLaunchPlan& c, const std::strin
 }
 
 std::unique_ptr<GpuMeasureWorker> GpuMeasureWorker::start() {
-    if (runtime::cuda::initialized_here()) return nullptr;
+    const std::string program = gpu_worker_program();
+    if (program.empty() && runtime::cuda::initialized_here()) return nullptr;
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return nullptr;
     pid_t pid = -1;
@@ -278,10 +297,16 @@ std::unique_ptr<GpuMeasureWorker> GpuMeasureWorker::start() {
     // OpenMP region cannot run one (as the CPU measure workers).
     std::thread forker([&] {
         pid = fork();
-        if (pid == 0) {
-            close(fds[0]);
-            worker_main(fds[1]);
-        }
+        if (pid != 0) return;
+        close(fds[0]);
+        if (program.empty()) gpu_measure_worker_main(fds[1]);
+        // The worker program reads and writes descriptor 3.
+        if (fds[1] == 3)
+            fcntl(3, F_SETFD, 0);
+        else if (dup2(fds[1], 3) != 3)
+            _exit(127);
+        execl(program.c_str(), program.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
     });
     forker.join();
     close(fds[1]);

@@ -3,9 +3,12 @@
 // rest of its process, so it ends the worker, not the tuner. The tuner
 // records the trial as failed and the next trial starts a fresh worker.
 //
-// CUDA cannot be used in a child forked after its parent initialized CUDA:
-// the worker runs only while this process has not used the device itself
-// (runtime::cuda::initialized_here()); otherwise measurements run here.
+// The worker is the program tessera-gpu-worker (a fresh process: CUDA works
+// in it whatever this process did), found through $TESSERA_GPU_WORKER, beside
+// this program or in ../bin from it. Without it, a fork of this process,
+// while this process has not used the device itself (CUDA cannot be used in
+// a child forked after its parent initialized it); else measurements run
+// here (tune_gpu also falls back when a worker cannot reach the device).
 #pragma once
 
 #include <array>
@@ -55,11 +58,19 @@ std::vector<double> measure_launch_plan(const GpuLaunchPlan& plan, const std::st
                                         const GpuTaskArrays& arrays, GpuTaskBuffers& buffers,
                                         int repeat, double cutoff_ms);
 
+/// The worker's loop on a connected socket: task arrays and launch plans in,
+/// times or errors out; ends the process when the socket closes or a kernel
+/// faults. tessera-gpu-worker's main runs it on file descriptor 3.
+[[noreturn]] void gpu_measure_worker_main(int fd);
+
+/// The worker program's path ("" when none is found).
+std::string gpu_worker_program();
+
 /// The worker process. Not thread-safe: one tuner uses it.
 class GpuMeasureWorker {
 public:
-    /// A worker, or null when this process has initialized CUDA (a forked
-    /// child could not use it) or cannot fork.
+    /// A worker (tessera-gpu-worker, else a fork), or null when neither can
+    /// run: no worker program and this process has initialized CUDA.
     static std::unique_ptr<GpuMeasureWorker> start();
     ~GpuMeasureWorker();
     GpuMeasureWorker(const GpuMeasureWorker&) = delete;

@@ -37,6 +37,9 @@ namespace {
 // median so far is timed only once.
 constexpr double kSlowCandidateFactor = 4.0;
 
+// How runtime::cuda says that it found no usable device.
+constexpr const char* kNoDevice = "no CUDA device is available";
+
 
 // A scheduled candidate compiled with NVRTC, with its launches and workspaces.
 GpuCandidate compile_candidate(const tir::PrimFunc& scheduled, const std::string& arch) {
@@ -162,12 +165,22 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
         const double cutoff = kSlowCandidateFactor * best[i];
         autotune::GpuTrial trial;
         if (isolated && !worker) worker = GpuMeasureWorker::start();
+        bool measured = false;
         if (worker) {
             GpuMeasureWorker::Result r = worker->measure(i, *arrays[i], launch_plan(c),
                                                          tunable[i]->name, options.repeat, cutoff);
             if (r.worker_died) worker.reset();  // the next trial starts a fresh one
-            trial = autotune::GpuTrial{r.times, r.error};
-        } else {
+            if (r.error.rfind(kNoDevice, 0) == 0) {
+                // The worker cannot reach the device this process sees: measure here.
+                worker.reset();
+                isolated = false;
+            } else {
+                trial = autotune::GpuTrial{r.times, r.error};
+                measured = true;
+                result.isolated = true;
+            }
+        }
+        if (!measured) {
             if (!buffers[i]) buffers[i] = std::make_unique<GpuTaskBuffers>(*arrays[i]);
             trial = autotune::GpuTrial{measure_launch_plan(launch_plan(c), tunable[i]->name,
                                                            *arrays[i], *buffers[i],

@@ -54,6 +54,9 @@ struct GpuTuneResult {
     std::vector<GpuTaskResult> tasks;  // tunable tasks (one reduction block)
     int skipped = 0;                   // tasks the GPU sketch does not apply to
     int measured = 0;                  // trials run in this session
+    /// Trials measured in a worker process (gpu_measure_worker.h), where a
+    /// faulting candidate fails alone; false: in this process.
+    bool isolated = false;
 };
 
 /// UserError "no CUDA device is available: GPU tuning measures on the

@@ -1,5 +1,6 @@
-// The GPU measure worker without a GPU (runs everywhere): its protocol
-// carries a task and a candidate to the child and the child's error back,
+// The GPU measure worker without a GPU (runs everywhere): the program
+// tessera-gpu-worker is found and started, the protocol carries a task and a
+// candidate to it and its error back,
 // and a worker that dies is reported with how it ended, not as a crash of
 // the tuner.
 #include "engine/driver/gpu_measure_worker.h"
@@ -38,6 +39,11 @@ TEST(GpuMeasureWorker, WithoutADeviceTheWorkerAnswersWithTheReason) {
         EXPECT_TRUE(w->alive());
     }
     EXPECT_FALSE(runtime::cuda::initialized_here());
+}
+
+TEST(GpuMeasureWorker, TheWorkerIsTheProgramBesideTheBuildsPrograms) {
+    // Test programs live in build/tests, the worker in build/bin.
+    EXPECT_THAT(gpu_worker_program(), testing::EndsWith("/bin/tessera-gpu-worker"));
 }
 
 TEST(GpuMeasureWorker, AWorkerKilledByASignalIsAFailedMeasurement) {
