@@ -289,17 +289,18 @@ std::vector<double> measure_launch_plan(const GpuLaunchPlan& c, const std::strin
 
 std::unique_ptr<GpuMeasureWorker> GpuMeasureWorker::start() {
     const std::string program = gpu_worker_program();
-    if (program.empty() && runtime::cuda::initialized_here()) return nullptr;
+    if (program.empty()) return nullptr;
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return nullptr;
     pid_t pid = -1;
-    // Forked from a fresh thread: a child forked by a thread that led an
-    // OpenMP region cannot run one (as the CPU measure workers).
+    // Forked from a fresh thread (as the CPU measure workers), then the
+    // worker program: a fresh process, since CUDA cannot be used in a mere
+    // fork of a process that loaded it (on an H200, cuInit in such a child
+    // failed once the tuner had loaded NVRTC).
     std::thread forker([&] {
         pid = fork();
         if (pid != 0) return;
         close(fds[0]);
-        if (program.empty()) gpu_measure_worker_main(fds[1]);
         // The worker program reads and writes descriptor 3.
         if (fds[1] == 3)
             fcntl(3, F_SETFD, 0);

@@ -5,10 +5,8 @@
 //
 // The worker is the program tessera-gpu-worker (a fresh process: CUDA works
 // in it whatever this process did), found through $TESSERA_GPU_WORKER, beside
-// this program or in ../bin from it. Without it, a fork of this process,
-// while this process has not used the device itself (CUDA cannot be used in
-// a child forked after its parent initialized it); else measurements run
-// here (tune_gpu also falls back when a worker cannot reach the device).
+// this program or in ../bin from it. Without it (or when a worker cannot
+// reach the device) tune_gpu measures in its own process.
 #pragma once
 
 #include <array>
@@ -69,8 +67,7 @@ std::string gpu_worker_program();
 /// The worker process. Not thread-safe: one tuner uses it.
 class GpuMeasureWorker {
 public:
-    /// A worker (tessera-gpu-worker, else a fork), or null when neither can
-    /// run: no worker program and this process has initialized CUDA.
+    /// A worker, or null when no worker program is found.
     static std::unique_ptr<GpuMeasureWorker> start();
     ~GpuMeasureWorker();
     GpuMeasureWorker(const GpuMeasureWorker&) = delete;

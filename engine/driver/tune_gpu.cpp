@@ -153,10 +153,10 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
     // when it is first measured.
     std::vector<std::optional<GpuTaskArrays>> arrays(tunable.size());
     std::vector<std::unique_ptr<GpuTaskBuffers>> buffers(tunable.size());
-    // Measured in a worker process while this one has not used the GPU
-    // itself: a faulting candidate then ends the worker, not the tuner.
+    // Measured in a worker process (tessera-gpu-worker): a faulting
+    // candidate ends the worker, not the tuner.
     std::unique_ptr<GpuMeasureWorker> worker;
-    bool isolated = !runtime::cuda::initialized_here();
+    bool isolated = true;
     // The fastest median so far per task: slower samples are cut short.
     std::vector<double> best(tunable.size(), std::numeric_limits<double>::infinity());
     auto measure_fn = [&](size_t i, const tir::PrimFunc& scheduled) {

@@ -3,15 +3,8 @@
 #include "engine/runtime/cuda_driver.h"
 
 #include <dlfcn.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <mutex>
-#include <sstream>
-#include <thread>
 
 #include "engine/core/error.h"
 
@@ -74,7 +67,6 @@ struct Api {
     std::string fault;
 };
 
-std::atomic<bool> g_initialized{false};
 
 template <typename F>
 bool load_symbol(void* lib, F& fn, std::initializer_list<const char*> names) {
@@ -97,7 +89,6 @@ Api& api_instance() {
     static Api api;
     static std::once_flag once;
     std::call_once(once, [] {
-        g_initialized = true;
         void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
         if (!lib) {
             api.reason = "no CUDA device is available (libcuda.so.1 not found)";
@@ -207,110 +198,19 @@ void check(CUresult r, const char* what) {
     if (r != 0) fail(r, std::string("CUDA ") + what + " failed");
 }
 
-// What a child process found: available() and device_info() without
-// initializing CUDA here (see initialized_here()).
-struct Probe {
-    bool ok = false;
-    std::string reason;
-    DeviceInfo info;
-};
-
-std::string probe_text(const Api& a) {
-    std::ostringstream os;
-    const DeviceInfo& d = a.info;
-    os << a.ok << '\n' << a.reason << '\n' << d.name << '\n' << d.cc_major << ' ' << d.cc_minor
-       << ' ' << d.multiprocessors << ' ' << d.max_threads_per_block << ' '
-       << d.max_shared_per_block << ' ' << d.registers_per_block << ' ' << d.total_memory << ' '
-       << d.driver_version << '\n';
-    return os.str();
-}
-
-bool parse_probe(const std::string& text, Probe& p) {
-    std::istringstream is(text);
-    std::string ok;
-    if (!std::getline(is, ok) || !std::getline(is, p.reason) || !std::getline(is, p.info.name))
-        return false;
-    DeviceInfo& d = p.info;
-    is >> d.cc_major >> d.cc_minor >> d.multiprocessors >> d.max_threads_per_block >>
-        d.max_shared_per_block >> d.registers_per_block >> d.total_memory >> d.driver_version;
-    p.ok = ok == "1";
-    return bool(is);
-}
-
-// Runs the driver's initialization in a forked child (from a fresh thread:
-// a child forked by a thread that led an OpenMP region cannot run one) and
-// reads what it found; falls back to initializing here when the child gives
-// no answer within 60 s.
-const Probe& probe() {
-    static Probe p;
-    static std::once_flag once;
-    std::call_once(once, [] {
-        auto here = [] {
-            const Api& a = api_instance();
-            p = Probe{a.ok, a.reason, a.info};
-        };
-        int fds[2];
-        if (g_initialized || pipe(fds) != 0) return here();
-        pid_t pid = -1;
-        std::thread forker([&] {
-            pid = fork();
-            if (pid == 0) {
-                close(fds[0]);
-                std::string text = probe_text(api_instance());
-                for (size_t done = 0; done < text.size();) {
-                    ssize_t n = write(fds[1], text.data() + done, text.size() - done);
-                    if (n <= 0) break;
-                    done += size_t(n);
-                }
-                _exit(0);
-            }
-        });
-        forker.join();
-        close(fds[1]);
-        if (pid < 0) {
-            close(fds[0]);
-            return here();
-        }
-        std::string text;
-        char buf[512];
-        for (;;) {
-            pollfd pfd{fds[0], POLLIN, 0};
-            if (poll(&pfd, 1, 60000) <= 0) break;
-            ssize_t n = read(fds[0], buf, sizeof buf);
-            if (n <= 0) break;
-            text.append(buf, size_t(n));
-        }
-        close(fds[0]);
-        kill(pid, SIGKILL);  // no-op when it has exited
-        waitpid(pid, nullptr, 0);
-        if (!parse_probe(text, p)) here();
-    });
-    return p;
-}
-
 }  // namespace
 
-bool available() { return g_initialized ? api_instance().ok : probe().ok; }
+bool available() { return api_instance().ok; }
 
-std::string unavailable_reason() {
-    if (g_initialized) return api_instance().ok ? "" : api_instance().reason;
-    return probe().ok ? "" : probe().reason;
-}
+std::string unavailable_reason() { return api_instance().ok ? "" : api_instance().reason; }
 
-const DeviceInfo& device_info() {
-    if (g_initialized) return api().info;
-    const Probe& p = probe();
-    TS_USER_CHECK(p.ok) << p.reason;
-    return p.info;
-}
-
-bool initialized_here() { return g_initialized; }
+const DeviceInfo& device_info() { return api().info; }
 
 void require_available(const std::string& what) {
     TS_USER_CHECK(available()) << what << ": " << unavailable_reason();
 }
 
-bool faulted() { return g_initialized && api_instance().faulted; }
+bool faulted() { return api_instance().faulted; }
 
 DeviceBuffer::DeviceBuffer(size_t bytes) : m_bytes(bytes) {
     Api& a = api();

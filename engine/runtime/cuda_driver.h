@@ -52,13 +52,6 @@ struct DeviceFault : UserError {
 /// True after a DeviceFault in this process.
 bool faulted();
 
-/// True once this process has initialized the CUDA driver itself (by making a
-/// buffer, module or event). Until then available(), unavailable_reason()
-/// and device_info() answer from a short-lived child process, so that a
-/// child forked later can still use the device (CUDA cannot be used in a
-/// child forked after the parent initialized it).
-bool initialized_here();
-
 /// Device global memory (cuMemAlloc), freed on destruction.
 class DeviceBuffer {
 public:

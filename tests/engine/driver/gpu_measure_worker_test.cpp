@@ -38,7 +38,6 @@ TEST(GpuMeasureWorker, WithoutADeviceTheWorkerAnswersWithTheReason) {
         EXPECT_THAT(r.error, HasSubstr("no CUDA device is available"));
         EXPECT_TRUE(w->alive());
     }
-    EXPECT_FALSE(runtime::cuda::initialized_here());
 }
 
 TEST(GpuMeasureWorker, TheWorkerIsTheProgramBesideTheBuildsPrograms) {
