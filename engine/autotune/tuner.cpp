@@ -140,13 +140,23 @@ private:
                     continue;
                 }
                 if (r.confirmed) continue;  // re-measurements, not trials
+                // A search after pinned steps reads only its own records: those
+                // whose decisions give, in its space, exactly the recorded trace
+                // (records of an unpinned search of the same kernel would
+                // otherwise count as its trials and seed it with foreign points).
+                std::optional<SpacePoint> own;
+                if (!t.task->pinned.steps.empty()) {
+                    if (r.decisions.empty()) continue;
+                    own = t.space->realize(r.decisions);
+                    if (!own || own->trace.steps != r.trace.steps) continue;
+                }
                 t.p.trials++;
                 m_progress.trials++;
                 if (!r.ok()) t.p.errors++;
                 if (r.ok() && (t.p.best_ms == 0 || r.median_ms() < t.p.best_ms))
                     t.p.best_ms = r.median_ms();
                 if (r.decisions.empty()) continue;
-                std::optional<SpacePoint> p = t.space->realize(r.decisions);
+                std::optional<SpacePoint> p = own ? own : t.space->realize(r.decisions);
                 if (!p) continue;
                 const double ms = r.ok() ? r.median_ms() : -1;
                 t.search->measured(p->key, ms);

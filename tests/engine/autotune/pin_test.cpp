@@ -141,6 +141,35 @@ TEST(Pin, PinnedStepsStartEveryRecordAndTheSearchSchedulesTheRest) {
     EXPECT_THROW(KnobPins::from_json("{\"knobs\": {}, \"steps\": []}", "both.json"), UserError);
 }
 
+// A search after pinned steps resumes from its own records only: records of
+// an unpinned search of the same kernel in the same database are neither its
+// trials nor points of its space; its own records are.
+TEST(Pin, APinnedSearchResumesOnlyFromItsOwnRecords) {
+    const graph::Graph g = gemm_graph(96, 80, 64);
+    driver::BuildOptions bo;
+    bo.threads = 1;
+    const graph::Graph og = driver::optimize(g, bo);
+    TuneTask free_task = task_of_node(og, og.nodes[0].name, "llvm", 1);
+    TuneTask pinned = free_task;
+    schedule::Trace prefix;
+    prefix.steps.assign(free_task.default_trace.steps.begin(),
+                        free_task.default_trace.steps.begin() + 2);
+    pin_task(pinned, KnobPins::from_json(prefix.to_json(), "steps.json"));
+    const fs::path p =
+        fs::temp_directory_path() / ("tessera_pin_resume_" + std::to_string(getpid()) + ".jsonl");
+    fs::remove(p);
+    Database db(p.string());
+    TuneResult unpinned = tune({free_task}, db, quick_options(6, bo.opt_level));
+    ASSERT_EQ(unpinned.final.trials, 6);
+    TuneResult first = tune({pinned}, db, quick_options(4, bo.opt_level));
+    EXPECT_EQ(first.final.resumed, 0);  // the 6 unpinned trials are not its own
+    EXPECT_EQ(first.measured, 4);
+    TuneResult again = tune({pinned}, db, quick_options(6, bo.opt_level));
+    EXPECT_EQ(again.final.resumed, 4);  // its own 4, read back
+    EXPECT_EQ(again.measured, 2);
+    fs::remove(p);
+}
+
 TEST(Pin, BadPinsNameTheKnobAndItsChoices) {
     const graph::Graph og = [] {
         driver::BuildOptions bo;
