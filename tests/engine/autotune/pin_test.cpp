@@ -34,12 +34,24 @@ TuneOptions quick_options(int trials, int opt_level) {
     return o;
 }
 
+// The tests' kernel: a 96x80x64 GEMM's task, built for one thread.
+struct GemmCase {
+    graph::Graph g = gemm_graph(96, 80, 64);
+    driver::BuildOptions bo = one_thread();
+    graph::Graph og = driver::optimize(g, bo);
+    TuneTask task() const { return task_of_node(og, og.nodes[0].name, "llvm", 1); }
+    static driver::BuildOptions one_thread() {
+        driver::BuildOptions o;
+        o.threads = 1;
+        return o;
+    }
+};
+
 TEST(Pin, TheTunerSearchesOnlyTheUnpinnedKnobsAndRecordsApply) {
-    const graph::Graph g = gemm_graph(96, 80, 64);
-    driver::BuildOptions bo;
-    bo.threads = 1;
-    const graph::Graph og = driver::optimize(g, bo);
-    TuneTask t = task_of_node(og, og.nodes[0].name, "llvm", 1);
+    GemmCase c;
+    const graph::Graph& g = c.g;
+    driver::BuildOptions bo = c.bo;
+    TuneTask t = c.task();
     ASSERT_FALSE(t.knobs.empty());
     // Pin the register tile's rows to a value the default rule does not take.
     const topi::CpuKnob* mr = nullptr;
@@ -90,11 +102,11 @@ TEST(Pin, TheTunerSearchesOnlyTheUnpinnedKnobsAndRecordsApply) {
 // baseline is the steps alone, and the build with the records computes the
 // product.
 TEST(Pin, PinnedStepsStartEveryRecordAndTheSearchSchedulesTheRest) {
-    const graph::Graph g = gemm_graph(96, 80, 64);
-    driver::BuildOptions bo;
-    bo.threads = 1;
-    const graph::Graph og = driver::optimize(g, bo);
-    TuneTask t = task_of_node(og, og.nodes[0].name, "llvm", 1);
+    GemmCase c;
+    const graph::Graph& g = c.g;
+    driver::BuildOptions bo = c.bo;
+    const graph::Graph& og = c.og;
+    TuneTask t = c.task();
     ASSERT_GE(t.default_trace.steps.size(), 3u);
     // The default rule's first two steps, pinned through a pin file's JSON.
     schedule::Trace prefix;
@@ -145,11 +157,9 @@ TEST(Pin, PinnedStepsStartEveryRecordAndTheSearchSchedulesTheRest) {
 // an unpinned search of the same kernel in the same database are neither its
 // trials nor points of its space; its own records are.
 TEST(Pin, APinnedSearchResumesOnlyFromItsOwnRecords) {
-    const graph::Graph g = gemm_graph(96, 80, 64);
-    driver::BuildOptions bo;
-    bo.threads = 1;
-    const graph::Graph og = driver::optimize(g, bo);
-    TuneTask free_task = task_of_node(og, og.nodes[0].name, "llvm", 1);
+    GemmCase c;
+    const driver::BuildOptions& bo = c.bo;
+    TuneTask free_task = c.task();
     TuneTask pinned = free_task;
     schedule::Trace prefix;
     prefix.steps.assign(free_task.default_trace.steps.begin(),
