@@ -108,15 +108,17 @@ set_tests_properties(conformance_opset18plus_cases_round_trip PROPERTIES
   FAIL_REGULAR_EXPRESSION "FAIL test_")
 
 # ---- ONNX Runtime's com.microsoft fused ops (FusedConv, FusedGemm, the GELUs,
-# QuickGelu, SkipLayerNormalization) against ONNX Runtime's own outputs
+# QuickGelu, SkipLayerNormalization, the QLinear elementwise ops with uint8 and
+# int8) against ONNX Runtime's own outputs
 # (tests/data/onnx_models/make_contrib_models.py).
 set(CONTRIB_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
 add_test(NAME conformance_contrib_ops
          COMMAND $<TARGET_FILE:tessera> conformance ${CONTRIB_MODELS}/contrib_fused_conv
                  ${CONTRIB_MODELS}/contrib_fused_gemm ${CONTRIB_MODELS}/contrib_gelus
-                 ${CONTRIB_MODELS}/contrib_skip_layer_norm)
+                 ${CONTRIB_MODELS}/contrib_skip_layer_norm ${CONTRIB_MODELS}/contrib_qlinear_uint8
+                 ${CONTRIB_MODELS}/contrib_qlinear_int8)
 set_tests_properties(conformance_contrib_ops PROPERTIES
-  PASS_REGULAR_EXPRESSION "\n4 passed, 0 failed, 0 skipped"
+  PASS_REGULAR_EXPRESSION "\n6 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL contrib_")
 
 # QDQ models folded into integer ops (onnx_qdq_fold.h) against ONNX Runtime's

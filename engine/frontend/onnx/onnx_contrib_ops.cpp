@@ -132,6 +132,83 @@ void skip_layer_norm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx
     }
 }
 
+// ORT's quantized elementwise ops (QLinearAdd, QLinearMul, QLinearSigmoid,
+// QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearConcat), as their
+// definition: dequantize the inputs, the float op, quantize the result.
+
+/// DequantizeLinear(x, scale[, zero_point]) of the operands at inputs i..i+2.
+std::string dequantized(NodeRewriter& r, const onnx::NodeProto& n, int i,
+                        std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(has_input(n, i) && has_input(n, i + 1))
+        << r.where(n) << ": input " << i << " or its scale is missing";
+    std::vector<std::string> in = {n.input(i), n.input(i + 1)};
+    if (has_input(n, i + 2)) in.push_back(n.input(i + 2));
+    return r.emit(n, "DequantizeLinear", in, out);
+}
+
+/// QuantizeLinear(y, scale, zero_point) into the node's output, the scale and
+/// zero point at inputs i, i + 1; without a zero point, a zero of `like`'s
+/// type (uint8 or int8, as the op's inputs).
+void quantized(NodeRewriter& r, const onnx::NodeProto& n, const std::string& y, int i,
+               const std::string& like, std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(has_input(n, i)) << r.where(n) << ": the output scale (input " << i
+                                   << ") is missing";
+    std::string zero_point;
+    if (has_input(n, i + 1)) {
+        zero_point = n.input(i + 1);
+    } else {
+        TS_USER_CHECK(r.cast_like) << r.where(n)
+                                   << ": an output without a zero point needs opset 15 or newer";
+        zero_point = r.scalar_like(n, like, 0.0f, out);
+    }
+    r.emit(n, "QuantizeLinear", {y, n.input(i), zero_point}, out, n.output(0));
+}
+
+bool qlinear(NodeRewriter& r, onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
+    const std::string& op = n.op_type();
+    if (op == "QLinearAdd" || op == "QLinearMul") {
+        const std::string a = dequantized(r, n, 0, out), b = dequantized(r, n, 3, out);
+        quantized(r, n, r.emit(n, op == "QLinearAdd" ? "Add" : "Mul", {a, b}, out), 6, n.input(0),
+                  out);
+    } else if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu") {
+        const std::string x = dequantized(r, n, 0, out);
+        std::string y;
+        if (op == "QLinearSigmoid") {
+            y = r.emit(n, "Sigmoid", {x}, out);
+        } else {
+            y = r.fresh(node_name(n) + "_leaky");
+            activation(r, n, "LeakyRelu", {attr_float(n, "alpha", 0.01f)}, x, y, out);
+        }
+        quantized(r, n, y, 3, n.input(0), out);
+    } else if (op == "QLinearGlobalAveragePool") {
+        const onnx::AttributeProto* last = find_attr(n, "channels_last");
+        TS_USER_CHECK(!last || last->i() == 0)
+            << r.where(n) << ": channels_last = 1 is not supported";
+        const std::string x = dequantized(r, n, 0, out);
+        quantized(r, n, r.emit(n, "GlobalAveragePool", {x}, out), 3, n.input(0), out);
+    } else if (op == "QLinearConcat") {
+        // Y_scale, Y_zero_point, then (X, X_scale, X_zero_point) per operand.
+        TS_USER_CHECK(n.input_size() >= 5 && (n.input_size() - 2) % 3 == 0)
+            << r.where(n) << ": needs Y_scale, Y_zero_point and triples of X, scale, zero point";
+        const onnx::AttributeProto* axis = find_attr(n, "axis");
+        TS_USER_CHECK(axis != nullptr) << r.where(n) << ": attribute 'axis' is missing";
+        std::vector<std::string> xs;
+        for (int i = 2; i < n.input_size(); i += 3) xs.push_back(dequantized(r, n, i, out));
+        onnx::NodeProto& c = out.emplace_back();
+        c.set_op_type("Concat");
+        c.set_name(r.fresh(node_name(n) + "_Concat"));
+        for (const std::string& x : xs) c.add_input(x);
+        c.add_output(r.fresh(node_name(n) + "_concat"));
+        *c.add_attribute() = *axis;
+        const std::string y = c.output(0);
+        TS_USER_CHECK(has_input(n, 1)) << r.where(n) << ": Y_zero_point is missing";
+        r.emit(n, "QuantizeLinear", {y, n.input(0), n.input(1)}, out, n.output(0));
+    } else {
+        return false;
+    }
+    return true;
+}
+
 bool expand(NodeRewriter& r, const Graphs&, onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
     if (n.domain() != kDomain) return false;
     const std::string& op = n.op_type();
@@ -153,7 +230,7 @@ bool expand(NodeRewriter& r, const Graphs&, onnx::NodeProto& n, std::vector<onnx
     } else if (op == "SkipLayerNormalization") {
         skip_layer_norm(r, n, out);
     } else {
-        return false;
+        return qlinear(r, n, out);
     }
     return true;
 }

@@ -1,8 +1,11 @@
 // ONNX Runtime's com.microsoft fused ops that exporters and ORT's offline
 // optimizer write into models (issue #15), expanded into the standard ops
 // that define them before ONNX 1.12 checks the model: FusedConv, FusedGemm,
-// Gelu, FastGelu, BiasGelu, QuickGelu, SkipLayerNormalization. Tessera's
-// fusion passes fuse them again. Checked against ONNX Runtime's outputs
+// Gelu, FastGelu, BiasGelu, QuickGelu, SkipLayerNormalization, and the
+// quantized elementwise ops of ORT's quantizer (QLinearAdd, QLinearMul,
+// QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearConcat:
+// dequantize, the float op, quantize). Tessera's fusion passes fuse them
+// again. Checked against ONNX Runtime's outputs
 // (tests/data/onnx_models/contrib_*).
 #pragma once
 

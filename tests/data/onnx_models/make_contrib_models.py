@@ -76,3 +76,46 @@ write("contrib_skip_layer_norm",
                         ["y", "", "", "sum"], domain=ms, name="sln", epsilon=1e-5)],
       [("x", f32(2, 7, 32)), ("skip", f32(2, 7, 32))], ["y", "sum"],
       [("gamma", f32(32)), ("beta", f32(32)), ("bias", f32(32))])
+
+
+def q_init(name, values, dtype):
+    return (name, np.array(values, dtype=dtype))
+
+
+def qlinear_model(name, dtype, opset):
+    """Every quantized elementwise op of ORT's quantizer on one chain: the
+    float input quantized, then QLinearAdd (a constant operand), QLinearMul,
+    QLinearSigmoid and QLinearLeakyRelu side by side, QLinearConcat of both,
+    QLinearGlobalAveragePool; both ends dequantized. With int8, QLinearAdd's
+    output has no zero point (a zero of the inputs' type)."""
+    u8 = dtype == np.uint8
+    zp = (lambda v: v) if u8 else (lambda v: v - 128)
+    inits = [("sx", np.float32(0.05)), q_init("zx", zp(128), dtype),
+             ("qb", (rng.integers(0, 256, (4, 1, 1)) - (0 if u8 else 128)).astype(dtype)),
+             ("sb", np.float32(0.03)), q_init("zb", zp(120), dtype),
+             ("sc", np.float32(0.07)), q_init("zc", zp(125 if u8 else 128), dtype),
+             ("sm", np.float32(0.1)), q_init("zm", zp(128), dtype),
+             ("ss", np.float32(1 / 256)), q_init("zs", zp(0 if u8 else 128), dtype),
+             ("sl", np.float32(0.08)), q_init("zl", zp(100), dtype),
+             ("sy", np.float32(0.1)), q_init("zy", zp(110), dtype),
+             ("sg", np.float32(0.05)), q_init("zg", zp(128), dtype)]
+    add_inputs = ["q", "sx", "zx", "qb", "sb", "zb", "sc"] + (["zc"] if u8 else [])
+    nodes = [helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["q"], name="quant"),
+             helper.make_node("QLinearAdd", add_inputs, ["a"], domain=ms, name="qadd"),
+             helper.make_node("QLinearMul", ["a", "sc", "zc", "q", "sx", "zx", "sm", "zm"], ["m"],
+                              domain=ms, name="qmul"),
+             helper.make_node("QLinearSigmoid", ["m", "sm", "zm", "ss", "zs"], ["sig"], domain=ms,
+                              name="qsigmoid"),
+             helper.make_node("QLinearLeakyRelu", ["m", "sm", "zm", "sl", "zl"], ["lr"], domain=ms,
+                              name="qleaky", alpha=0.2),
+             helper.make_node("QLinearConcat", ["sy", "zy", "sig", "ss", "zs", "lr", "sl", "zl"],
+                              ["cat"], domain=ms, name="qconcat", axis=1),
+             helper.make_node("QLinearGlobalAveragePool", ["cat", "sy", "zy", "sg", "zg"], ["gap"],
+                              domain=ms, name="qgap"),
+             helper.make_node("DequantizeLinear", ["cat", "sy", "zy"], ["y_cat"], name="dq_cat"),
+             helper.make_node("DequantizeLinear", ["gap", "sg", "zg"], ["y_gap"], name="dq_gap")]
+    write(name, nodes, [("x", f32(1, 4, 6, 6, scale=2.0))], ["y_cat", "y_gap"], inits, opset)
+
+
+qlinear_model("contrib_qlinear_uint8", np.uint8, 14)
+qlinear_model("contrib_qlinear_int8", np.int8, 15)
