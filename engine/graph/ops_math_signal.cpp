@@ -64,12 +64,15 @@ Types infer_det(const Node& n, const Types& in) {
     return {TensorType{in[0].dtype, std::vector<int64_t>(s.begin(), s.end() - 2)}};
 }
 
-// The number of frequency bins of a transform of length `length`.
+// The number of frequency bins of a transform of length `length`; an
+// inverse one-sided transform (irfft) gives `length` real samples.
 int64_t dft_bins(const Node& n, int64_t length) {
-    return n.attr_int("onesided", 0) != 0 ? length / 2 + 1 : length;
+    const bool irfft = n.attr_int("inverse", 0) != 0 && n.attr_int("onesided", 0) != 0;
+    return n.attr_int("onesided", 0) != 0 && !irfft ? length / 2 + 1 : length;
 }
 
-// dft: (batch, signal..., 1|2) -> same with axis extent = bins and last dim 2.
+// dft: (batch, signal..., 1|2) -> same with axis extent = bins and last dim 2
+// (inverse one-sided: complex bins -> `length` real samples, last dim 1).
 Types infer_dft(const Node& n, const Types& in) {
     expect_arity(n, in, 1, 1);
     expect_float(n, in, 0, -1);
@@ -79,10 +82,15 @@ Types infer_dft(const Node& n, const Types& in) {
     int64_t axis = n.attr_int("axis", 1);
     TS_USER_CHECK(axis >= 1 && axis < int64_t(s.size()) - 1)
         << where(n) << ": axis " << axis << " is not a signal axis of " << in[0].str();
-    int64_t length = n.attr_int("length", s[size_t(axis)]);
+    const bool irfft = n.attr_int("inverse", 0) != 0 && n.attr_int("onesided", 0) != 0;
+    // irfft's default length: 2 (bins - 1), numpy's.
+    int64_t length = n.attr_int("length", irfft ? 2 * (s[size_t(axis)] - 1) : s[size_t(axis)]);
     TS_USER_CHECK(length >= 1) << where(n) << ": dft length must be >= 1, got " << length;
+    TS_USER_CHECK(!irfft || s.back() == 2)
+        << where(n) << ": an inverse one-sided DFT needs complex input (last dim 2), got "
+        << in[0].str();
     s[size_t(axis)] = dft_bins(n, length);
-    s.back() = 2;
+    s.back() = irfft ? 1 : 2;  // irfft: real samples
     return {TensorType{DType::Float32, s}};
 }
 

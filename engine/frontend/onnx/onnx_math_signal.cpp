@@ -189,8 +189,6 @@ void convert_dft(NodeCtx& ctx) {
     Attrs attrs = {{"axis", axis},
                    {"inverse", ctx.attr_int("inverse", 0)},
                    {"onesided", ctx.attr_int("onesided", 0)}};
-    TS_USER_CHECK(!(ctx.attr_int("inverse", 0) && ctx.attr_int("onesided", 0)))
-        << ctx.where() << ": an inverse one-sided DFT is not supported";
     if (ctx.has_input(1)) {
         std::vector<int64_t> len = ctx.constant_ints(1);
         TS_USER_CHECK(len.size() == 1) << ctx.where() << ": dft_length must be a scalar";

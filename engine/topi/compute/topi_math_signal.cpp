@@ -192,12 +192,16 @@ Tensors dft(const graph::Node& n, const Tensors& in, const Types& out) {
     const te::Tensor& x = in[0];
     const auto& xs = x.shape();
     size_t axis = size_t(n.attr_int("axis", 1));
-    int64_t N = xs[axis], L = n.attr_int("length", N);
     bool inverse = n.attr_int("inverse", 0) != 0, complex = xs.back() == 2;
+    // irfft (inverse one-sided, numpy's): the bins 0 .. L/2 stand for the
+    // Hermitian spectrum, the others counted twice by symmetry.
+    const bool irfft = inverse && n.attr_int("onesided", 0) != 0;
+    int64_t N = xs[axis], L = n.attr_int("length", irfft ? 2 * (N - 1) : N);
+    const int64_t terms = irfft ? std::min(N, L / 2 + 1) : std::min(N, L);
     te::Tensor y = te::compute(
         out[0].shape,
         [&](const std::vector<Var>& i) {
-            tir::IterVar r = te::reduce_axis(std::min(N, L), "n");
+            tir::IterVar r = te::reduce_axis(terms, "n");
             std::vector<Expr> idx = as_exprs(i);
             idx[axis] = r.var;
             idx.back() = tir::make_const(tir::DataType::int64(), 0);
@@ -209,6 +213,12 @@ Tensors dft(const graph::Node& n, const Tensors& in, const Types& out) {
             }
             Expr t = fourier_term(re, im, i[axis], r.var, L, inverse, i.back());
             if (inverse) t = t * c(t, 1.0 / double(L));
+            if (irfft) {
+                Expr k = r.var;
+                Expr once = k == tir::make_const(k.dtype(), 0) ||
+                            k * tir::make_const(k.dtype(), 2) == tir::make_const(k.dtype(), L);
+                t = t * tir::select(once, c(t, 1.0), c(t, 2.0));
+            }
             return te::sum(t, {r});
         },
         "dft_sum", "reduce");

@@ -229,6 +229,48 @@ TEST(ElemxOps, DftMatchesNaiveSumsForRealComplexPaddedAndOnesided) {
     }
 }
 
+// irfft (inverse one-sided, numpy's): the bins are the first half of a
+// Hermitian spectrum of length L (cropped or zero-padded to L / 2 + 1, the
+// imaginary parts of DC and Nyquist ignored); the output is L real samples.
+TEST(ElemxOps, InverseOnesidedDftMatchesTheHermitianSpectrumsInverse) {
+    struct Case {
+        Shape shape;     // (batch, bins, other, 2)
+        int64_t length;  // 0: the default, 2 (bins - 1)
+    };
+    const Case cases[] = {{{1, 5, 2, 2}, 8}, {{2, 4, 1, 2}, 7}, {{1, 6, 1, 2}, 6}, {{1, 5, 3, 2}, 0}};
+    uint64_t seed = 60;
+    for (const Case& c : cases) {
+        std::map<std::string, graph::AttrValue> attrs = {
+            {"axis", int64_t(1)}, {"inverse", int64_t(1)}, {"onesided", int64_t(1)}};
+        if (c.length > 0) attrs["length"] = c.length;
+        graph::Graph g = one_node("dft", {{DType::Float32, c.shape}}, attrs);
+        const int64_t N = c.shape[1], M = c.shape[2], L = c.length > 0 ? c.length : 2 * (N - 1);
+        const Shape& os = g.values[size_t(g.outputs[0])].type.shape;
+        ASSERT_EQ(os, (Shape{c.shape[0], L, M, 1}));
+        NDArray x = uniform(c.shape, -1, 1, seed++);
+        std::vector<double> want(size_t(c.shape[0] * L * M));
+        for (int64_t b = 0; b < c.shape[0]; ++b)
+            for (int64_t m = 0; m < M; ++m) {
+                std::vector<std::complex<double>> full(static_cast<size_t>(L));
+                for (int64_t k = 0; k <= L / 2; ++k) {
+                    std::complex<double> v = 0;
+                    if (k < N) {
+                        const float* p = x.data<float>() + ((b * N + k) * M + m) * 2;
+                        v = {p[0], (k == 0 || 2 * k == L) ? 0.0 : p[1]};
+                    }
+                    full[size_t(k)] = v;
+                    if (k > 0 && k < L - k) full[size_t(L - k)] = std::conj(v);
+                }
+                auto y = dft_ref(full, L, L, true);
+                for (int64_t t = 0; t < L; ++t) {
+                    EXPECT_NEAR(y[size_t(t)].imag(), 0.0, 1e-9);
+                    want[size_t((b * L + t) * M + m)] = y[size_t(t)].real();
+                }
+            }
+        expect_both(g, {x}, want, 1e-4, 1e-5, "irfft length " + std::to_string(L));
+    }
+}
+
 TEST(ElemxOps, StftMatchesWindowedFrameDfts) {
     for (bool windowed : {true, false}) {
         const int64_t len = 40, frame = 8, step = 6, ch = windowed ? 1 : 2;
