@@ -4,6 +4,7 @@
 // CausalConvWithState-26, TensorScatter-24, Col2Im-18.
 #include <numeric>
 
+#include "engine/core/checked_math.h"
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_compose.h"
 
@@ -246,43 +247,50 @@ void convert_tensor_scatter(NodeCtx& ctx) {
     c.op("ScatterElements", {cache, index, update}, {int_attr("axis", axis)}, ctx.node.output(0));
 }
 
-/// Col2Im: the column blocks summed back into the image, as a grouped
-/// transposed convolution whose kernel picks block position k for input
-/// channel c * K + k (K = the block's size).
+/// Col2Im: the column blocks summed back into the image (2-D or more), as a
+/// grouped transposed convolution whose kernel picks block position k for
+/// input channel c * K + k (K = the block's size).
 void convert_col2im(NodeCtx& ctx) {
     Composer c(ctx);
     ctx.expect_outputs(1);
     const std::string x = ctx.node.input(0);
     const std::vector<int64_t> xs = c.type(x).shape;
     const std::vector<int64_t> image = ctx.constant_ints(1), block = ctx.constant_ints(2);
-    TS_USER_CHECK(xs.size() == 3 && image.size() == 2 && block.size() == 2)
-        << ctx.where() << ": only 2-D images are supported (input (N, C * kh * kw, L), "
-        << "image_shape and block_shape of 2 values)";
-    const int64_t kk = block[0] * block[1];
-    TS_USER_CHECK(kk > 0 && xs[1] % kk == 0) << ctx.where() << ": input channels " << xs[1]
-                                             << " are not a multiple of the block size " << kk;
+    const size_t nd = image.size();
+    TS_USER_CHECK(xs.size() == 3 && nd >= 1 && block.size() == nd)
+        << ctx.where() << ": needs input (N, C * block size, L) and image_shape and block_shape "
+        << "of the same length";
+    for (int64_t b : block) TS_USER_CHECK(b >= 1) << ctx.where() << ": block_shape values must be >= 1";
+    const int64_t kk = checked_elements(block);
+    TS_USER_CHECK(kk > 0) << ctx.where() << ": the block is too large";
+    TS_USER_CHECK(xs[1] % kk == 0) << ctx.where() << ": input channels " << xs[1]
+                                   << " are not a multiple of the block size " << kk;
     const int64_t channels = xs[1] / kk;
-    const std::vector<int64_t> strides = ctx.attr_ints("strides", {1, 1});
-    const std::vector<int64_t> dilations = ctx.attr_ints("dilations", {1, 1});
-    const std::vector<int64_t> pads = ctx.attr_ints("pads", {0, 0, 0, 0});
-    TS_USER_CHECK(strides.size() == 2 && dilations.size() == 2 && pads.size() == 4)
-        << ctx.where() << ": strides and dilations need 2 values, pads 4";
-    std::vector<int64_t> blocks(2);
-    for (size_t d = 0; d < 2; ++d) {
+    const std::vector<int64_t> strides = ctx.attr_ints("strides", std::vector<int64_t>(nd, 1));
+    const std::vector<int64_t> dilations = ctx.attr_ints("dilations", std::vector<int64_t>(nd, 1));
+    const std::vector<int64_t> pads = ctx.attr_ints("pads", std::vector<int64_t>(2 * nd, 0));
+    TS_USER_CHECK(strides.size() == nd && dilations.size() == nd && pads.size() == 2 * nd)
+        << ctx.where() << ": strides and dilations need " << nd << " values, pads " << 2 * nd;
+    std::vector<int64_t> blocks(nd);
+    for (size_t d = 0; d < nd; ++d) {
         TS_USER_CHECK(strides[d] >= 1 && dilations[d] >= 1)
             << ctx.where() << ": bad stride or dilation";
         blocks[d] =
-            (image[d] + pads[d] + pads[d + 2] - dilations[d] * (block[d] - 1) - 1) / strides[d] + 1;
+            (image[d] + pads[d] + pads[d + nd] - dilations[d] * (block[d] - 1) - 1) / strides[d] + 1;
+        TS_USER_CHECK(blocks[d] >= 1) << ctx.where() << ": the block does not fit the image";
     }
-    TS_USER_CHECK(blocks[0] >= 1 && blocks[1] >= 1 && blocks[0] * blocks[1] == xs[2])
-        << ctx.where() << ": " << xs[2] << " blocks do not tile the " << image[0] << "x" << image[1]
-        << " image";
-    const std::vector<int64_t> kernel_shape = {xs[1], 1, block[0], block[1]};
+    const int64_t total = checked_elements(blocks);
+    TS_USER_CHECK(total == xs[2]) << ctx.where() << ": " << xs[2]
+                                  << " blocks do not tile the image (" << total << " fit)";
+    std::vector<int64_t> kernel_shape = {xs[1], 1};
+    kernel_shape.insert(kernel_shape.end(), block.begin(), block.end());
     check_constant_size(ctx, kernel_shape, "the block selection kernel");
     std::vector<double> ones(size_t(xs[1] * kk), 0.0);
     for (int64_t ch = 0; ch < xs[1]; ++ch) ones[size_t(ch * kk + ch % kk)] = 1.0;
     const std::string kernel = c.floats(kernel_shape, ones);
-    const std::string grid = c.op("Reshape", {x, c.ints({xs[0], xs[1], blocks[0], blocks[1]})});
+    std::vector<int64_t> grid_shape = {xs[0], xs[1]};
+    grid_shape.insert(grid_shape.end(), blocks.begin(), blocks.end());
+    const std::string grid = c.op("Reshape", {x, c.ints(grid_shape)});
     c.op("ConvTranspose", {grid, kernel},
          {int_attr("group", channels), ints_attr("strides", strides),
           ints_attr("dilations", dilations), ints_attr("pads", pads),
