@@ -108,20 +108,21 @@ void adapt_split(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx
     out.push_back(std::move(n));
 }
 
-/// Resize-18/19: axes, keep_aspect_ratio_policy and half_pixel_symmetric are
-/// read by the importer; antialiasing is not supported.
+/// Resize-18/19: axes, keep_aspect_ratio_policy, half_pixel_symmetric and
+/// antialias are read by the importer.
 void adapt_resize(Rewriter& r, const Graphs&, onnx::NodeProto n,
                   std::vector<onnx::NodeProto>& out) {
-    drop_default_attr(
-        r, n, "antialias", [](const auto& a) { return int_is(a, 0); }, "(antialiasing)");
+    const onnx::AttributeProto* antialias = find_attr(n, "antialias");
     const onnx::AttributeProto* axes = find_attr(n, "axes");
     const onnx::AttributeProto* policy = find_attr(n, "keep_aspect_ratio_policy");
     const onnx::AttributeProto* ctm = find_attr(n, "coordinate_transformation_mode");
-    if ((axes && axes->ints_size() > 0) || (policy && policy->s() != "stretch") ||
-        (ctm && ctm->s() == "half_pixel_symmetric")) {
+    if ((antialias && antialias->i() != 0) || (axes && axes->ints_size() > 0) ||
+        (policy && policy->s() != "stretch") || (ctm && ctm->s() == "half_pixel_symmetric")) {
         defer_to_import(std::move(n), out);
         return;
     }
+    drop_default_attr(
+        r, n, "antialias", [](const auto& a) { return int_is(a, 0); }, "(antialiasing)");
     drop_default_attr(
         r, n, "axes", [](const auto& a) { return a.ints_size() == 0; }, "(a subset of axes)");
     drop_default_attr(

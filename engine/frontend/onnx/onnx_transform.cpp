@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_resize_antialias.h"
 #include "engine/frontend/onnx/onnx_context.h"
 
 namespace tessera::frontend::onnx_import {
@@ -304,8 +305,6 @@ std::vector<double> constant_floats(NodeCtx& ctx, int i) {
 void convert_resize(NodeCtx& ctx) {
     const std::vector<int64_t> s = ctx.input_type(0).shape;
     const size_t rank = s.size();
-    TS_USER_CHECK(ctx.attr_int("antialias", 0) == 0)
-        << ctx.where() << ": antialias is not supported";
     const std::string policy = ctx.attr_str("keep_aspect_ratio_policy", "stretch");
     TS_USER_CHECK(policy == "stretch" || policy == "not_larger" || policy == "not_smaller")
         << ctx.where() << ": keep_aspect_ratio_policy '" << policy << "' is not supported";
@@ -381,10 +380,24 @@ void convert_resize(NodeCtx& ctx) {
     }
     std::string ctm =
         upsample ? "asymmetric" : ctx.attr_str("coordinate_transformation_mode", "half_pixel");
+    const std::string mode = ctx.attr_str("mode", "nearest");
+    // Resize-18 antialias: linear and cubic filters widened when downscaling
+    // (nearest ignores it, as the operator's definition says).
+    if (ctx.attr_int("antialias", 0) != 0 && mode != "nearest") {
+        AntialiasResize r;
+        r.sizes = sizes;
+        r.scales = scales;
+        r.mode = mode;
+        r.coordinate_transformation_mode = ctm;
+        r.cubic_coeff_a = ctx.attr_float("cubic_coeff_a", -0.75);
+        r.exclude_outside = ctx.attr_int("exclude_outside", 0) != 0;
+        convert_resize_antialias(ctx, r);
+        return;
+    }
     std::map<std::string, graph::AttrValue> attrs = {
         {"sizes", sizes},
         {"scales", scales},
-        {"mode", ctx.attr_str("mode", "nearest")},
+        {"mode", mode},
         {"coordinate_transformation_mode", ctm},
         {"nearest_mode", ctx.attr_str("nearest_mode", "round_prefer_floor")},
         {"extrapolation_value", ctx.attr_float("extrapolation_value", 0.0)},
