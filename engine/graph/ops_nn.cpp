@@ -36,10 +36,22 @@ Types infer_conv2d(const Node& n, const Types& in) {
     return {TensorType{DType::Float32, {x[0], w[0], oh, ow}}};
 }
 
+// float32, or float64 for both operands (models that compute in double).
+void expect_float_or_double(const Node& n, const Types& in) {
+    const bool doubles = !in.empty() && in[0].dtype == DType::Float64;
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (!doubles) {
+            expect_float(n, in, i, -1);
+            continue;
+        }
+        TS_USER_CHECK(in[i].dtype == DType::Float64)
+            << where(n) << ": input " << i << " must be float64 as input 0, got " << in[i].str();
+    }
+}
+
 Types infer_matmul(const Node& n, const Types& in) {
     expect_arity(n, in, 2, 2);
-    expect_float(n, in, 0, -1);
-    expect_float(n, in, 1, -1);
+    expect_float_or_double(n, in);
     std::vector<int64_t> a = in[0].shape, b = in[1].shape;
     TS_USER_CHECK(!a.empty() && !b.empty()) << where(n) << ": matmul of a scalar";
     bool a_vec = a.size() == 1, b_vec = b.size() == 1;
@@ -53,7 +65,7 @@ Types infer_matmul(const Node& n, const Types& in) {
     std::vector<int64_t> out = batch;
     if (!a_vec) out.push_back(a[a.size() - 2]);
     if (!b_vec) out.push_back(b.back());
-    return {TensorType{DType::Float32, out}};
+    return {TensorType{in[0].dtype, out}};
 }
 
 Types infer_gemm(const Node& n, const Types& in) {
@@ -115,7 +127,7 @@ Types infer_global_avg_pool2d(const Node& n, const Types& in) {
 
 Types infer_softmax(const Node& n, const Types& in) {
     expect_arity(n, in, 1, 1);
-    expect_float(n, in, 0, -1);
+    expect_float_or_double(n, in);
     int64_t rank = int64_t(in[0].shape.size());
     int64_t axis = n.attr_int("axis", rank - 1);
     if (axis < 0) axis += rank;  // numpy-style negative axis, as the compute accepts
