@@ -40,7 +40,6 @@ constexpr double kSlowCandidateFactor = 4.0;
 // How runtime::cuda says that it found no usable device.
 constexpr const char* kNoDevice = "no CUDA device is available";
 
-
 // A scheduled candidate compiled with NVRTC, with its launches and workspaces.
 GpuCandidate compile_candidate(const tir::PrimFunc& scheduled, const std::string& arch) {
     GpuCandidate c;
@@ -164,7 +163,10 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
         if (!arrays[i]) arrays[i] = task_arrays(*tunable[i], options.seed);
         const double cutoff = kSlowCandidateFactor * best[i];
         autotune::GpuTrial trial;
-        if (isolated && !worker) worker = GpuMeasureWorker::start();
+        if (isolated && !worker) {
+            worker = GpuMeasureWorker::start();
+            isolated = worker != nullptr;  // no worker program: measure here from now on
+        }
         bool measured = false;
         if (worker) {
             GpuMeasureWorker::Result r = worker->measure(i, *arrays[i], launch_plan(c),

@@ -535,12 +535,13 @@ private:
             std::string text = strip_parens(expr(lane_value));
             for (size_t p; (p = text.find(".LANE")) != std::string::npos;)
                 text.replace(p, 5, std::string(".") + kLane[i]);
-            if (to_registers)
-                line() << buffer_name(store->buffer) << "["
-                       << strip_parens(expr(simplify(Add::make(out_base, IntImm::make(out_base.dtype(), int64_t(i))))))
+            if (to_registers) {
+                Expr at = simplify(Add::make(out_base, IntImm::make(out_base.dtype(), int64_t(i))));
+                line() << buffer_name(store->buffer) << "[" << strip_parens(expr(at))
                        << "] = " << text << ";\n";
-            else
+            } else {
                 line() << out << "." << kLane[i] << " = " << text << ";\n";
+            }
         }
         if (!to_registers)
             line() << "*(float4*)(" << buffer_name(store->buffer) << " + "
