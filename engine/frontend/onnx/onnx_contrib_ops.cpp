@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_contrib_lstm.h"
 #include "engine/frontend/onnx/onnx_node_rewrite.h"
 
 namespace tessera::frontend::onnx_import {
@@ -209,7 +210,8 @@ bool qlinear(NodeRewriter& r, onnx::NodeProto& n, std::vector<onnx::NodeProto>& 
     return true;
 }
 
-bool expand(NodeRewriter& r, const Graphs&, onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
+bool expand(NodeRewriter& r, const Graphs& graphs, onnx::NodeProto& n,
+            std::vector<onnx::NodeProto>& out) {
     if (n.domain() != kDomain) return false;
     const std::string& op = n.op_type();
     if (op == "FusedConv") {
@@ -229,6 +231,8 @@ bool expand(NodeRewriter& r, const Graphs&, onnx::NodeProto& n, std::vector<onnx
         r.emit(n, "Mul", {n.input(0), r.emit(n, "Sigmoid", {ax}, out)}, out, n.output(0));
     } else if (op == "SkipLayerNormalization") {
         skip_layer_norm(r, n, out);
+    } else if (op == "DynamicQuantizeLSTM") {
+        expand_dynamic_quantize_lstm(r, graphs, n, out);
     } else {
         return qlinear(r, n, out);
     }

@@ -4,7 +4,8 @@
 // Gelu, FastGelu, BiasGelu, QuickGelu, SkipLayerNormalization, and the
 // quantized elementwise ops of ORT's quantizer (QLinearAdd, QLinearMul,
 // QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearConcat:
-// dequantize, the float op, quantize). Tessera's fusion passes fuse them
+// dequantize, the float op, quantize) and DynamicQuantizeLSTM (an LSTM over
+// its dequantized weights, onnx_contrib_lstm.h). Tessera's fusion passes fuse them
 // again. Checked against ONNX Runtime's outputs
 // (tests/data/onnx_models/contrib_*).
 #pragma once

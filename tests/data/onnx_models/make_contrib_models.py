@@ -119,3 +119,67 @@ def qlinear_model(name, dtype, opset):
 
 qlinear_model("contrib_qlinear_uint8", np.uint8, 14)
 qlinear_model("contrib_qlinear_int8", np.int8, 15)
+
+
+def dynamic_quantize_lstm_model(name, per_channel, direction):
+    """An LSTM quantized by ONNX Runtime's dynamic quantizer (its weights int8,
+    a scale per direction or per direction and gate column) into
+    com.microsoft DynamicQuantizeLSTM. ORT also quantizes the activations of
+    each step; Tessera computes them in float, so the expected outputs are
+    ORT's float LSTM over the dequantized weights (ORT's own int8 outputs
+    differ from those by up to ~5e-3 here)."""
+    import tempfile
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    I, H, S, B = 6, 5, 7, 2
+    D = 2 if direction == "bidirectional" else 1
+    W = f32(D, 4 * H, I, scale=0.4)
+    R = f32(D, 4 * H, H, scale=0.4)
+    bias = f32(D, 8 * H, scale=0.1)
+    h0 = f32(D, B, H, scale=0.5)
+    node = helper.make_node("LSTM", ["x", "W", "R", "B", "", "h0"], ["y", "yh", "yc"], name="lstm",
+                            hidden_size=H, direction=direction)
+    g = helper.make_graph([node], name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [S, B, I])],
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ["y", "yh", "yc"]],
+                          [numpy_helper.from_array(a, n) for n, a in [("W", W), ("R", R), ("B", bias), ("h0", h0)]])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 14)])
+    m.ir_version = 8
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx.save(m, os.path.join(tmp, "f.onnx"))
+        quantize_dynamic(os.path.join(tmp, "f.onnx"), os.path.join(tmp, "q.onnx"),
+                         op_types_to_quantize=["LSTM"], weight_type=QuantType.QInt8,
+                         per_channel=per_channel)
+        q = onnx.load(os.path.join(tmp, "q.onnx"))
+    assert [n.op_type for n in q.graph.node] == ["DynamicQuantizeLSTM"], [n.op_type for n in q.graph.node]
+    init = {t.name: numpy_helper.to_array(t) for t in q.graph.initializer}
+    node_q = q.graph.node[0]
+
+    def dequantized(qi, si, zi):
+        wq, s, z = (init[node_q.input[i]] for i in (qi, si, zi))
+        s = s[:, None, None] if s.ndim == 1 else s[:, None, :]
+        z = z[:, None, None] if z.ndim == 1 else z[:, None, :]
+        return ((wq.astype(np.float32) - z.astype(np.float32)) * s).transpose(0, 2, 1)
+
+    ref = onnx.ModelProto()
+    ref.CopyFrom(m)
+    for t in ref.graph.initializer:
+        if t.name == "W":
+            t.CopyFrom(numpy_helper.from_array(dequantized(1, 8, 9).astype(np.float32), "W"))
+        if t.name == "R":
+            t.CopyFrom(numpy_helper.from_array(dequantized(2, 10, 11).astype(np.float32), "R"))
+    x = f32(S, B, I)
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    outs = ort.InferenceSession(ref.SerializeToString(), so, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    for vi, y in zip(q.graph.output, outs):
+        vi.CopyFrom(helper.make_tensor_value_info(vi.name, TensorProto.FLOAT, y.shape))
+    d = os.path.join(HERE, name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(q, os.path.join(d, "model.onnx"))
+    onnx.save_tensor(numpy_helper.from_array(x, "x"), os.path.join(d, "test_data_set_0", "input_0.pb"))
+    for i, y in enumerate(outs):
+        onnx.save_tensor(numpy_helper.from_array(y, f"out{i}"), os.path.join(d, "test_data_set_0", f"output_{i}.pb"))
+    print(name, [o.shape for o in outs], "scale", init[node_q.input[8]].shape)
+
+
+dynamic_quantize_lstm_model("contrib_dynamic_quantize_lstm", False, "forward")
+dynamic_quantize_lstm_model("contrib_dynamic_quantize_lstm_per_channel", True, "bidirectional")
