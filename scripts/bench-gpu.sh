@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
     --skip-gemm) GEMM_STEPS=0; shift ;;
     --skip-tune) TUNE=0; shift ;;
     --skip-models) MODEL_STEPS=0; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench-gpu.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done

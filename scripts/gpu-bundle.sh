@@ -2,9 +2,9 @@
 # Packs what scripts/bench-gpu.sh needs from a build into one archive, for a
 # GPU machine that has no package registry and none of the build's libraries:
 # the programs tessera, tessera-bench and tessera-gpu-worker, the `gpu` test
-# programs with their CTest files, and every shared library they load that is
-# not the C runtime
-# (LLVM, ONNX, protobuf, XGBoost, OpenBLAS, oneDNN, ...), from this machine.
+# programs with their CTest files and the ONNX node cases they read, and every
+# shared library they load that is not the C runtime (LLVM, ONNX, protobuf,
+# XGBoost, ...), from this machine.
 #
 #   scripts/gpu-bundle.sh [--build DIR] [--out FILE]     (default gpu-bundle.tar.xz)
 #
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build) BUILD="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu-bundle.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
