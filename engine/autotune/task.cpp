@@ -119,13 +119,16 @@ topi::CpuScheduleOptions default_rule_options(const graph::Graph& g, const graph
     topi::CpuScheduleOptions cpu;
     cpu.threads = threads;
     cpu.vector_lanes = codegen::host_vector_lanes();
-    // A one-row product whose B is computed at run time: packing B on every
-    // call would cost more than the product reads (constant B is packed once,
-    // at compile time).
+    // A one-row product, or a few rows against a B that streams from memory,
+    // whose B is computed at run time: packing B on every call would cost
+    // more than the product reads (constant B is packed once, at compile
+    // time; the rule packs these for that).
     if (topi::cpu_op_class(anchor) == topi::CpuOpClass::Matmul && anchor.inputs.size() >= 2 &&
         !anchor.outputs.empty() && !g.values[size_t(anchor.inputs[1])].is_constant()) {
         const graph::TensorType& y = g.values[size_t(anchor.outputs[0])].type;
-        if (!y.shape.empty() && y.shape.back() > 0 && y.num_elements() / y.shape.back() == 1)
+        const int64_t b_bytes = g.values[size_t(anchor.inputs[1])].type.num_bytes();
+        const int64_t rows = y.shape.empty() || y.shape.back() <= 0 ? 0 : y.num_elements() / y.shape.back();
+        if (rows == 1 || (rows > 0 && rows < 32 && b_bytes >= topi::kStreamedBBytes))
             cpu.knobs.emplace("matmul.pack_b", 0);
     }
     return cpu;

@@ -46,11 +46,18 @@ void convert_unique(NodeCtx& ctx) {
         axis = normalize_axis(ctx, ctx.attr_int("axis", 0), int64_t(shape.size()));
     }
     bool sorted = ctx.attr_int("sorted", 1) != 0;
+    // An empty tensor has only empty slices: the products of the other dims
+    // are never formed (they may be huge beside a zero; a fuzzed 31-D input
+    // looped 6 billion times).
+    const bool empty = v.empty();
     int64_t outer = 1, inner = 1, len = shape[size_t(axis)];
-    for (int64_t d = 0; d < axis; ++d) outer *= shape[size_t(d)];
-    for (size_t d = size_t(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    if (!empty) {
+        for (int64_t d = 0; d < axis; ++d) outer *= shape[size_t(d)];
+        for (size_t d = size_t(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+    }
     auto slice = [&](int64_t i) {
         std::vector<double> s;
+        if (empty) return s;
         for (int64_t o = 0; o < outer; ++o)
             for (int64_t k = 0; k < inner; ++k) s.push_back(v[size_t((o * len + i) * inner + k)]);
         return s;
@@ -74,8 +81,8 @@ void convert_unique(NodeCtx& ctx) {
     }
     std::vector<int64_t> yshape = shape;
     yshape[size_t(axis)] = u;
-    std::vector<double> y(size_t(outer * u * inner));
-    for (int64_t o = 0; o < outer; ++o)
+    std::vector<double> y(empty ? 0 : size_t(outer * u * inner));
+    for (int64_t o = 0; o < (empty ? 0 : outer); ++o)
         for (int64_t r = 0; r < u; ++r)
             for (int64_t k = 0; k < inner; ++k)
                 y[size_t((o * u + r) * inner + k)] = v[size_t((o * len + order[size_t(r)]) * inner + k)];

@@ -14,6 +14,11 @@
 
 namespace tessera::topi {
 
+/// The matmul rule packs a B of at least this many bytes into NR-wide
+/// panels whatever the rows: it streams from memory, and panels make the
+/// stream sequential (constant B is packed at compile time).
+constexpr int64_t kStreamedBBytes = int64_t(8) << 20;
+
 struct CpuScheduleOptions {
     /// Threads the kernel will run on: 1 = no parallel loops; 0 = the
     /// runtime's default (parallel loops).

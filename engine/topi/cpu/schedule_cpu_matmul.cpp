@@ -175,6 +175,12 @@ Plan default_plan(const Geometry& g, const CpuScheduleOptions& o) {
     // MobileNetV2's 1280x1000 within the noise (0.27 ms).
     if (is_gemv(g) && !g.b.empty() && g.ej >= 2 * lanes && g.ek * g.ej * 4 >= kPackMinBytes)
         p.pack_b = true;
+    // Few rows against a B far beyond L2 (a CTC classifier: 24 x 1024 by
+    // 1024 x 8210, 34 MB of weights): B streams from memory once either way,
+    // and in NR-wide panels the stream is sequential instead of K rows 33 KB
+    // apart (a page each).
+    if (!p.pack_b && !g.b.empty() && g.ej >= 2 * lanes && g.ek * g.ej * 4 >= kStreamedBBytes)
+        p.pack_b = true;
     p.mc = kMcRows;
     p.nc = 0;
     p.pack_a = false;
