@@ -180,39 +180,15 @@ TEST(DriverBuild, MatmulAddMatchesInterpreterAndLoops) {
     EXPECT_TRUE(runtime::allclose(ref[0], loops, 1e-4, 1e-5));
 }
 
-// A one-row product reads a constant B packed at compile time, but a B
-// computed at run time unpacked (a per-call copy would cost more than the
-// product reads); both compute the product.
-TEST(DriverBuild, GemvPacksConstantButNotRuntimeB) {
+// x (rows x K) times w (K x N), w a constant or a graph input: built for one
+// thread, B is packed (the kernels hold "_packed") exactly when it is
+// constant, and the product matches naive sums.
+void expect_b_packed_only_when_constant(int64_t rows, int64_t K, int64_t N) {
     for (bool constant_b : {true, false}) {
         SCOPED_TRACE(constant_b ? "constant B" : "runtime B");
         graph::Graph g;
-        int x = add_input(g, "x", f32({1, 300}));
-        int w = constant_b ? add_constant(g, "w", f32({300, 1000}), 7)
-                           : add_input(g, "w", f32({300, 1000}));
-        g.outputs = {add_node(g, "nn.matmul", "mm", {x, w})};
-        driver::BuildOptions o;
-        o.threads = 1;
-        auto model = build(g, o);
-        std::string text;
-        for (const tir::PrimFunc& k : model->kernels) text += tir::print(k);
-        EXPECT_EQ(text.find("_packed") != std::string::npos, constant_b) << text;
-        std::vector<NDArray> in = random_inputs(g, 9);
-        EXPECT_TRUE(runtime::allclose(model->run(in)[0], interpret_graph(g, in)[0], 1e-4, 1e-5));
-    }
-}
-
-// Few rows against a constant B far beyond L2 (a CTC classifier's 24 x 1024
-// by 1024 x 8210): B is packed at compile time into NR-wide panels, so it
-// streams sequentially (ddddocr's classifier 3.8 -> 2.1 ms); a runtime B is
-// not copied per call.
-TEST(DriverBuild, FewRowsAgainstAHugeConstantBPackIt) {
-    for (bool constant_b : {true, false}) {
-        SCOPED_TRACE(constant_b ? "constant B" : "runtime B");
-        graph::Graph g;
-        int x = add_input(g, "x", f32({24, 1024}));
-        int w = constant_b ? add_constant(g, "w", f32({1024, 2304}), 7)
-                           : add_input(g, "w", f32({1024, 2304}));
+        int x = add_input(g, "x", f32({rows, K}));
+        int w = constant_b ? add_constant(g, "w", f32({K, N}), 7) : add_input(g, "w", f32({K, N}));
         g.outputs = {add_node(g, "nn.matmul", "mm", {x, w})};
         driver::BuildOptions o;
         o.threads = 1;
@@ -221,18 +197,29 @@ TEST(DriverBuild, FewRowsAgainstAHugeConstantBPackIt) {
         for (const tir::PrimFunc& k : model->kernels) text += tir::print(k);
         EXPECT_EQ(text.find("_packed") != std::string::npos, constant_b);
         std::vector<NDArray> in = random_inputs(g, 9);
-        const NDArray wv = constant_b ? runtime::random_ndarray(f32({1024, 2304}), 7) : in[1];
-        NDArray want = NDArray::empty(f32({24, 2304}));
-        for (int64_t i = 0; i < 24; ++i)
-            for (int64_t j = 0; j < 2304; ++j) {
+        const NDArray wv = constant_b ? runtime::random_ndarray(f32({K, N}), 7) : in[1];
+        NDArray want = NDArray::empty(f32({rows, N}));
+        for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < N; ++j) {
                 double acc = 0;
-                for (int64_t k = 0; k < 1024; ++k)
-                    acc += double(in[0].data<float>()[i * 1024 + k]) * wv.data<float>()[k * 2304 + j];
-                want.data<float>()[i * 2304 + j] = float(acc);
+                for (int64_t k = 0; k < K; ++k)
+                    acc += double(in[0].data<float>()[i * K + k]) * wv.data<float>()[k * N + j];
+                want.data<float>()[i * N + j] = float(acc);
             }
         EXPECT_TRUE(runtime::allclose(model->run(in)[0], want, 1e-4, 1e-4));
     }
 }
+
+// A one-row product reads a constant B packed at compile time, but a B
+// computed at run time unpacked (a per-call copy would cost more than the
+// product reads); both compute the product.
+TEST(DriverBuild, GemvPacksConstantButNotRuntimeB) { expect_b_packed_only_when_constant(1, 300, 1000); }
+
+// Few rows against a constant B far beyond L2 (a CTC classifier's 24 x 1024
+// by 1024 x 8210): B is packed at compile time into NR-wide panels, so it
+// streams sequentially (ddddocr's classifier 3.8 -> 2.1 ms); a runtime B is
+// not copied per call.
+TEST(DriverBuild, FewRowsAgainstAHugeConstantBPackIt) { expect_b_packed_only_when_constant(24, 1024, 2304); }
 
 TEST(DriverBuild, RejectsBadTargetAndInputs) {
     graph::Graph g = matmul_add_graph();
