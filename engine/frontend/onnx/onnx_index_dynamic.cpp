@@ -51,6 +51,9 @@ void convert_unique(NodeCtx& ctx) {
     // looped 6 billion times).
     const bool empty = v.empty();
     int64_t outer = 1, inner = 1, len = shape[size_t(axis)];
+    // inverse_indices has an entry per slice, also for an empty tensor with a
+    // huge axis (a 281-byte fuzzed model asked for 268 million).
+    check_constant_size(ctx, {len}, "inverse_indices");
     if (!empty) {
         for (int64_t d = 0; d < axis; ++d) outer *= shape[size_t(d)];
         for (size_t d = size_t(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
