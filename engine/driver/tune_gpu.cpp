@@ -98,11 +98,6 @@ GpuTaskArrays task_arrays(const autotune::TuneTask& t, uint64_t seed) {
     return d;
 }
 
-GpuLaunchPlan launch_plan(const GpuCandidate& c) {
-    return GpuLaunchPlan{c.ptx, c.kernels, c.grids, c.blocks, c.shared_bytes, c.args,
-                         c.workspace_bytes};
-}
-
 }  // namespace
 
 namespace {
@@ -169,7 +164,7 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
         }
         bool measured = false;
         if (worker) {
-            GpuMeasureWorker::Result r = worker->measure(i, *arrays[i], launch_plan(c),
+            GpuMeasureWorker::Result r = worker->measure(i, *arrays[i], c,
                                                          tunable[i]->name, options.repeat, cutoff);
             if (r.worker_died) worker.reset();  // the next trial starts a fresh one
             if (r.error.rfind(kNoDevice, 0) == 0) {
@@ -184,7 +179,7 @@ GpuTuneResult tune_gpu(const std::vector<autotune::TuneTask>& tasks, autotune::D
         }
         if (!measured) {
             if (!buffers[i]) buffers[i] = std::make_unique<GpuTaskBuffers>(*arrays[i]);
-            trial = autotune::GpuTrial{measure_launch_plan(launch_plan(c), tunable[i]->name,
+            trial = autotune::GpuTrial{measure_launch_plan(c, tunable[i]->name,
                                                            *arrays[i], *buffers[i],
                                                            options.repeat, cutoff),
                                        ""};

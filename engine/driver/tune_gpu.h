@@ -17,6 +17,7 @@
 #include "engine/autotune/space_gpu.h"
 #include "engine/autotune/task.h"
 #include "engine/driver/cuda_model.h"
+#include "engine/driver/gpu_measure_worker.h"
 
 namespace tessera::codegen {
 struct CudaModel;
@@ -66,16 +67,11 @@ void require_gpu_for_tuning();
 /// The GPU sketch applied to `func` and compiled to PTX for `arch` (verifier
 /// limits, then NVRTC): what a trial measures. Needs no device. Throws
 /// UserError / ScheduleError when the candidate does not build.
-struct GpuCandidate {
+/// Its launches (PTX, kernels, shapes, arguments: params, then workspaces)
+/// are the GpuLaunchPlan a trial measures.
+struct GpuCandidate : GpuLaunchPlan {
     tir::PrimFunc func;  // the scheduled function
-    std::string ptx, source;
-    std::vector<std::string> kernels;  // launched in order
-    std::vector<std::array<int64_t, 3>> grids, blocks;
-    std::vector<int64_t> shared_bytes;
-    /// Per kernel: indices into func's params, then (from params.size() on)
-    /// into the workspaces (intermediate global buffers, allocated per run).
-    std::vector<std::vector<int>> args;
-    std::vector<int64_t> workspace_bytes;
+    std::string source;  // its CUDA C
 };
 GpuCandidate build_gpu_candidate(const tir::PrimFunc& func, const autotune::GpuSketch& sketch,
                                  const std::string& arch);

@@ -39,6 +39,12 @@ namespace {
 using Studio = OpenStudio;
 
 // The loop IR of the run's kernel that covers only node `name`.
+// The schedule editor on `node`, the studio's tuning records going to `db`.
+ScheduleEditor* editorTuningInto(Studio& s, const QString& db, const std::string& node) {
+    s.window.workspace()->setTuningDatabase(db);
+    return editorOn(s.window, node);
+}
+
 QString kernelIrOf(const RunResult& run, const QString& name) {
     for (const auto& k : run.kernels)
         if (k.nodes.size() == 1 && k.label == name) return k.loopIr;
@@ -224,8 +230,7 @@ TEST(StudioTune, TuneTheRestKeepsThePinnedKnobsAndTheRecordBecomesTheKernelsSche
     Studio s;
     ASSERT_TRUE(s.ok);
     const QString db = dir.filePath("tuning.jsonl");
-    s.window.workspace()->setTuningDatabase(db);
-    ScheduleEditor* editor = editorOn(s.window, "relu2");
+    ScheduleEditor* editor = editorTuningInto(s, db, "relu2");
     ASSERT_NE(editor, nullptr);
     tessera::studio::KnobPanel* knobs = editor->knobPanel();
     ASSERT_GT(knobs->table()->rowCount(), 1) << "the kernel's rule shows no knobs";
@@ -270,8 +275,7 @@ TEST(StudioTune, TuneTheRestKeepsTheHandStepsAndSchedulesWhatTheyLeave) {
     Studio s;
     ASSERT_TRUE(s.ok);
     const QString db = dir.filePath("tuning.jsonl");
-    s.window.workspace()->setTuningDatabase(db);
-    ScheduleEditor* editor = editorOn(s.window, "relu2");
+    ScheduleEditor* editor = editorTuningInto(s, db, "relu2");
     ASSERT_NE(editor, nullptr);
     ASSERT_TRUE(QTest::qWaitFor([&]() { return !s.window.isCompilingCode(); }, 60000));
     editor->setSteps({});

@@ -8,10 +8,6 @@ namespace tessera::frontend::onnx_import {
 
 namespace {
 
-bool has_input(const onnx::NodeProto& n, int i) {
-    return n.input_size() > i && !n.input(i).empty();
-}
-
 // The dims of initializer `name` in the enclosing graphs (innermost first).
 bool initializer_dims(const Graphs& graphs, const std::string& name, std::vector<int64_t>& dims) {
     for (auto g = graphs.rbegin(); g != graphs.rend(); ++g)

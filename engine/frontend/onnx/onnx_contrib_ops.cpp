@@ -13,8 +13,6 @@ namespace {
 
 constexpr const char* kDomain = "com.microsoft";
 
-bool has_input(const onnx::NodeProto& n, int i) { return n.input_size() > i && !n.input(i).empty(); }
-
 float attr_float(const onnx::NodeProto& n, const std::string& name, float fallback) {
     const onnx::AttributeProto* a = find_attr(n, name);
     return a ? a->f() : fallback;

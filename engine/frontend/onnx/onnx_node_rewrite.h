@@ -53,6 +53,10 @@ void collect_names(const onnx::GraphProto& g, std::set<std::string>& names);
 
 std::string node_name(const onnx::NodeProto& n);
 const onnx::AttributeProto* find_attr(const onnx::NodeProto& n, const std::string& name);
+/// True when input i of `n` is given (present and not the empty name).
+inline bool has_input(const onnx::NodeProto& n, int i) {
+    return n.input_size() > i && !n.input(i).empty();
+}
 void erase_attr(onnx::NodeProto& n, const std::string& name);
 
 /// True when a node of `g` or of its subgraphs is of `domain`.

@@ -11,6 +11,7 @@
 
 #include "engine/autotune/pin.h"
 #include "engine/autotune/tuner.h"
+#include "tests/engine/autotune/quick_tune_options.h"
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 
@@ -19,19 +20,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A few small batches, each candidate timed briefly: what is tested is what
-// the records hold, not how fast the kernels are.
-TuneOptions quick_options(int trials, int opt_level) {
-    TuneOptions o;
-    o.trials = trials;
-    o.batch = 4;
-    o.population = 16;
-    o.generations = 1;
-    o.measure.timing.min_seconds = 0.001;
-    o.measure.timing.min_repeat = 2;
-    o.measure.timeout_s = 5;
-    o.measure.opt_level = opt_level;
-    return o;
+using test::quick_tune_options;
+
+// A fresh records file for one test (removed if a run before left it).
+fs::path temp_records(const std::string& tag) {
+    const fs::path p =
+        fs::temp_directory_path() / ("tessera_" + tag + "_" + std::to_string(getpid()) + ".jsonl");
+    fs::remove(p);
+    return p;
 }
 
 // The tests' kernel: a 96x80x64 GEMM's task, built for one thread.
@@ -69,11 +65,10 @@ TEST(Pin, TheTunerSearchesOnlyTheUnpinnedKnobsAndRecordsApply) {
     cpu.knobs["matmul.mr"] = pinned;
     EXPECT_EQ(t.default_trace.steps, topi::cpu_default_trace(t.func, t.anchor, cpu).steps);
 
-    const fs::path p = fs::temp_directory_path() / ("tessera_pin_" + std::to_string(getpid()) + ".jsonl");
-    fs::remove(p);
+    const fs::path p = temp_records("pin");
     {
         Database db(p.string());
-        TuneResult r = tune({t}, db, quick_options(10, bo.opt_level));
+        TuneResult r = tune({t}, db, quick_tune_options(10, bo.opt_level));
         ASSERT_GT(r.final.trials, 0);
         int knobbed = 0;
         for (const TuningRecord& rec : db.records()) {
@@ -117,11 +112,10 @@ TEST(Pin, PinnedStepsStartEveryRecordAndTheSearchSchedulesTheRest) {
     EXPECT_EQ(t.pinned.steps, prefix.steps);
     EXPECT_EQ(t.default_trace.steps, prefix.steps);  // the baseline: the steps alone
 
-    const fs::path p = fs::temp_directory_path() / ("tessera_pin_steps_" + std::to_string(getpid()) + ".jsonl");
-    fs::remove(p);
+    const fs::path p = temp_records("pin_steps");
     {
         Database db(p.string());
-        TuneResult r = tune({t}, db, quick_options(8, bo.opt_level));
+        TuneResult r = tune({t}, db, quick_tune_options(8, bo.opt_level));
         ASSERT_GT(r.final.trials, 0);
         int longer = 0;
         for (const TuningRecord& rec : db.records()) {
@@ -165,16 +159,14 @@ TEST(Pin, APinnedSearchResumesOnlyFromItsOwnRecords) {
     prefix.steps.assign(free_task.default_trace.steps.begin(),
                         free_task.default_trace.steps.begin() + 2);
     pin_task(pinned, KnobPins::from_json(prefix.to_json(), "steps.json"));
-    const fs::path p =
-        fs::temp_directory_path() / ("tessera_pin_resume_" + std::to_string(getpid()) + ".jsonl");
-    fs::remove(p);
+    const fs::path p = temp_records("pin_resume");
     Database db(p.string());
-    TuneResult unpinned = tune({free_task}, db, quick_options(6, bo.opt_level));
+    TuneResult unpinned = tune({free_task}, db, quick_tune_options(6, bo.opt_level));
     ASSERT_EQ(unpinned.final.trials, 6);
-    TuneResult first = tune({pinned}, db, quick_options(4, bo.opt_level));
+    TuneResult first = tune({pinned}, db, quick_tune_options(4, bo.opt_level));
     EXPECT_EQ(first.final.resumed, 0);  // the 6 unpinned trials are not its own
     EXPECT_EQ(first.measured, 4);
-    TuneResult again = tune({pinned}, db, quick_options(6, bo.opt_level));
+    TuneResult again = tune({pinned}, db, quick_tune_options(6, bo.opt_level));
     EXPECT_EQ(again.final.resumed, 4);  // its own 4, read back
     EXPECT_EQ(again.measured, 2);
     fs::remove(p);

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/autotune/space.h"
+#include "tests/engine/autotune/quick_tune_options.h"
 #include "engine/autotune/tuner.h"
 #include "engine/driver/driver.h"
 #include "engine/tir/interpreter.h"
@@ -55,17 +56,7 @@ fs::path temp_db(const std::string& name) {
     return p;
 }
 
-TuneOptions quick(int trials) {
-    TuneOptions o;
-    o.trials = trials;
-    o.batch = 4;
-    o.population = 16;
-    o.generations = 1;
-    o.measure.timing.min_seconds = 0.001;
-    o.measure.timing.min_repeat = 2;
-    o.measure.timeout_s = 5;
-    return o;
-}
+TuneOptions quick(int trials) { return test::quick_tune_options(trials); }
 
 graph::Graph two_layers() {
     graph::Graph g;
