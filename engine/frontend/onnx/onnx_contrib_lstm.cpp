@@ -36,19 +36,6 @@ std::string int64_constant(NodeRewriter& r, const onnx::NodeProto& n,
     return c.output(0);
 }
 
-std::string with_attrs(NodeRewriter& r, const onnx::NodeProto& n, const std::string& op,
-                       const std::vector<std::string>& inputs,
-                       const std::vector<onnx::AttributeProto>& attrs,
-                       std::vector<onnx::NodeProto>& out) {
-    onnx::NodeProto& m = out.emplace_back();
-    m.set_op_type(op);
-    m.set_name(r.fresh(node_name(n) + "_" + op));
-    for (const std::string& i : inputs) m.add_input(i);
-    m.add_output(r.fresh(node_name(n) + "_" + op));
-    for (const onnx::AttributeProto& a : attrs) *m.add_attribute() = a;
-    return m.output(0);
-}
-
 // The float weights (D, 4H, K) of quantized ones q (D, K, 4H) with a scale
 // and zero point per direction (D) or per direction and column (D, 4H).
 std::string dequantized_weights(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
@@ -71,16 +58,15 @@ std::string dequantized_weights(NodeRewriter& r, const Graphs& graphs, const onn
         r, n,
         sd.size() == 1 ? std::vector<int64_t>{sd[0], 1, 1} : std::vector<int64_t>{sd[0], 1, sd[1]},
         out);
-    std::string w =
-        with_attrs(r, n, "Cast", {n.input(q)}, {int_attr("to", onnx::TensorProto::FLOAT)}, out);
+    const onnx::AttributeProto to_float = int_attr("to", onnx::TensorProto::FLOAT);
+    std::string w = r.emit(n, "Cast", {n.input(q)}, out, "", {to_float});
     if (has_input(n, zero_point)) {
-        const std::string zp =
-            with_attrs(r, n, "Cast", {r.emit(n, "Reshape", {n.input(zero_point), shape}, out)},
-                       {int_attr("to", onnx::TensorProto::FLOAT)}, out);
+        const std::string zp = r.emit(
+            n, "Cast", {r.emit(n, "Reshape", {n.input(zero_point), shape}, out)}, out, "", {to_float});
         w = r.emit(n, "Sub", {w, zp}, out);
     }
     w = r.emit(n, "Mul", {w, r.emit(n, "Reshape", {n.input(scale), shape}, out)}, out);
-    return with_attrs(r, n, "Transpose", {w}, {ints_attr("perm", {0, 2, 1})}, out);
+    return r.emit(n, "Transpose", {w}, out, "", {ints_attr("perm", {0, 2, 1})});
 }
 
 }  // namespace

@@ -193,13 +193,7 @@ bool qlinear(NodeRewriter& r, onnx::NodeProto& n, std::vector<onnx::NodeProto>& 
         TS_USER_CHECK(axis != nullptr) << r.where(n) << ": attribute 'axis' is missing";
         std::vector<std::string> xs;
         for (int i = 2; i < n.input_size(); i += 3) xs.push_back(dequantized(r, n, i, out));
-        onnx::NodeProto& c = out.emplace_back();
-        c.set_op_type("Concat");
-        c.set_name(r.fresh(node_name(n) + "_Concat"));
-        for (const std::string& x : xs) c.add_input(x);
-        c.add_output(r.fresh(node_name(n) + "_concat"));
-        *c.add_attribute() = *axis;
-        const std::string y = c.output(0);
+        const std::string y = r.emit(n, "Concat", xs, out, "", {*axis});
         TS_USER_CHECK(has_input(n, 1)) << r.where(n) << ": Y_zero_point is missing";
         r.emit(n, "QuantizeLinear", {y, n.input(0), n.input(1)}, out, n.output(0));
     } else {

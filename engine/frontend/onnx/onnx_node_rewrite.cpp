@@ -87,12 +87,14 @@ std::string NodeRewriter::where(const onnx::NodeProto& n) const {
 
 std::string NodeRewriter::emit(const onnx::NodeProto& n, const std::string& op,
                                const std::vector<std::string>& inputs,
-                               std::vector<onnx::NodeProto>& out, const std::string& result) {
+                               std::vector<onnx::NodeProto>& out, const std::string& result,
+                               const std::vector<onnx::AttributeProto>& attrs) {
     onnx::NodeProto m;
     m.set_op_type(op);
     m.set_name(fresh(node_name(n) + "_" + op));
     for (const auto& i : inputs) m.add_input(i);
     m.add_output(result.empty() ? fresh(node_name(n) + "_" + op) : result);
+    for (const onnx::AttributeProto& a : attrs) *m.add_attribute() = a;
     out.push_back(m);
     return m.output(0);
 }

@@ -34,10 +34,12 @@ struct NodeRewriter {
     /// "FILE: node 'N' (op OP, opset 23)".
     std::string where(const onnx::NodeProto& n) const;
 
-    /// Appends `op(inputs)` (a fresh output, or `result`) to `out`; returns the output.
+    /// Appends `op(inputs)` with `attrs` (a fresh output, or `result`) to
+    /// `out`; returns the output.
     std::string emit(const onnx::NodeProto& n, const std::string& op,
                      const std::vector<std::string>& inputs, std::vector<onnx::NodeProto>& out,
-                     const std::string& result = "");
+                     const std::string& result = "",
+                     const std::vector<onnx::AttributeProto>& attrs = {});
     /// A scalar constant `v` of `like`'s dtype (Constant + CastLike), or a
     /// float32 one when !cast_like.
     std::string scalar_like(const onnx::NodeProto& n, const std::string& like, float v,
