@@ -13,6 +13,9 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
+#include <cstdio>
+#include <map>
+#include <string>
 
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/layer_error_table.h"
@@ -148,6 +151,75 @@ TEST(StudioTruth, TuneThenRunAppliesTheRecordsAtTheRunsThreadCountAndExportKeeps
     EXPECT_EQ(meta["threads"].toInt(), 2);
     EXPECT_EQ(meta["opt_level"].toInt(), 2);
     EXPECT_EQ(meta["tuned_kernels"].toArray().size(), applied);
+}
+
+namespace {
+
+// Per kernel (task name): the default schedule's time over the best record's,
+// as the tuner measured them (the baseline record and the best confirmed one).
+std::map<std::string, double> tunedGains(const autotune::Database& db) {
+    std::map<std::string, double> defaults, gains;
+    for (const auto& r : db.records())
+        if (r.baseline && r.ok()) defaults[r.task] = r.median_ms();
+    for (const auto& r : db.records()) {
+        const autotune::TuningRecord* best = db.best(r.workload, "llvm", r.opt_level, r.threads);
+        if (best && defaults.count(r.task)) gains[r.task] = defaults[r.task] / best->median_ms();
+    }
+    return gains;
+}
+
+double kernelMs(const RunResult& run, const QString& kernel) {
+    for (const auto& k : run.kernels)
+        if (k.kernel == kernel) return k.ms;
+    return -1;
+}
+
+}  // namespace
+
+// The done-when's "tune -> Run -> the tuned kernels' times drop", timed: at -O1
+// the tuner finds schedules well ahead of some default ones (the NCHW max pool
+// here), and the Run after tuning runs those kernels faster than the Run before.
+TEST(StudioTruth, TuneThenRunTheTunedKernelsRunFasterThanBefore) {
+    QTemporaryDir dir;
+    OpenStudio s;
+    ASSERT_TRUE(s.ok);
+    s.window.workspace()->setTuningDatabase(dir.filePath("tuning.jsonl"));
+    s.window.settingsBar()->setOptLevel(1);
+    s.window.settingsBar()->setThreads(1);
+    QString error;
+    const RunResult* first = s.run(&error);
+    ASSERT_NE(first, nullptr) << error.toStdString();
+    EXPECT_EQ(first->recordsApplied, 0);
+    const RunResult before = *first;  // the next Run replaces it
+
+    ASSERT_TRUE(s.tune(48, &error)) << error.toStdString();
+    const RunResult* after = s.run(&error);
+    ASSERT_NE(after, nullptr) << error.toStdString();
+    ASSERT_GT(after->recordsApplied, 0);
+    EXPECT_TRUE(s.window.runs()->lastRunLabel()->text().contains(QString("%1 tuned").arg(after->recordsApplied)));
+
+    const std::map<std::string, double> gains =
+        tunedGains(autotune::Database(dir.filePath("tuning.jsonl").toStdString(), true));
+    double tunedBefore = 0, tunedAfter = 0;
+    int clearWins = 0;
+    for (const auto& k : after->kernels) {
+        if (!k.tuned) continue;
+        const double was = kernelMs(before, k.kernel);
+        ASSERT_GT(was, 0) << k.kernel.toStdString() << " did not run before tuning";
+        tunedBefore += was;
+        tunedAfter += k.ms;
+        auto gain = gains.find(k.kernel.toStdString());
+        std::printf("  %s: %.4f -> %.4f ms (tuner: %.2fx)\n", qPrintable(k.kernel), was, k.ms,
+                    gain == gains.end() ? 0.0 : gain->second);
+        if (gain != gains.end() && gain->second >= 1.5) {  // a clear win by the tuner's clock
+            ++clearWins;
+            EXPECT_LT(k.ms, was) << k.kernel.toStdString() << ": tuned " << gain->second
+                                 << "x faster, but Run did not get faster";
+        }
+    }
+    std::printf("  tuned kernels in all: %.4f -> %.4f ms\n", tunedBefore, tunedAfter);
+    EXPECT_GT(clearWins, 0) << "the tuner found no kernel 1.5x faster than its default";
+    EXPECT_LT(tunedAfter, tunedBefore);
 }
 
 namespace {
