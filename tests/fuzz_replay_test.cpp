@@ -59,6 +59,11 @@ TEST(FuzzReplay, PackageCorpus) {
     // relocating it while the entry recomputed lib.so's checksum): native code
     // whose bytes do not match is refused by its checksum, never loaded.
     EXPECT_TRUE(rejected(load_package, slurp(kFuzz / "regressions" / "package_lib_so_inserted_byte.tar")));
+    // A package whose meta.json records the hash of its damaged lib.so (found
+    // by fuzz_package_load: it wrote the hash the loader compared with into
+    // the index, and dlopen crashed on the library). The checksums agree, so
+    // it is read and verified; the target does not load native code.
+    rejected(load_package, slurp(kFuzz / "regressions" / "package_forged_lib_so_checksum.tar"));
     // An index naming a member the package does not hold (found by
     // fuzz_package_load: std::out_of_range escaped the loader).
     EXPECT_TRUE(rejected(load_package, slurp(kFuzz / "regressions" / "package_specialization_member_missing.tar")));

@@ -93,7 +93,7 @@ void check_meta(const json& meta, const std::map<std::string, const TarMember*>&
 }
 
 std::shared_ptr<LoadedPackage> load_cuda_package(const std::vector<TarMember>& all,
-                                                 const std::string& what) {
+                                                 const std::string& what, bool load_code) {
     CudaPackageContents c = read_cuda_package(all, what);
     auto pkg = std::make_shared<LoadedPackage>();
     pkg->path = what;
@@ -102,7 +102,7 @@ std::shared_ptr<LoadedPackage> load_cuda_package(const std::vector<TarMember>& a
         if (m.name == kMetaMember) pkg->meta_json = m.data;
         if (m.name == kGraphMember) pkg->graph_json = m.data;
     }
-    pkg->cuda_executor = load_cuda_executor(c, what);  // UserError without a device
+    if (load_code) pkg->cuda_executor = load_cuda_executor(c, what);  // UserError without a device
     pkg->name = c.name;
     pkg->node_names = c.node_names;
     pkg->node_ops = c.node_ops;
@@ -113,11 +113,12 @@ std::shared_ptr<LoadedPackage> load_cuda_package(const std::vector<TarMember>& a
 }
 
 std::shared_ptr<LoadedPackage> load_archive(const std::string& bytes, const std::string& what,
-                                            bool allow_specializations);
+                                            bool allow_specializations, bool load_code);
 
 // A package of several input shapes: the index, then each member a whole package.
 std::shared_ptr<LoadedPackage> load_specialized(
-    const std::map<std::string, const TarMember*>& members, const std::string& what) {
+    const std::map<std::string, const TarMember*>& members, const std::string& what,
+    bool load_code) {
     const std::string& text = members.at(kSpecializationsMember)->data;
     json idx = parse_member_json(text, what, kSpecializationsMember);
     auto pkg = std::make_shared<LoadedPackage>();
@@ -142,7 +143,7 @@ std::shared_ptr<LoadedPackage> load_specialized(
             for (const auto& [name, dims] : list[k].at("shapes").items())
                 spec.shapes[name] = dims.get<std::vector<int64_t>>();
             spec.package = load_archive(members.at(names[k])->data,
-                                        what + " (" + names[k] + ")", false);
+                                        what + " (" + names[k] + ")", false, load_code);
             pkg->specializations.push_back(std::move(spec));
         }
     } catch (const json::exception& e) {  // a field of the wrong type
@@ -208,23 +209,23 @@ std::shared_ptr<LoadedPackage> load_package(const std::string& path) {
 }
 
 std::shared_ptr<LoadedPackage> load_package_bytes(const std::string& bytes,
-                                                  const std::string& what) {
-    return load_archive(bytes, what, true);
+                                                  const std::string& what, bool load_code) {
+    return load_archive(bytes, what, true, load_code);
 }
 
 namespace {
 
 std::shared_ptr<LoadedPackage> load_archive(const std::string& bytes, const std::string& what,
-                                            bool allow_specializations) {
+                                            bool allow_specializations, bool load_code) {
     std::vector<TarMember> all = read_tar(bytes, what);
     std::map<std::string, const TarMember*> members;
     for (const TarMember& m : all) members[m.name] = &m;
     if (members.count(kSpecializationsMember)) {
         TS_USER_CHECK(allow_specializations)
             << what << ": a specialisation holds specialisations itself; the package is corrupt";
-        return load_specialized(members, what);
+        return load_specialized(members, what, load_code);
     }
-    if (is_cuda_package(all)) return load_cuda_package(all, what);
+    if (is_cuda_package(all)) return load_cuda_package(all, what, load_code);
     for (const char* name : {kMetaMember, kLibMember, kGraphMember, kParamsMember}) {
         TS_USER_CHECK(members.count(name))
             << what << ": the package has no member '" << name
@@ -284,7 +285,7 @@ std::shared_ptr<LoadedPackage> load_archive(const std::string& bytes, const std:
             pkg->node_names.push_back(nd.value("name", std::string()));
             pkg->node_ops.push_back(nd.value("op", std::string()));
         }
-        lib = open_library(members[kLibMember]->data, what);
+        if (load_code) lib = open_library(members[kLibMember]->data, what);
         for (const json& cj : g.at("calls")) {
             runtime::KernelCall c;
             c.kernel = cj.at("kernel").get<std::string>();
@@ -296,15 +297,22 @@ std::shared_ptr<LoadedPackage> load_archive(const std::string& bytes, const std:
                 c.nodes.push_back(k);
             }
             c.flops = cj.value("flops", 0.0);
-            c.fn = reinterpret_cast<runtime::KernelFn>(dlsym(lib->handle, c.kernel.c_str()));
-            TS_USER_CHECK(c.fn != nullptr)
-                << what << ": lib.so has no kernel '" << c.kernel << "'; the package is corrupt";
+            if (lib) {
+                c.fn = reinterpret_cast<runtime::KernelFn>(dlsym(lib->handle, c.kernel.c_str()));
+                TS_USER_CHECK(c.fn != nullptr)
+                    << what << ": lib.so has no kernel '" << c.kernel << "'; the package is corrupt";
+            }
             pkg->total_flops += c.flops;
             calls.push_back(std::move(c));
         }
     } catch (const json::exception& e) {
         TS_USER_FAIL() << what << ": graph.json is malformed (" << e.what()
                        << "); the package is corrupt";
+    }
+    if (!lib) {  // verified, not loaded: no executor
+        pkg->input_names = std::move(input_names);
+        pkg->output_names = std::move(output_names);
+        return pkg;
     }
     pkg->executor = std::make_shared<runtime::GraphExecutor>(
         std::move(types), std::move(constants), std::move(inputs), std::move(outputs),

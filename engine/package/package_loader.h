@@ -59,9 +59,14 @@ std::string specialization_list(const LoadedPackage& pkg);
 /// driver or device is available.
 std::shared_ptr<LoadedPackage> load_package(const std::string& path);
 
-/// Same, from the archive's bytes (`what` names it in errors).
+/// Same, from the archive's bytes (`what` names it in errors). With
+/// `load_code` false, everything is read and verified but no native code is
+/// loaded (lib.so is not opened, no CUDA module is loaded) and the package
+/// has no executor: a self-consistent package's code is trusted, and dlopen
+/// of crafted bytes can crash the process (the fuzz target checks the
+/// loader this way).
 std::shared_ptr<LoadedPackage> load_package_bytes(const std::string& bytes,
-                                                  const std::string& what);
+                                                  const std::string& what, bool load_code = true);
 
 /// True when the file starts like a ustar archive (what `tessera run` uses to
 /// tell a package from an ONNX model).

@@ -158,6 +158,21 @@ TEST(Package, RoundTripGivesTheJitsOutputsBitForBit) {
     EXPECT_EQ(meta["members"]["lib.so"].get<std::string>().size(), 64u);
 }
 
+TEST(Package, VerifiedWithoutLoadingItsCodeItHasNoExecutor) {
+    Exported& e = exported();
+    std::shared_ptr<LoadedPackage> pkg = load_package_bytes(e.bytes, "mlp.tar", /*load_code=*/false);
+    EXPECT_EQ(pkg->executor, nullptr);  // lib.so was not opened
+    EXPECT_EQ(pkg->name, "mlp");
+    EXPECT_EQ(pkg->input_names, std::vector<std::string>{"x"});
+    EXPECT_EQ(pkg->output_names, std::vector<std::string>{"bias2_out"});
+    EXPECT_EQ(pkg->node_names.size(), 5u);
+    // Everything else is still checked: a damaged params.bin checksum is refused.
+    std::vector<TarMember> members = read_tar(e.bytes, "mlp.tar");
+    for (TarMember& m : members)
+        if (m.name == kParamsMember) m.data[0] = char(m.data[0] ^ 1);
+    EXPECT_THROW(load_package_bytes(write_tar(members), "mlp.tar", false), UserError);
+}
+
 TEST(Package, CInterfaceLoadsAndRuns) {
     Exported& e = exported();
     std::vector<NDArray> in = driver::random_inputs(e.g, 9);
