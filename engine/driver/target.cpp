@@ -10,7 +10,8 @@ namespace tessera::driver {
 std::vector<std::string> cuda_pass_pipeline(const std::vector<std::string>& spec, int opt_level) {
     std::vector<std::string> out;
     for (const std::string& p : passes::resolve_pipeline(spec, opt_level))
-        if (p != "convert_layout") out.push_back(p);  // NCHWc blocking is for CPU vectors
+        // NCHWc blocking is for CPU vectors; the GPU rules have no attention kernel.
+        if (p != "convert_layout" && p != "fuse_attention") out.push_back(p);
     return out;
 }
 

@@ -412,6 +412,17 @@ double node_flops(const Graph& g, const Node& n) {
         return logical_elements(type_of(n.inputs[0]), n);
     }
     if (op == "nn.softmax") return 5.0 * out_elems;
+    if (op == "nn.attention" && n.inputs.size() >= 3) {
+        // What the ops it replaces count: two products, the scale, the mask's
+        // add and the softmax over the scores.
+        const auto& b = type_of(n.inputs[1]).shape;  // (.., D, Sk)
+        if (b.size() < 2) return 0;
+        const double d = double(b[b.size() - 2]), sk = double(b.back());
+        const double scores = out_elems / double(type_of(n.outputs[0]).shape.back()) * sk;
+        const double scale = n.attr_float("scale", 1.0) != 1.0 ? scores : 0;
+        const double mask = n.inputs.size() > 3 ? scores : 0;
+        return 2.0 * scores * d + 2.0 * out_elems * sk + scale + mask + 5.0 * scores;
+    }
     return 0;  // reshape and other data movement
 }
 

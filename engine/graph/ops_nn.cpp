@@ -136,6 +136,37 @@ Types infer_softmax(const Node& n, const Types& in) {
     return {in[0]};
 }
 
+// A [.., Sq, D], B [.., D, Sk], V [.., Sk, Dv] with the same batch dims, an
+// optional additive mask that broadcasts to the scores [.., Sq, Sk].
+Types infer_attention(const Node& n, const Types& in) {
+    expect_arity(n, in, 3, 4);
+    for (size_t i = 0; i < in.size(); ++i) expect_float(n, in, i, -1);
+    const auto& a = in[0].shape;
+    const auto& b = in[1].shape;
+    const auto& v = in[2].shape;
+    const size_t r = a.size();
+    TS_USER_CHECK(r >= 2 && b.size() == r && v.size() == r)
+        << where(n) << ": Q, K^T and V must have one rank of at least 2, got " << in[0].str()
+        << ", " << in[1].str() << ", " << in[2].str();
+    TS_USER_CHECK(std::equal(a.begin(), a.end() - 2, b.begin()) &&
+                  std::equal(a.begin(), a.end() - 2, v.begin()))
+        << where(n) << ": Q, K^T and V must have the same batch dims, got " << in[0].str() << ", "
+        << in[1].str() << ", " << in[2].str();
+    TS_USER_CHECK(b[r - 2] == a[r - 1] && v[r - 2] == b[r - 1])
+        << where(n) << ": Q " << in[0].str() << " x K^T " << in[1].str() << " x V " << in[2].str()
+        << " do not chain";
+    std::vector<int64_t> scores = a;
+    scores[r - 1] = b[r - 1];
+    if (in.size() == 4) {
+        TS_USER_CHECK(broadcast_shapes(n, scores, in[3].shape) == scores)
+            << where(n) << ": mask " << in[3].str() << " does not broadcast to the scores "
+            << shape_str(scores);
+    }
+    std::vector<int64_t> out = a;
+    out[r - 1] = v[r - 1];
+    return {TensorType{DType::Float32, out}};
+}
+
 }  // namespace
 
 void add_nn_ops(std::vector<OpDef>& table) {
@@ -162,6 +193,11 @@ void add_nn_ops(std::vector<OpDef>& table) {
         {"nn.softmax",
          "Softmax along axis; coerce=1 normalises over all dims from axis on (ONNX opset < 13)",
          OpPattern::Opaque, infer_softmax});
+    table.push_back({"nn.attention",
+                     "Scaled dot-product attention softmax(Q K^T * scale + mask) V along the last "
+                     "axis; inputs Q [.., Sq, D], K^T [.., D, Sk], V [.., Sk, Dv], optional "
+                     "additive mask; scale (default 1)",
+                     OpPattern::Opaque, infer_attention});
 }
 
 }  // namespace tessera::graph::detail

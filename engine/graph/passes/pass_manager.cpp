@@ -14,6 +14,7 @@
 #include "engine/graph/passes/eliminate_common_subexpr.h"
 #include "engine/graph/passes/fold_constants.h"
 #include "engine/graph/passes/fold_scale_axis.h"
+#include "engine/graph/passes/fuse_attention.h"
 #include "engine/graph/passes/fuse_gelu.h"
 #include "engine/graph/passes/fuse_layer_norm.h"
 #include "engine/graph/passes/fuse_ops.h"

@@ -79,6 +79,8 @@ Tensors max_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors global_avg_pool2d(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors reshape(const graph::Node& n, const Tensors& in, const Types& out);
 Tensors softmax(const graph::Node& n, const Tensors& in, const Types& out);
+/// nn.attention (topi_attention.cpp).
+Tensors attention(const graph::Node& n, const Tensors& in, const Types& out);
 
 // topi_unary.cpp / topi_elemwise.cpp
 bool is_unary_op(const std::string& op);

@@ -30,6 +30,7 @@ const detail::ComputeTable& table() {
         {"nn.global_avg_pool2d", detail::global_avg_pool2d},
         {"reshape", detail::reshape},
         {"nn.softmax", detail::softmax},
+        {"nn.attention", detail::attention},
         {"where", detail::where_op},
         {"argmax", detail::arg_reduce},
         {"argmin", detail::arg_reduce},

@@ -11,6 +11,7 @@
 #include "engine/schedule/schedule.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
+#include "engine/topi/cpu/schedule_cpu_attention.h"
 #include "engine/topi/cpu/schedule_cpu_conv.h"
 #include "engine/topi/cpu/schedule_cpu_matmul.h"
 #include "engine/topi/cpu/schedule_cpu_rows.h"
@@ -221,6 +222,7 @@ Schedule build(const tir::PrimFunc& f, const graph::Node& n, const CpuScheduleOp
     if ((n.op == "nn.softmax" || n.op == "nn.log_softmax" || n.op == "nn.layer_norm") &&
         schedule_row_chain(s, o))
         return s;
+    if (n.op == "nn.attention" && schedule_attention(s, o)) return s;
     const CpuOpClass cls = cpu_op_class(n);
     std::vector<std::string> done;  // epilogues already placed by the matmul rule
     for (const std::string& block : s.blocks()) {

@@ -16,14 +16,13 @@ using schedule::Schedule;
 using schedule::work;
 using Names = std::vector<std::string>;
 
-namespace {
-
-/// The vector width W for a row of `extent` elements: two vectors, one, or 0.
 int64_t row_vector_width(int64_t extent, const CpuScheduleOptions& o) {
     const int64_t lanes = std::max(o.vector_lanes, 4);
     const int64_t w = extent % (2 * lanes) == 0 ? 2 * lanes : extent % lanes == 0 ? lanes : 0;
     return w > 0 && extent >= 2 * w ? w : 0;
 }
+
+namespace {
 
 /// Whether `block` reduces its innermost loop over the last dimension of
 /// every buffer it reads, all its other loops spatial.
@@ -49,8 +48,8 @@ bool parallel_ok(const CpuScheduleOptions& o, int64_t w) {
     return o.threads != 1 && w >= kMinParallelWork;
 }
 
-/// Splits a row reduction's loop by W and rfactors it: returns the rf
-/// block (loops (rows.., k / W, W), not yet vectorized).
+}  // namespace
+
 std::string rfactor_row(Schedule& s, const std::string& block, int64_t w) {
     Names loops = s.get_loops(block);
     const tir::Block* b = find_block(s.func(), block);
@@ -59,13 +58,10 @@ std::string rfactor_row(Schedule& s, const std::string& block, int64_t w) {
     return s.rfactor(ks[1], out_rank);
 }
 
-/// Splits rf block `rf` into an init above its k / W loop and the update.
 void decompose_rf(Schedule& s, const std::string& rf) {
     Names l = s.get_loops(rf);
     s.decompose_reduction(rf, l[l.size() - 2]);
 }
-
-}  // namespace
 
 bool vectorize_row_reduction(Schedule& s, const std::string& block, const CpuScheduleOptions& o,
                              bool fuse_rows) {

@@ -10,6 +10,16 @@
 
 namespace tessera::topi {
 
+/// The vector width W for a row of `extent` elements: two vectors, one, or 0.
+int64_t row_vector_width(int64_t extent, const CpuScheduleOptions& o);
+
+/// Splits a row reduction's loop by W and rfactors it: returns the rf
+/// block (loops (rows.., k / W, W), not yet vectorized).
+std::string rfactor_row(schedule::Schedule& s, const std::string& block, int64_t w);
+
+/// Splits rf block `rf` into an init above its k / W loop and the update.
+void decompose_rf(schedule::Schedule& s, const std::string& rf);
+
 /// A reduction block whose innermost loop walks the last dimension of
 /// everything it reads: the loop is split by a vector width W and
 /// rfactor'ed, so W partial results accumulate in one vector per row

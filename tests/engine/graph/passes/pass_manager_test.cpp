@@ -12,7 +12,7 @@ using namespace testing;
 
 TEST(PassRegistry, EveryPassHasANameADescriptionAndALevel) {
     const auto& list = all_passes();
-    ASSERT_EQ(list.size(), 11u);
+    ASSERT_EQ(list.size(), 12u);
     for (const PassInfo& p : list) {
         EXPECT_FALSE(p.description.empty()) << p.name;
         EXPECT_NE(p.fn, nullptr) << p.name;
@@ -28,9 +28,9 @@ TEST(PassRegistry, DefaultPipelinesGrowWithOptLevel) {
     EXPECT_EQ(default_pipeline(2),
               (std::vector<std::string>{"fold_constants", "simplify_inference",
                                         "eliminate_common_subexpr", "fuse_layer_norm", "fuse_gelu",
-                                        "convert_layout", "winograd", "sink_reshapes",
-                                        "dead_code_elimination", "fuse_ops"}));
-    EXPECT_EQ(default_pipeline(3).size(), 11u);
+                                        "fuse_attention", "convert_layout", "winograd",
+                                        "sink_reshapes", "dead_code_elimination", "fuse_ops"}));
+    EXPECT_EQ(default_pipeline(3).size(), 12u);
     EXPECT_THROW(default_pipeline(4), UserError);
 }
 
@@ -40,7 +40,7 @@ TEST(PassRegistry, ResolvesExactAndRelativeLists) {
     EXPECT_EQ(resolve_pipeline({"-fuse_ops", "+fold_scale_axis"}, 2),
               (std::vector<std::string>{"fold_constants", "simplify_inference",
                                         "eliminate_common_subexpr", "fuse_layer_norm", "fuse_gelu",
-                                        "fold_scale_axis", "convert_layout", "winograd",
+                                        "fuse_attention", "fold_scale_axis", "convert_layout", "winograd",
                                         "sink_reshapes", "dead_code_elimination"}));
     EXPECT_TRUE(resolve_pipeline({"none"}, 2).empty());
     EXPECT_EQ(resolve_pipeline({}, 2), default_pipeline(2));
