@@ -420,7 +420,7 @@ double node_flops(const Graph& g, const Node& n) {
         const double d = double(b[b.size() - 2]), sk = double(b.back());
         const double scores = out_elems / double(type_of(n.outputs[0]).shape.back()) * sk;
         const double scale = n.attr_float("scale", 1.0) != 1.0 ? scores : 0;
-        const double mask = n.inputs.size() > 3 ? scores : 0;
+        const double mask = n.inputs.size() > 3 && !n.attrs.count("mask_fill") ? scores : 0;
         return 2.0 * scores * d + 2.0 * out_elems * sk + scale + mask + 5.0 * scores;
     }
     return 0;  // reshape and other data movement

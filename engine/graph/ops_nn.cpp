@@ -140,7 +140,11 @@ Types infer_softmax(const Node& n, const Types& in) {
 // optional additive mask that broadcasts to the scores [.., Sq, Sk].
 Types infer_attention(const Node& n, const Types& in) {
     expect_arity(n, in, 3, 4);
-    for (size_t i = 0; i < in.size(); ++i) expect_float(n, in, i, -1);
+    const bool fills = n.attrs.count("mask_fill") != 0;
+    for (size_t i = 0; i < 3; ++i) expect_float(n, in, i, -1);
+    if (in.size() == 4 && !fills) expect_float(n, in, 3, -1);
+    TS_USER_CHECK(!fills || (in.size() == 4 && in[3].dtype == DType::Bool))
+        << where(n) << ": mask_fill needs a bool mask (where(mask, scores, mask_fill))";
     const auto& a = in[0].shape;
     const auto& b = in[1].shape;
     const auto& v = in[2].shape;
@@ -196,7 +200,8 @@ void add_nn_ops(std::vector<OpDef>& table) {
     table.push_back({"nn.attention",
                      "Scaled dot-product attention softmax(Q K^T * scale + mask) V along the last "
                      "axis; inputs Q [.., Sq, D], K^T [.., D, Sk], V [.., Sk, Dv], optional "
-                     "additive mask; scale (default 1)",
+                     "additive mask; scale (default 1); with mask_fill the mask is bool and "
+                     "where(mask, scores, mask_fill) replaces the add",
                      OpPattern::Opaque, infer_attention});
 }
 

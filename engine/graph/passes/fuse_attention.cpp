@@ -20,6 +20,8 @@ struct Match {
     std::vector<int> nodes;  // the matched nodes, the last matmul last
     int q = -1, kt = -1, v = -1, mask = -1;
     double scale = 1.0;
+    bool where = false;  // mask is a condition: where(mask, scores, fill)
+    double fill = 0;
 };
 
 class Matcher : PatternMatcher {
@@ -36,7 +38,8 @@ public:
         int64_t axis = softmax.attr_int("axis", rank - 1);
         if (axis < 0) axis += rank;
         if (rank < 2 || axis != rank - 1 || type(x).dtype != graph::DType::Float32) return {};
-        // Backwards from the softmax's input: [add mask] <- [scale] <- matmul.
+        // Backwards from the softmax's input: [add mask | where(mask, s, fill)]
+        // <- [scale] <- matmul.
         int s = x;
         std::vector<int> nodes;
         if (const int add = producer_of(s, sm); add >= 0 && node(add).op == "add") {
@@ -45,13 +48,26 @@ public:
                 const int from = a.inputs[size_t(side)], other = a.inputs[size_t(1 - side)];
                 const int p = producer_of(from, add);
                 if (p >= 0 && (node(p).op == "nn.matmul" || is_scaling(node(p))) &&
-                    mask_fits(other, scores)) {
+                    mask_fits(other, scores, graph::DType::Float32)) {
                     m.mask = other;
                     s = from;
                     nodes.push_back(add);
                 }
             }
             if (m.mask < 0) return {};
+        } else if (const int w = producer_of(s, sm); w >= 0 && node(w).op == "where") {
+            // A causal mask as decoders write it: where(keep, scores, -inf or a
+            // large negative number).
+            const graph::Node& wn = node(w);
+            const int fill = wn.inputs.at(2);
+            if (!is_float_constant(m_g, fill) || type(fill).num_elements() != 1 ||
+                !mask_fits(wn.inputs[0], scores, graph::DType::Bool))
+                return {};
+            m.mask = wn.inputs[0];
+            m.fill = constant_floats(m_g.values[size_t(fill)]).at(0);
+            m.where = true;
+            s = wn.inputs[1];
+            nodes.push_back(w);
         }
         int qk = producer_of(s, nodes.empty() ? sm : nodes.back());
         if (qk >= 0 && is_scaling(node(qk))) {
@@ -94,10 +110,10 @@ private:
                type(n.inputs[0]).shape.size() >= type(n.inputs[1]).shape.size();
     }
 
-    /// A float32 value that broadcasts to `scores` without growing it.
-    bool mask_fits(int v, const std::vector<int64_t>& scores) const {
+    /// A value of `dtype` that broadcasts to `scores` without growing it.
+    bool mask_fits(int v, const std::vector<int64_t>& scores, graph::DType dtype) const {
         const auto& ms = type(v).shape;
-        if (type(v).dtype != graph::DType::Float32 || ms.size() > scores.size()) return false;
+        if (type(v).dtype != dtype || ms.size() > scores.size()) return false;
         for (size_t i = 0; i < ms.size(); ++i) {
             const int64_t want = scores[scores.size() - ms.size() + i];
             if (ms[i] != 1 && ms[i] != want) return false;
@@ -142,6 +158,7 @@ graph::Graph fuse_attention(const graph::Graph& in, const PassContext&) {
         if (m.mask >= 0) n.inputs.push_back(m.mask);
         n.attrs.clear();
         if (m.scale != 1.0) n.attrs["scale"] = m.scale;
+        if (m.where) n.attrs["mask_fill"] = m.fill;
         for (int k : m.nodes)
             if (k != m.nodes.back()) keep[size_t(k)] = false;
         changed = true;

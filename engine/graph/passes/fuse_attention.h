@@ -10,9 +10,11 @@ namespace tessera::passes {
 
 /// Rewrites matmul(softmax(matmul(Q, K^T) [* s | / s] [+ mask]), V), softmax
 /// over the last axis, into nn.attention(Q, K^T, V [, mask], scale = s or
-/// 1 / s). Q [.., Sq, D], K^T [.., D, Sk] and V [.., Sk, Dv] must have the
+/// 1 / s); with where(keep, scores, c) (c a scalar constant: a causal mask as
+/// decoders write it) in place of the add, the bool `keep` is the mask and
+/// mask_fill = c. Q [.., Sq, D], K^T [.., D, Sk] and V [.., Sk, Dv] must have the
 /// same batch dims (no broadcasting), s a float32 scalar constant, the mask
-/// float32 and broadcastable to the scores; every intermediate must have no
+/// (float32, or bool for where) broadcastable to the scores; every intermediate must have no
 /// other reader and not be a graph output, and a head's scores at least
 /// 256 x 256 (Sq x Sk; shorter sequences run faster unfused). The matched
 /// nodes are removed.

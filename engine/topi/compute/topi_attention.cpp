@@ -28,6 +28,9 @@ Tensors attention(const graph::Node& n, const Tensors& in, const Types& out) {
         << where(n) << ": output type " << out[0].str() << " differs from Q's rows x V's columns";
     const Expr scale = tir::make_const(q.dtype(), n.attr_float("scale", 1.0));
     const bool scaled = n.attr_float("scale", 1.0) != 1.0;
+    // where(mask, scores, mask_fill) instead of scores + mask.
+    const bool fills = n.attrs.count("mask_fill") != 0;
+    const Expr fill = tir::make_const(q.dtype(), n.attr_float("mask_fill", 0.0));
 
     // idx without its last entry, then `last` appended.
     auto with_last = [](std::vector<Expr> idx, Expr last) {
@@ -57,7 +60,10 @@ Tensors attention(const graph::Node& n, const Tensors& in, const Types& out) {
     auto logit = [&](const std::vector<Expr>& idx) {
         Expr x = qk(idx);
         if (scaled) x = x * scale;
-        if (in.size() == 4) x = x + in[3](broadcast_index(idx, scores_shape, in[3].shape()));
+        if (in.size() == 4) {
+            const Expr m = in[3](broadcast_index(idx, scores_shape, in[3].shape()));
+            x = fills ? tir::select(m, x, fill) : x + m;
+        }
         return x;
     };
     tir::IterVar kmax = te::reduce_axis(sk, "j");

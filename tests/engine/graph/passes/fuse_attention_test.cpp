@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "engine/driver/driver.h"
 #include "engine/tir/printer.h"
 #include "engine/tir/structural_equal.h"
@@ -24,6 +26,7 @@ struct AttentionForm {
     Scaling scaling = Scaling::kMultiply;
     std::vector<int64_t> mask;  // empty: no mask; else its shape
     bool mask_first = false;    // add(mask, scores) instead of add(scores, mask)
+    bool causal = false;        // where(keep, scores, lowest float): keep[i][j] = j <= i
     bool probs_read_elsewhere = false;
     int64_t softmax_axis = -1;
 };
@@ -33,7 +36,20 @@ std::vector<int64_t> with(std::vector<int64_t> batch, std::initializer_list<int6
     return batch;
 }
 
-/// matmul(softmax(matmul(q, kt) [* or / c] [+ mask]), v) as exporters write it.
+/// A bool constant [sq, sk]: j <= i (a decoder's causal mask).
+int causal_keep(graph::Graph& g, int64_t sq, int64_t sk) {
+    auto data = std::make_shared<graph::ConstantData>();
+    for (int64_t i = 0; i < sq; ++i)
+        for (int64_t j = 0; j < sk; ++j) data->bytes.push_back(j <= i ? 1 : 0);
+    graph::Value v;
+    v.name = "keep";
+    v.type = graph::TensorType{graph::DType::Bool, {sq, sk}};
+    v.constant = data;
+    return g.add_value(std::move(v));
+}
+
+/// matmul(softmax(matmul(q, kt) [* or / c] [+ mask | where(keep, ., lowest)]), v)
+/// as exporters write it.
 graph::Graph attention(const AttentionForm& f) {
     graph::Graph g;
     int q = input(g, "q", with(f.batch, {f.sq, f.d}));
@@ -44,6 +60,10 @@ graph::Graph attention(const AttentionForm& f) {
         s = node(g, "multiply", "scaled", {s, constant(g, "c", {}, 0, 0.35f)});
     if (f.scaling == Scaling::kDivide)
         s = node(g, "divide", "scaled", {s, constant(g, "c", {}, 0, 2.83f)});
+    if (f.causal)
+        s = node(g, "where", "masked",
+                 {causal_keep(g, f.sq, f.sk), s,
+                  constant(g, "lowest", {}, 0, std::numeric_limits<float>::lowest())});
     if (!f.mask.empty()) {
         int m = constant(g, "mask", f.mask, 7);
         s = node(g, "add", "masked",
@@ -57,7 +77,8 @@ graph::Graph attention(const AttentionForm& f) {
 }
 
 TEST(FuseAttention, WrittenOutFormsBecomeOneNodeWithTheSameOutputs) {
-    std::vector<AttentionForm> forms(4);
+    std::vector<AttentionForm> forms(5);
+    forms[4].causal = true;  // GPT-2's where(causal mask, scores, lowest)
     forms[1].scaling = Scaling::kDivide;
     forms[1].mask = {1, 1, 256};  // a padding mask over the keys
     forms[2].scaling = Scaling::kNone;
@@ -71,7 +92,8 @@ TEST(FuseAttention, WrittenOutFormsBecomeOneNodeWithTheSameOutputs) {
         ASSERT_EQ(after.nodes.size(), 1u) << graph::print(after);
         const graph::Node& n = after.nodes[0];
         EXPECT_EQ(n.op, "nn.attention");
-        EXPECT_EQ(n.inputs.size(), f.mask.empty() ? 3u : 4u);
+        EXPECT_EQ(n.inputs.size(), f.mask.empty() && !f.causal ? 3u : 4u);
+        EXPECT_EQ(n.attrs.count("mask_fill"), f.causal ? 1u : 0u);
         const double scale = f.scaling == Scaling::kMultiply ? 0.35
                              : f.scaling == Scaling::kDivide ? 1 / 2.83
                                                              : 1.0;
@@ -106,7 +128,8 @@ TEST(FuseAttention, LeavesWhatIsNotExactlyThePatternOrDoesNotPay) {
 // that take each row block (4, 2, 1) and key counts with and without a
 // column tail.
 TEST(FuseAttention, TheCompiledKernelMatchesTheUnfusedBuild) {
-    for (auto [sq, sk] : {std::pair<int64_t, int64_t>{256, 256}, {258, 260}, {257, 300}}) {
+    for (auto [sq, sk] :
+         {std::pair<int64_t, int64_t>{256, 256}, {258, 260}, {257, 300}, {300, 300}}) {
         AttentionForm f;
         f.batch = {2, 3};
         f.sq = sq;
@@ -115,6 +138,10 @@ TEST(FuseAttention, TheCompiledKernelMatchesTheUnfusedBuild) {
         f.dv = 24;
         f.scaling = Scaling::kDivide;
         f.mask = {1, 1, 1, sk};
+        if (sq == 300) {  // a decoder's causal mask instead
+            f.mask.clear();
+            f.causal = true;
+        }
         graph::Graph g = attention(f);
         driver::BuildOptions fused;
         fused.threads = 2;
