@@ -90,10 +90,15 @@ int run_quantize(const QuantizeOptions& o) {
     const auto ranges = driver::calibrate(mp.file, acts, sets, co);
     frontend::QdqOptions qo;
     qo.per_channel = !o.per_tensor;
+    graph::Graph gf = driver::load_model_for_inputs(mp.file, sets[0], {});
+    for (const graph::Value& v : gf.values)
+        if (!v.is_constant() && v.type.dtype == graph::DType::Float32) qo.float_shapes[v.name] = v.type.shape;
     const frontend::QdqSummary s = frontend::write_qdq_model(mp.file, o.output, ranges, qo);
     std::cerr << "quantized " << s.nodes << " nodes (" << s.activations << " activations uint8, "
               << s.weights << " weights int8 " << (s.per_channel ? "per channel" : "per tensor")
-              << ", opset " << s.opset << ") with " << o.method << " ranges from " << sets.size()
+              << ", opset " << s.opset
+              << (s.upgraded_from ? " converted from " + std::to_string(s.upgraded_from) : "")
+              << ") with " << o.method << " ranges from " << sets.size()
               << " calibration input set(s) -> " << o.output << "\n";
 
     // Both models on the evaluation inputs: how far the int8 model is from fp32.
@@ -101,7 +106,6 @@ int run_quantize(const QuantizeOptions& o) {
         o.eval.empty() ? sets : driver::calibration_sets(o.eval);
     driver::BuildOptions bo;
     bo.threads = o.threads;
-    graph::Graph gf = driver::load_model_for_inputs(mp.file, sets[0], {});
     graph::Graph gq = driver::load_model_for_inputs(o.output, sets[0], {});
     auto fp32 = driver::build(gf, bo);
     auto int8 = driver::build(gq, bo);
@@ -153,6 +157,8 @@ int run_quantize(const QuantizeOptions& o) {
                          {"activations", s.activations},
                          {"weights", s.weights},
                          {"per_channel", s.per_channel},
+                         {"opset", s.opset},
+                         {"opset_converted_from", s.upgraded_from},
                          {"calibration_sets", sets.size()},
                          {"evaluation_sets", eval.size()},
                          {"max_abs_error", worst},

@@ -24,6 +24,12 @@ std::vector<std::string> qdq_activations(const std::string& model_path);
 
 struct QdqOptions {
     bool per_channel = true;  // weights per output channel (needs opset >= 13)
+    /// Static shapes of the model's float32 tensors by name (the graph the
+    /// calibration inputs ran): ONNX's version converter needs shapes (a
+    /// Softmax's rank) to bring an older model to opset 13, and its shape
+    /// inference does not always find them. The written model keeps its own
+    /// (symbolic) input types.
+    std::map<std::string, std::vector<int64_t>> float_shapes;
 };
 
 struct QdqSummary {
@@ -31,7 +37,10 @@ struct QdqSummary {
     int activations = 0;  // activation tensors given a QuantizeLinear / DequantizeLinear pair
     int weights = 0;      // constant weights stored as int8
     bool per_channel = false;
-    int opset = 0;  // the model's default-domain opset
+    int opset = 0;  // the written model's default-domain opset
+    /// The model's own opset when it was converted to 13 for per-channel
+    /// weights (0: not converted).
+    int upgraded_from = 0;
 };
 
 /// Writes `in_path` as a QDQ model to `out_path` (a temporary name, then
@@ -40,7 +49,8 @@ struct QdqSummary {
 /// range widened to include 0) and DequantizeLinear before those nodes read
 /// it, and their constant float weights (Conv's W, MatMul's and Gemm's B)
 /// become int8 initializers with scale max|w| / 127 (per output channel when
-/// options.per_channel and the opset is at least 13) and a DequantizeLinear.
+/// options.per_channel and the opset is at least 13, or the model converts
+/// to opset 13 with ONNX's version converter) and a DequantizeLinear.
 /// Throws UserError naming the file for an output that is the input, an
 /// unreadable model, an opset below 10, weights stored outside the file, or
 /// an activation without a range.

@@ -169,6 +169,48 @@ TEST(Quantize, WeightsFromConstantNodesBecomeInt8Too) {
     fs::remove_all(calib);
 }
 
+TEST(Quantize, AModelBelowOpset13IsConvertedForPerChannelWeights) {
+    // The example declared at opset 11 (its ops mean the same there; its
+    // Softmax is over the last axis, so the 13 adapter keeps it one op).
+    const fs::path calib = calibration_folder("opset11", 2);
+    onnx::ModelProto m = read_model(kModel);
+    for (auto& o : *m.mutable_opset_import())
+        if (o.domain().empty() || o.domain() == "ai.onnx") o.set_version(11);
+    const std::string in = (calib / "opset11.onnx").string();
+    {
+        std::string bytes;
+        ASSERT_TRUE(m.SerializeToString(&bytes));
+        std::ofstream(in, std::ios::binary) << bytes;
+    }
+    const auto ranges = driver::calibrate(in, frontend::qdq_activations(in),
+                                          driver::calibration_sets(calib.string()), {});
+    frontend::QdqOptions qo;  // the float shapes as `tessera quantize` passes them
+    const graph::Graph g = driver::load_model(in);
+    for (const graph::Value& v : g.values)
+        if (!v.is_constant() && v.type.dtype == graph::DType::Float32) qo.float_shapes[v.name] = v.type.shape;
+    for (bool per_channel : {true, false}) {
+        qo.per_channel = per_channel;
+        const std::string out = (calib / "int8.onnx").string();
+        const frontend::QdqSummary s = frontend::write_qdq_model(in, out, ranges, qo);
+        EXPECT_EQ(s.per_channel, per_channel);
+        EXPECT_EQ(s.opset, per_channel ? 13 : 11);
+        EXPECT_EQ(s.upgraded_from, per_channel ? 11 : 0);
+        const onnx::ModelProto q = read_model(out);
+        EXPECT_EQ(q.opset_import(0).version(), per_channel ? 13 : 11);
+        EXPECT_EQ(count_ops(q, "Softmax"), 1);
+        for (const auto& t : q.graph().initializer())
+            if (t.name().find("_scale") != std::string::npos && t.name().find("conv") != std::string::npos)
+                EXPECT_EQ(t.dims_size(), per_channel ? 1 : 0) << t.name();
+        // It runs, close to the float model.
+        auto f = driver::build(g), qm = driver::build(driver::load_model(out));
+        const auto x = driver::random_inputs(g, 100);
+        const runtime::NDArray a = f->run(x).at(0), b = qm->run(x).at(0);
+        for (int64_t i = 0; i < a.num_elements(); ++i)
+            EXPECT_NEAR(a.data<float>()[i], b.data<float>()[i], 0.05) << i;
+    }
+    fs::remove_all(calib);
+}
+
 TEST(Quantize, WhatItCannotDoIsAUserErrorAndWritesNothing) {
     const fs::path calib = calibration_folder("errors", 1);
     const std::string out = (calib / "never.onnx").string();
