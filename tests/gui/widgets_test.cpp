@@ -208,6 +208,12 @@ TEST(GraphViewScale, PanAndZoomOfAThousandNodesRedrawUnder30Milliseconds) {
     std::nth_element(frames.begin(), frames.begin() + frames.size() / 2, frames.end());
     const double median = frames[frames.size() / 2];
     std::printf("1000-node graph: median frame %.2f ms over %zu pan/zoom steps\n", median, frames.size());
+#if defined(__SANITIZE_ADDRESS__)
+    // The budget is an optimized build's: under ASan (the sanitize preset)
+    // every paint runs instrumented (36 ms measured), so there the frames are
+    // drawn and checked for memory errors but not held to 30 ms.
+    GTEST_SKIP() << "frame time not checked under AddressSanitizer (median " << median << " ms)";
+#endif
     EXPECT_LT(median, 30.0);
 }
 

@@ -210,6 +210,52 @@ void read_minus_one_dims_as_unknown(onnx::GraphProto& g) {
     }
 }
 
+// Bytes per element of a tensor's raw_data (0: sub-byte, 2 per byte; -1:
+// not a fixed-size type, e.g. strings).
+int raw_element_bytes(int32_t type) {
+    using T = onnx::TensorProto;
+    switch (type) {
+        case T::FLOAT: case T::INT32: case T::UINT32: return 4;
+        case T::DOUBLE: case T::INT64: case T::UINT64: case T::COMPLEX64: return 8;
+        case T::COMPLEX128: return 16;
+        case T::INT16: case T::UINT16: case T::FLOAT16: case T::BFLOAT16: return 2;
+        case T::INT8: case T::UINT8: case T::BOOL: return 1;
+        case 17: case 18: case 19: case 20: return 1;  // float8 types
+        case 21: case 22: case 23: return 0;           // uint4, int4, float4e2m1
+        default: return -1;
+    }
+}
+
+// Every tensor of a graph (initializers, Constant values, subgraphs) whose
+// raw_data length is not what its dims and type take: ONNX 1.12's
+// ParseData copies the whole raw_data into a vector sized by whole
+// elements, so 15 bytes for int64 dims [3] overflowed its heap buffer
+// during shape inference (found by fuzz_onnx_import).
+void check_raw_data(const onnx::GraphProto& g, const std::string& origin) {
+    auto check = [&](const onnx::TensorProto& t, const std::string& what) {
+        if (!t.has_raw_data() || t.data_location() == onnx::TensorProto_DataLocation_EXTERNAL)
+            return;
+        const int bytes = raw_element_bytes(t.data_type());
+        if (bytes < 0) return;
+        const int64_t n = checked_elements({t.dims().begin(), t.dims().end()});
+        TS_USER_CHECK(n >= 0) << origin << ": " << what << " has more than 2^40 elements";
+        const uint64_t want = bytes == 0 ? uint64_t(n + 1) / 2 : uint64_t(n) * uint64_t(bytes);
+        TS_USER_CHECK(t.raw_data().size() == want)
+            << origin << ": " << what << " holds " << t.raw_data().size()
+            << " bytes of data but its type and dims take " << want;
+    };
+    for (const auto& init : g.initializer()) check(init, "initializer '" + init.name() + "'");
+    for (const auto& n : g.node()) {
+        const std::string where = "node '" + n.name() + "' (op " + n.op_type() + ")";
+        for (const auto& a : n.attribute()) {
+            if (a.has_t()) check(a.t(), where + " attribute '" + a.name() + "'");
+            for (const auto& t : a.tensors()) check(t, where + " attribute '" + a.name() + "'");
+            if (a.has_g()) check_raw_data(a.g(), origin);
+            for (const auto& sub : a.graphs()) check_raw_data(sub, origin);
+        }
+    }
+}
+
 // Reads -1 input dims as unknown, then checks what the checker does not make
 // (it may crash or accept): a node cycle or an input no one defines, giving a
 // diagnostic that names the node.
@@ -253,6 +299,7 @@ void check_structure(onnx::ModelProto& model, const std::string& origin) {
         for (const auto& o : n.output()) defined.insert(o);
     }
     check_inference_inputs(gp, {}, origin);
+    check_raw_data(gp, origin);
     // ONNX's version converter dereferences the producer of every graph output.
     for (const auto& vi : gp.output())
         TS_USER_CHECK(defined.count(vi.name()))

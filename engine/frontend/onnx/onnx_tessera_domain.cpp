@@ -81,9 +81,27 @@ void convert(NodeCtx& ctx) {
         TS_USER_CHECK(ctx.has_input(i)) << ctx.where() << ": input " << i << " is empty";
         inputs.push_back(ctx.input(i));
     }
+    std::map<std::string, graph::AttrValue> attrs = graph_attrs(ctx);
+    // The file says how many outputs the node has; the op's rule decides
+    // (a strided_slice node with two outputs let an InternalError escape,
+    // found by fuzz_import_fold).
+    graph::Node probe;
+    probe.op = op;
+    probe.name = ctx.name;
+    probe.inputs = inputs;
+    probe.attrs = attrs;
+    size_t produced = 0;
+    try {
+        produced = graph::infer_types(ctx.imp.g, probe).size();
+    } catch (const UserError& e) {
+        throw UserError(ctx.imp.origin + ": " + e.what());
+    }
+    TS_USER_CHECK(produced == size_t(ctx.node.output_size()))
+        << ctx.where() << ": op " << op << " gives " << produced << " output(s), the node names "
+        << ctx.node.output_size();
     std::vector<int> outputs;
     for (int i = 0; i < ctx.node.output_size(); ++i) outputs.push_back(i);
-    ctx.emit_outputs(outputs, op, inputs, graph_attrs(ctx));
+    ctx.emit_outputs(outputs, op, inputs, std::move(attrs));
 }
 
 }  // namespace
