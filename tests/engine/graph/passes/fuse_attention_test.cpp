@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "engine/driver/driver.h"
+#include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/tir/printer.h"
 #include "engine/tir/structural_equal.h"
 #include "tests/engine/graph/passes/passes_test_util.h"
@@ -105,6 +106,18 @@ TEST(FuseAttention, WrittenOutFormsBecomeOneNodeWithTheSameOutputs) {
         EXPECT_DOUBLE_EQ(graph::node_flops(after, n), flops);
         expect_same_outputs(g, after);
     }
+}
+
+// A graph after the pass saves as ONNX (nn.attention in the ai.tessera
+// domain, its mask_fill exactly) and reads back as the same graph.
+TEST(FuseAttention, TheFusedGraphSavesAsOnnxAndReadsBack) {
+    AttentionForm f;
+    f.causal = true;
+    const graph::Graph fused = fuse_attention(attention(f), {});
+    ASSERT_EQ(count_op(fused, "nn.attention"), 1);
+    const graph::Graph back = frontend::import_onnx_bytes(frontend::export_onnx_bytes(fused), "saved");
+    EXPECT_EQ(graph::print(back), graph::print(fused));
+    expect_same_outputs(fused, back);
 }
 
 TEST(FuseAttention, LeavesWhatIsNotExactlyThePatternOrDoesNotPay) {
