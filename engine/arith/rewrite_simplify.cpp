@@ -445,11 +445,82 @@ Expr RewriteSimplifier::visit(const Not* op) {
     return a.same_as(op->a) ? Expr(op) : Not::make(a);
 }
 
+namespace {
+
+// In the loads of a select's true branch, min(a, k) where the condition
+// (a < c or a <= c) already keeps a at or below k. A vector select loads
+// both branches in every lane, so the clamp stays unless the unclamped
+// indices are inside the buffer for every value the bound variables take.
+class GuardedClamps : public IRMutator {
+public:
+    GuardedClamps(Analyzer& ana, const Expr& a, int64_t hi) : m_ana(ana), m_a(a), m_hi(hi) {}
+
+protected:
+    using IRMutator::visit;
+    Expr visit(const BufferLoad* op) override {
+        Expr self = IRMutator::visit(op);
+        const BufferLoad* load = self.as<BufferLoad>();
+        if (!load) return self;
+        std::vector<Expr> idx;
+        bool changed = false;
+        for (const Expr& e : load->indices) {
+            Expr d = m_ana.simplify(drop(e));
+            changed = changed || !d.same_as(e);
+            idx.push_back(d);
+        }
+        if (!changed || idx.size() != load->buffer->shape.size()) return self;
+        for (size_t i = 0; i < idx.size(); ++i) {
+            const int64_t* extent = as_const_int(load->buffer->shape[i]);
+            const ConstIntBound b = m_ana.const_int_bound(idx[i]);
+            if (!extent || b.min_value < 0 || b.max_value >= *extent) return self;
+        }
+        return BufferLoad::make(load->buffer, idx);
+    }
+
+private:
+    // e with every min(a, k >= hi) replaced by a.
+    Expr drop(const Expr& e) {
+        if (const Min* m = e.as<Min>()) {
+            for (auto [x, k] : {std::pair{m->a, m->b}, std::pair{m->b, m->a}})
+                if (const int64_t* kv = as_const_int(k); kv && *kv >= m_hi && structural_equal(x, m_a))
+                    return x;
+        }
+        if (const FloorDiv* d = e.as<FloorDiv>()) return floordiv(drop(d->a), d->b);
+        if (const FloorMod* d = e.as<FloorMod>()) return floormod(drop(d->a), d->b);
+        if (const Add* d = e.as<Add>()) return drop(d->a) + drop(d->b);
+        if (const Mul* d = e.as<Mul>()) return drop(d->a) * drop(d->b);
+        return e;
+    }
+
+    Analyzer& m_ana;
+    Expr m_a;
+    int64_t m_hi;
+};
+
+}  // namespace
+
 Expr RewriteSimplifier::visit(const Select* op) {
     Expr c = mutate(op->condition);
     if (const IntImm* i = c.as<IntImm>(); i && c.dtype().is_scalar())
         return mutate(i->value ? op->true_value : op->false_value);
     Expr t = mutate(op->true_value), f = mutate(op->false_value);
+    // A guard a < c (a <= c) makes a clamp min(a, c - 1) (min(a, c)) in the
+    // loads it guards redundant: a layout unpack then pack of a padded
+    // channel block read x[min(ch, C - 1) / 16, .., min(ch, C - 1) % 16]
+    // as a gather of 16 lanes instead of one vector load.
+    int64_t hi = 0;
+    Expr guarded;
+    if (const LT* lt = c.as<LT>(); lt && lt->a.dtype().is_integer() && as_const_int(lt->b)) {
+        guarded = lt->a;
+        hi = *as_const_int(lt->b) - 1;
+    } else if (const LE* le = c.as<LE>(); le && le->a.dtype().is_integer() && as_const_int(le->b)) {
+        guarded = le->a;
+        hi = *as_const_int(le->b);
+    }
+    if (guarded.defined() && c.dtype().is_scalar()) {
+        GuardedClamps drop(m_ana, guarded, hi);
+        t = drop.mutate(t);
+    }
     if (structural_equal(t, f)) return t;
     if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
         return op;

@@ -23,8 +23,10 @@ bool has_load(const Expr& e) {
 /// Vectorizes expressions over one loop variable; ok == false when it cannot.
 class ExprVectorizer {
 public:
-    ExprVectorizer(const Var& v, Expr min, int lanes)
-        : m_var(v), m_min(std::move(min)), m_lanes(lanes) {}
+    /// `loops` (may be null): the enclosing loops' ranges and this loop's,
+    /// to prove a guarded load inside its buffer in every lane.
+    ExprVectorizer(const Var& v, Expr min, int lanes, arith::Analyzer* loops = nullptr)
+        : m_var(v), m_min(std::move(min)), m_lanes(lanes), m_loops(loops) {}
     bool ok = true;
 
     /// A vector of m_lanes lanes, or an undefined Expr if impossible.
@@ -58,7 +60,21 @@ public:
                 // lane-invariant condition stays scalar: one branch per
                 // vector, only the taken side loads (the codegen's guarded select).
                 if (has_load(op->true_value) || has_load(op->false_value)) {
-                    if (uses_var(op->condition, m_var.get())) return fail();
+                    // Unless every guarded load is a contiguous vector load
+                    // inside its buffer in every lane (a padded channel
+                    // block's unpack then pack: the lanes past the channels
+                    // read the block's padding), which a vector select may
+                    // load and discard. Gathers stay serial (im2col's
+                    // windows ran slower as vector gathers).
+                    if (uses_var(op->condition, m_var.get()) &&
+                        !(loads_in_bounds(op->true_value) && loads_in_bounds(op->false_value)))
+                        return fail();
+                    if (uses_var(op->condition, m_var.get())) {
+                        Expr c = vec(op->condition), t = vec(op->true_value), f = vec(op->false_value);
+                        if (ok && !contiguous_loads(t)) return fail();
+                        if (ok && !contiguous_loads(f)) return fail();
+                        return ok ? Select::make(c, t, f) : Expr();
+                    }
                     Expr t = vec(op->true_value), f = vec(op->false_value);
                     return ok ? Select::make(op->condition, t, f) : Expr();
                 }
@@ -122,12 +138,49 @@ public:
     }
 
 private:
+    /// Every load of `e` indexes its buffer inside its shape for every value
+    /// the enclosing loops and this one take.
+    bool loads_in_bounds(const Expr& e) {
+        if (!m_loops) return false;
+        bool in = true;
+        post_order_visit(Evaluate::make(e), [&](const Object* n) {
+            if (n->node_type != NodeType::BufferLoad) return;
+            const BufferLoad* l = static_cast<const BufferLoad*>(n);
+            if (l->indices.size() != l->buffer->shape.size()) {
+                in = false;
+                return;
+            }
+            for (size_t d = 0; d < l->indices.size(); ++d) {
+                const int64_t* extent = as_const_int(l->buffer->shape[d]);
+                const arith::ConstIntBound b = m_loops->const_int_bound(l->indices[d]);
+                if (!extent || b.min_value < 0 || b.max_value >= *extent) in = false;
+            }
+        });
+        return in;
+    }
+
+    /// Every vector load of `e` reads consecutive elements.
+    static bool contiguous_loads(const Expr& e) {
+        bool contiguous = true;
+        post_order_visit(Evaluate::make(e), [&](const Object* n) {
+            if (n->node_type != NodeType::BufferLoad) return;
+            const BufferLoad* l = static_cast<const BufferLoad*>(n);
+            if (l->indices.empty() || !l->dtype.is_vector()) return;
+            const Ramp* r = l->indices.back().as<Ramp>();
+            if (!r || !is_const_int(r->stride, 1)) contiguous = false;
+            for (size_t d = 0; d + 1 < l->indices.size(); ++d)
+                if (l->indices[d].dtype().is_vector()) contiguous = false;
+        });
+        return contiguous;
+    }
+
     static Expr cast_like(const Expr& e, DataType t) {
         return e.dtype() == t ? e : simplify(Cast::make(t, e));
     }
     Var m_var;
     Expr m_min;
     int m_lanes;
+    arith::Analyzer* m_loops;
 };
 
 // Stores of the loop body, or empty if the body is anything else.
@@ -170,7 +223,7 @@ bool independent(const std::vector<const BufferStore*>& stores) {
     return true;
 }
 
-Stmt try_vectorize(const For* op) {
+Stmt try_vectorize(const For* op, arith::Analyzer* loops) {
     const int64_t* ext = as_const_int(op->extent);
     if (!ext || *ext < 2 || *ext > kMaxLanes) return Stmt();
     // A guard that no lane changes (a block predicate on an outer loop: the
@@ -179,7 +232,7 @@ Stmt try_vectorize(const For* op) {
         if (g->else_case.defined() || uses_var(g->condition, op->loop_var.get())) return Stmt();
         Stmt inner = For::make(op->loop_var, op->min, op->extent, op->kind, g->then_case, "",
                                op->annotations);
-        Stmt v = try_vectorize(inner.as<For>());
+        Stmt v = try_vectorize(inner.as<For>(), loops);
         return v.defined() ? IfThenElse::make(g->condition, v, Stmt()) : Stmt();
     }
     std::vector<const BufferStore*> stores = stores_of(op->body);
@@ -192,7 +245,7 @@ Stmt try_vectorize(const For* op) {
                 out.push_back(substitute(Stmt(st), {{op->loop_var.get(), base}}));
             return true;
         }
-        ExprVectorizer vz(op->loop_var, base, lanes);
+        ExprVectorizer vz(op->loop_var, base, lanes, loops);
         for (const BufferStore* st : stores) {
             std::vector<Expr> idx = vz.index(st->indices);
             if (!vz.ok || idx.empty() || !idx.back().as<Ramp>()) return false;  // store must vary
@@ -220,12 +273,16 @@ Stmt try_vectorize(const For* op) {
 class Vectorizer : public IRMutator {
 protected:
     using IRMutator::visit;
+    arith::Analyzer m_loops;
 
     Stmt visit(const For* op) override {
+        // The loop's range while its body is vectorized (guarded loads are
+        // proven in bounds with every enclosing loop's).
+        arith::ScopedBind bind(m_loops, op->loop_var, Range{op->min, op->extent});
         Stmt s = IRMutator::visit(op);
         const For* loop = s.as<For>();
         if (!loop || loop->kind != ForKind::Vectorized) return s;
-        if (Stmt v = try_vectorize(loop); v.defined()) return v;
+        if (Stmt v = try_vectorize(loop, &m_loops); v.defined()) return v;
         return For::make(loop->loop_var, loop->min, loop->extent, ForKind::Serial, loop->body, "",
                          loop->annotations);
     }

@@ -228,3 +228,32 @@ TEST(ArithSimplify, RandomExpressionsKeepTheirValues) {
 
 }  // namespace
 }  // namespace tessera::arith
+
+namespace tessera::arith {
+namespace {
+
+using namespace tir;
+
+// A layout unpack then pack of a padded channel block: the guard c < 24
+// makes the clamp min(c, 23) redundant in the guarded load, which then reads
+// X[i1, i4] (one vector) instead of a clamped gather; the clamp stays where
+// dropping it could read outside the buffer (both select branches load).
+TEST(ArithSimplify, AGuardDropsTheClampOfTheLoadsItGuardsWhereTheyStayInBounds) {
+    Var i1("i1"), i4("i4");
+    Buffer x("X", DataType::float32(), {Expr(int64_t(2)), Expr(int64_t(16))});
+    Buffer narrow("Y", DataType::float32(), {Expr(int64_t(24))});
+    Analyzer a;
+    ScopedBind b1(a, i1, Range::from_extent(Expr(int64_t(2))));
+    ScopedBind b4(a, i4, Range::from_extent(Expr(int64_t(16))));
+    Expr c = i1 * 16 + i4;
+    Expr clamped = min(c, Expr(int64_t(23)));
+    Expr blocked = Select::make(c < 24, BufferLoad::make(x, {floordiv(clamped, 16), floormod(clamped, 16)}),
+                                make_const(DataType::float32(), 0));
+    EXPECT_EQ(simp(a, blocked), "T.Select(i1 * 16 + i4 < 24, X[i1, i4], T.float32(0))");
+    // Y has 24 elements: without the clamp the discarded lanes would read past it.
+    Expr flat = Select::make(c < 24, BufferLoad::make(narrow, {clamped}), make_const(DataType::float32(), 0));
+    EXPECT_NE(simp(a, flat).find("T.min"), std::string::npos) << simp(a, flat);
+}
+
+}  // namespace
+}  // namespace tessera::arith

@@ -108,6 +108,33 @@ TEST(VectorizeLoops, GuardedPaddingLoadsStaySerial) {
     expect_same_results(f, g);
 }
 
+// A padded channel block: lanes past channel 24 are discarded by the guard
+// but their loads stay inside A, so the select is one vector select over a
+// vector load instead of a serial loop (LLVM then called expf per lane).
+TEST(VectorizeLoops, GuardedLoadsInsideTheirBufferInEveryLaneBecomeAVectorSelect) {
+    Buffer A("A", f32, {Expr(32)}), B("B", f32, {Expr(32)});
+    Var blk("blk"), i("i");
+    Expr c = blk * 16 + i;
+    Stmt s = For::make(
+        blk, Expr(0), Expr(2), ForKind::Serial,
+        For::make(i, Expr(0), Expr(16), ForKind::Vectorized,
+                  BufferStore::make(B, select(c < 24, BufferLoad::make(A, {c}) * Expr(3.0), Expr(0.0)),
+                                    {c})));
+    PrimFunc f("f", {A, B}, s);
+    PrimFunc g = vectorize_loops(f);
+    EXPECT_NE(print(g->body).find("T.Ramp"), std::string::npos) << print(g->body);
+    EXPECT_NE(print(g->body).find("T.Select"), std::string::npos) << print(g->body);
+    expect_same_results(f, g);
+    // A gather (every other element, inside the buffer too) stays serial.
+    Buffer wide("W", f32, {Expr(64)});
+    Stmt strided = For::make(
+        blk, Expr(0), Expr(2), ForKind::Serial,
+        For::make(i, Expr(0), Expr(8), ForKind::Vectorized,
+                  BufferStore::make(B, select(c < 12, BufferLoad::make(wide, {c * 2}), Expr(0.0)), {c})));
+    PrimFunc h = vectorize_loops(PrimFunc("h", {wide, B}, strided));
+    EXPECT_EQ(print(h->body).find("T.Ramp"), std::string::npos) << print(h->body);
+}
+
 TEST(UnrollLoops, CopiesTheBodyPerIteration) {
     Buffer A("A", f32, {Expr(8)}), B("B", f32, {Expr(8)});
     Var i0("i0"), i1("i1");
