@@ -181,9 +181,19 @@ void adapt_quant(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx
     defer_to_import(std::move(n), out);
 }
 
+/// An activation's one input and one output, checked before it is written
+/// out in other ops (a Mish without inputs crashed, found by fuzz_import_fold).
+void check_unary(Rewriter& r, const onnx::NodeProto& n) {
+    TS_USER_CHECK(n.input_size() == 1 && !n.input(0).empty() && n.output_size() == 1 &&
+                  !n.output(0).empty())
+        << r.where(n) << ": " << n.op_type() << " takes one input and gives one output (the node has "
+        << n.input_size() << " and " << n.output_size() << ")";
+}
+
 /// Gelu-20: 0.5 x (1 + erf(x / sqrt 2)), or with approximate = "tanh"
 /// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
 void adapt_gelu(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
+    check_unary(r, n);
     const onnx::AttributeProto* a = find_attr(n, "approximate");
     const std::string mode = a ? a->s() : "none";
     TS_USER_CHECK(mode == "none" || mode == "tanh")
@@ -193,12 +203,14 @@ void adapt_gelu(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx:
 
 /// Mish-18: x tanh(softplus(x)).
 void adapt_mish(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
+    check_unary(r, n);
     std::string t = r.emit(n, "Tanh", {r.emit(n, "Softplus", {n.input(0)}, out)}, out);
     r.emit(n, "Mul", {n.input(0), t}, out, n.output(0));
 }
 
 /// Swish-24: x sigmoid(alpha x).
 void adapt_swish(Rewriter& r, const Graphs&, onnx::NodeProto n, std::vector<onnx::NodeProto>& out) {
+    check_unary(r, n);
     const onnx::AttributeProto* a = find_attr(n, "alpha");
     const float alpha = a ? a->f() : 1.0f;
     std::string ax =
