@@ -202,9 +202,29 @@ bool qlinear(NodeRewriter& r, onnx::NodeProto& n, std::vector<onnx::NodeProto>& 
     return true;
 }
 
+/// The inputs each expanded op reads unchecked (the others check theirs)
+/// and, for all of them, an output: what a crafted node must have before it
+/// is written out in standard ops (an opset-18 Mish without inputs crashed
+/// the same way).
+void check_arity(NodeRewriter& r, const onnx::NodeProto& n) {
+    static const std::map<std::string, int> kInputs = {
+        {"FusedConv", 2}, {"FusedGemm", 2}, {"Gelu", 1},        {"FastGelu", 1},
+        {"BiasGelu", 2},  {"QuickGelu", 1}, {"SkipLayerNormalization", 0},
+        {"DynamicQuantizeLSTM", 0}, {"QLinearAdd", 0}, {"QLinearMul", 0},
+        {"QLinearSigmoid", 0}, {"QLinearLeakyRelu", 0}, {"QLinearGlobalAveragePool", 0},
+        {"QLinearConcat", 0}};
+    auto it = kInputs.find(n.op_type());
+    if (it == kInputs.end()) return;  // not one of ours: unsupported later
+    for (int i = 0; i < it->second; ++i)
+        TS_USER_CHECK(has_input(n, i)) << r.where(n) << ": input " << i << " is missing";
+    TS_USER_CHECK(n.output_size() >= 1 && !n.output(0).empty())
+        << r.where(n) << ": the node has no output";
+}
+
 bool expand(NodeRewriter& r, const Graphs& graphs, onnx::NodeProto& n,
             std::vector<onnx::NodeProto>& out) {
     if (n.domain() != kDomain) return false;
+    check_arity(r, n);
     const std::string& op = n.op_type();
     if (op == "FusedConv") {
         fused_conv(r, n, out);

@@ -348,8 +348,19 @@ def hardening_inputs():
         write(name, old_model(g).SerializeToString())
 
 
+def contrib_arity_inputs():
+    """ONNX Runtime ops without the inputs their expansion reads."""
+    f = TensorProto.FLOAT
+    x = helper.make_tensor_value_info("x", f, [2, 3])
+    gelu = helper.make_node("BiasGelu", ["x"], ["y"], domain="com.microsoft", name="bias_gelu")
+    m = model([gelu], [x], [helper.make_tensor_value_info("y", f, [2, 3])])
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    write("contrib_bias_gelu_without_bias.onnx", m.SerializeToString())
+
+
 if __name__ == "__main__":
     main()
     more_bad_inputs()
     hostile_inputs()
     hardening_inputs()
+    contrib_arity_inputs()
