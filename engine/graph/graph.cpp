@@ -52,6 +52,11 @@ int dtype_bytes(DType t) {
 }
 
 int64_t TensorType::num_elements() const {
+    // An empty tensor first: its other dims may be huge (a fuzzed empty
+    // constant of (115, 3.5e17, 0, ...) overflowed the product before the 0,
+    // found by the sanitize preset's UBSan).
+    for (int64_t d : shape)
+        if (d == 0) return 0;
     int64_t n = 1;
     for (int64_t d : shape) n *= d;
     return n;
