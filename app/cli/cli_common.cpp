@@ -32,10 +32,11 @@ ModelPath resolve_model_path(const std::string& arg) {
 
 graph::Graph load(const ModelPath& p) {
     if (p.default_input_dir.empty()) return driver::load_model(p.file);
-    // A test-case folder: symbolic dims take the shapes of its input files.
-    return driver::load_model(
-        p.file, driver::input_shapes_from_files(
-                    p.file, driver::test_data_files(p.default_input_dir, "input")));
+    // A test-case folder: symbolic dims take the shapes of its input files, and
+    // where the import needs input values (a runtime If on a scalar input, a
+    // shape operand) they are frozen from the files, as `run --input-dir` does.
+    return driver::load_model_for_inputs(p.file,
+                                         driver::test_data_files(p.default_input_dir, "input"));
 }
 
 std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector<std::string>& specs) {

@@ -31,7 +31,8 @@ struct ModelPath {
 ModelPath resolve_model_path(const std::string& arg);
 
 /// Loads a model with a UserError naming the file on failure; a test-case
-/// folder's symbolic input dims take the shapes of its input files.
+/// folder's symbolic input dims take the shapes of its input files, and input
+/// values the import needs (driver::load_model_for_inputs) are frozen from them.
 graph::Graph load(const ModelPath& p);
 /// Loads with --input-shape values ("NAME:1x3x224x224", comma-separated lists allowed).
 graph::Graph load(const ModelPath& p, const std::vector<std::string>& input_shapes);

@@ -178,16 +178,25 @@ Ours run_ours_cuda(const BenchModelOptions& o, const graph::Graph& g,
 }
 
 /// Runs the reference runtime of --compare (ONNX Runtime or PyTorch, on the
-/// CPU or the GPU as ours) on `inputs`, compares its outputs with ours, prints
-/// its row; returns false when the outputs differ.
+/// CPU or the GPU as ours) on `inputs` (or on the input files of folder
+/// `frozen_from`, when our import froze some of them), compares its outputs
+/// with ours, prints its row; returns false when the outputs differ.
 bool compare_with_reference(const BenchModelOptions& o, const std::string& python, const std::string& file,
-                      const graph::Graph& g, const std::vector<NDArray>& inputs, const Ours& ours,
-                      nlohmann::json& j) {
+                      const graph::Graph& g, const std::vector<NDArray>& inputs,
+                      const std::string& frozen_from, const Ours& ours, nlohmann::json& j) {
     const bool gpu = o.target == "cuda";
     TempDir dir;
-    for (size_t i = 0; i < inputs.size(); ++i)
-        frontend::write_tensor_pb(inputs[i], g.values[size_t(g.inputs[i])].name,
-                                  (dir.path / ("input_" + std::to_string(i) + ".pb")).string());
+    // The reference runs the model as the file has it: where our import froze
+    // some of the folder's inputs into constants, it gets all of them.
+    if (!frozen_from.empty()) {
+        std::vector<std::string> files = driver::test_data_files(frozen_from, "input");
+        for (size_t i = 0; i < files.size(); ++i)
+            fs::copy_file(files[i], dir.path / ("input_" + std::to_string(i) + ".pb"));
+    } else {
+        for (size_t i = 0; i < inputs.size(); ++i)
+            frontend::write_tensor_pb(inputs[i], g.values[size_t(g.inputs[i])].name,
+                                      (dir.path / ("input_" + std::to_string(i) + ".pb")).string());
+    }
     const bool torch = o.compare == "torch";
     const std::string who = torch ? "PyTorch" : "ONNX Runtime";
     fs::path script = dir.path / "reference_runner.py";
@@ -308,7 +317,12 @@ int run_bench_model(const BenchModelOptions& o) {
     j["latency_ms_min"] = ours.min_ms;
     j["gflops"] = ours.flops / (ours.median_ms * 1e-3) / 1e9;
     bool failed = false;
-    if (!o.compare.empty()) failed = !compare_with_reference(o, python, mp.file, g, inputs, ours, j);
+    // Fewer graph inputs than the folder's files: the import froze some (load()).
+    const bool frozen = o.input_shapes.empty() && !mp.default_input_dir.empty() &&
+                        g.inputs.size() < driver::test_data_files(mp.default_input_dir, "input").size();
+    if (!o.compare.empty())
+        failed = !compare_with_reference(o, python, mp.file, g, inputs,
+                                         frozen ? mp.default_input_dir : "", ours, j);
     if (o.json) {
         std::cout.flush();
         print_json_line(j);
