@@ -46,7 +46,12 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
 }
 
 graph::Graph load(const ModelPath& p, const std::vector<std::string>& input_shapes) {
-    return driver::load_model(p.file, parse_input_shapes(input_shapes));
+    if (p.default_input_dir.empty()) return driver::load_model(p.file, parse_input_shapes(input_shapes));
+    // A test-case folder: dims that --input-shape does not name take the
+    // shapes of its input files (no values are frozen).
+    return driver::load_model(p.file, driver::input_shapes_from_files(
+                                          p.file, driver::test_data_files(p.default_input_dir, "input"),
+                                          parse_input_shapes(input_shapes)));
 }
 
 void add_input_shape_option(CLI::App* cmd, std::vector<std::string>& input_shapes) {

