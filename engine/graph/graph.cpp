@@ -129,9 +129,14 @@ int Graph::add_node(Node n) {
 }
 
 int Graph::find_node(const std::string& node_name) const {
-    for (size_t i = 0; i < nodes.size(); ++i)
-        if (nodes[i].name == node_name) return int(i);
-    return -1;
+    int found = -1;
+    double most = -1;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        if (nodes[i].name != node_name) continue;
+        const double flops = node_flops(*this, nodes[i]);
+        if (flops > most) found = int(i), most = flops;
+    }
+    return found;
 }
 
 int Graph::find_value(const std::string& value_name) const {

@@ -80,7 +80,10 @@ struct Graph {
     int add_value(Value v);
     /// Appends a node, sets its outputs' producer. Returns its index.
     int add_node(Node n);
-    /// Index of the node with this name, or -1.
+    /// Index of the node with this name, or -1. An ONNX node the importer
+    /// writes out as several nodes gives them all its name (magika's Conv2D:
+    /// reshape, transpose, conv, reshape); the name then means the one that
+    /// computes most (node_flops; the first of equals), so `--op NAME` finds the conv.
     int find_node(const std::string& name) const;
     /// Index of the value with this name, or -1.
     int find_value(const std::string& name) const;

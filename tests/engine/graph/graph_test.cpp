@@ -32,6 +32,24 @@ Graph tiny_cnn() {
     return g;
 }
 
+// An ONNX node written out as several nodes gives them all its name: the
+// name finds the one that computes most (the conv, not the reshapes around it).
+TEST(Graph, ANameSharedByAnExpansionFindsItsHeaviestNode) {
+    Graph g;
+    int x = input(g, "x", f32({1, 3, 1, 16}));
+    int r = node(g, "reshape", "Conv2D", {x}, f32({1, 3, 1, 16}),
+                 {{"newshape", std::vector<int64_t>{1, 3, 1, 16}}});
+    int w = constant(g, "w", f32({4, 3, 1, 3}));
+    int c = node(g, "nn.conv2d", "Conv2D", {r, w}, f32({1, 4, 1, 14}),
+                 {{"strides", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{0, 0, 0, 0}}});
+    int y = node(g, "reshape", "Conv2D", {c}, f32({1, 4, 14}),
+                 {{"newshape", std::vector<int64_t>{1, 4, 14}}});
+    g.outputs = {y};
+    EXPECT_EQ(g.find_node("Conv2D"), g.values[size_t(c)].producer);
+    EXPECT_EQ(g.nodes[size_t(g.find_node("Conv2D"))].op, "nn.conv2d");
+    EXPECT_EQ(g.find_node("nothing"), -1);
+}
+
 TEST(TensorType, CountsAndText) {
     TensorType t{DType::Float32, {1, 3, 224, 224}};
     EXPECT_EQ(t.num_elements(), 150528);
