@@ -57,14 +57,17 @@ int64_t default_local_accumulators(int64_t channels_outer) { return channels_out
 
 /// Output-channel block vectors per register tile of the dense NCHW[x]c rule:
 /// two with 32 registers (one broadcast feeds two FMAs) where they divide.
-/// With 16 registers, two where one block would leave fewer than 8
-/// accumulators (an output width whose divisors skip 6..12, like 508 = 4 x 127):
-/// 8 independent FMA chains cover the FMA latency, 4 do not.
+/// With 16 registers (AVX2), two where one block's tile of columns would not
+/// fit the width well: fewer than 6 columns (a width whose divisors skip 6..12,
+/// like 508 = 4 x 127: 8 FMA chains then cover the FMA latency, 4 do not), or
+/// no divisor of the width at all (13, 26: a guarded tail tile); up to 6
+/// columns x 2 vectors then. On a Zen 3, per the tuner's confirmed finalists:
+/// ddddocr det's 13-wide convs 6.1 -> 3.9 and 2.9 -> 1.8 ms.
 int64_t default_oc_vectors(int64_t eoc, int64_t eow, const CpuScheduleOptions& o) {
     if (eoc % 2 != 0) return 1;
     if (o.vector_lanes >= 16) return 2;
-    return conv_register_columns(eow, o.vector_lanes, 1) < 6 &&
-                   2 * conv_register_columns(eow, o.vector_lanes, 2) >= 8
+    const int64_t one = conv_register_columns(eow, o.vector_lanes, 1);
+    return (one < 6 || eow % one != 0) && 2 * conv_register_columns(eow, o.vector_lanes, 2) >= 8
                ? 2
                : 1;
 }

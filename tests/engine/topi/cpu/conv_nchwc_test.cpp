@@ -186,8 +186,9 @@ TEST(Conv2dNCHWc, TailColumnsWithOneAndTwoChannelBlocksPerTile) {
 
 // The default register tile keeps at least 8 FMA chains in flight: with 16
 // registers (AVX2) and an output width whose divisors skip 6..12 (magika's
-// 1-D conv: 508 = 4 x 127) it takes two channel-block vectors per column
-// (4 x 2 accumulators, not 4 x 1: that conv 43 -> 87 GFLOP/s on a Zen 3);
+// 1-D conv: 508 = 4 x 127) or none at all (13) it takes two channel-block
+// vectors per column (4 x 2 accumulators, not 4 x 1: that conv 43 -> 87
+// GFLOP/s on a Zen 3);
 // a width of 56 keeps 8 columns of one vector. The default is each knob's
 // first choice, and the compiled conv still matches the naive one.
 TEST(Conv2dNCHWc, Avx2TileKeepsEightAccumulatorsWhereTheWidthAllowsFewColumns) {
@@ -206,12 +207,18 @@ TEST(Conv2dNCHWc, Avx2TileKeepsEightAccumulatorsWhereTheWidthAllowsFewColumns) {
             d[k.name] = k.choices.at(0);
         return d;
     };
-    std::map<std::string, int64_t> odd = defaults(508), even = defaults(56);
+    std::map<std::string, int64_t> odd = defaults(508), even = defaults(56), prime = defaults(13);
     EXPECT_EQ(odd.at("conv2d.oc_vectors"), 2);
     EXPECT_EQ(odd.at("conv2d.reg_cols"), 4);
+    // 13 columns: no divisor in 6..12, so 2 vectors x 6 columns (and a tail).
+    EXPECT_EQ(prime.at("conv2d.oc_vectors"), 2);
+    EXPECT_EQ(prime.at("conv2d.reg_cols"), 6);
     EXPECT_EQ(even.at("conv2d.oc_vectors"), 1);
     EXPECT_EQ(even.at("conv2d.reg_cols"), 8);
-    if (codegen::host_vector_lanes() == 8) check_blocked_conv({1, 16, 1, 56, 32, 1, 5, 1, 0}, 8, 8, 1);
+    if (codegen::host_vector_lanes() == 8) {
+        check_blocked_conv({1, 16, 1, 56, 32, 1, 5, 1, 0}, 8, 8, 1);
+        check_blocked_conv({1, 16, 15, 15, 32, 3, 3, 1, 0}, 8, 8, 1);
+    }
 }
 
 // Assembly of a 3x3 conv2d_NCHWc kernel scheduled for `lanes`-wide vectors.
