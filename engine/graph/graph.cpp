@@ -130,9 +130,14 @@ int Graph::add_node(Node n) {
 
 int Graph::find_node(const std::string& node_name) const {
     int found = -1;
-    double most = -1;
+    double most = -1;  // FLOPs of `found`, counted once a second node shares the name
     for (size_t i = 0; i < nodes.size(); ++i) {
         if (nodes[i].name != node_name) continue;
+        if (found < 0) {
+            found = int(i);
+            continue;
+        }
+        if (most < 0) most = node_flops(*this, nodes[size_t(found)]);
         const double flops = node_flops(*this, nodes[i]);
         if (flops > most) found = int(i), most = flops;
     }
