@@ -5,6 +5,7 @@
 // (N not a multiple of the panel width). Nothing is timed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
@@ -207,6 +208,47 @@ TEST(GemmPrepack, DriverPacksConstantWeightsAtCompileTime) {
         got = model->run({in});
         expect_close(got[0].data<float>(), std::vector<float>(r, r + want[0].num_elements()));
     }
+}
+
+// Kernels that read one constant weight read one packed copy of it: an
+// unrolled LSTM's steps (here three one-row products by the same W, relu
+// between them) each packed their own copy, so a 4 MB recurrent weight
+// streamed from memory once per step (ddddocr's LSTM 19.6 -> 8 ms).
+TEST(GemmPrepack, KernelsReadingOneWeightShareOnePackedCopy) {
+    graph::Graph g;
+    g.name = "steps";
+    int w = add_random_constant(g, "W", {256, 256}, 9);
+    int x = g.add_value(make_value("x", {1, 256}));
+    g.inputs = {x};
+    int h = x;
+    for (int step = 0; step < 3; ++step) {
+        int m = g.add_value(make_value("m" + std::to_string(step), {1, 256}));
+        int r = g.add_value(make_value("r" + std::to_string(step), {1, 256}));
+        add_node(g, "nn.matmul", "mm" + std::to_string(step), {h, w}, m);
+        add_node(g, "nn.relu", "relu" + std::to_string(step), {m}, r);
+        h = r;
+    }
+    g.outputs = {h};
+    runtime::NDArray in = runtime::random_ndarray(g.values[size_t(x)].type, 10);
+    std::vector<runtime::NDArray> want = driver::interpret_graph(g, {in});
+    driver::BuildOptions bo;
+    bo.threads = 1;
+    std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
+    std::vector<int> packed;
+    for (size_t v = 0; v < model->graph.values.size(); ++v)
+        if (model->graph.values[v].name == "W_packed" && model->graph.values[v].is_constant())
+            packed.push_back(int(v));
+    ASSERT_EQ(packed.size(), 1u) << "one packed copy of W for its three readers";
+    int readers = 0;
+    ASSERT_NE(model->executor, nullptr);
+    for (const runtime::KernelCall& c : model->executor->calls())
+        readers += int(std::count(c.args.begin(), c.args.end(), packed[0]));
+    EXPECT_EQ(readers, 3);
+    std::vector<runtime::NDArray> got = model->run({in});
+    ASSERT_EQ(got.size(), 1u);
+    // Three chained 256-long sums in another order than the interpreter's.
+    EXPECT_TRUE(runtime::allclose(got[0], want[0], 1e-3, 1e-4))
+        << "max abs err " << runtime::compare(got[0], want[0]).max_abs;
 }
 
 TEST(GemmPrepack, BatchedActivationsShareOnePackedWeight) {
