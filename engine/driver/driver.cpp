@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
-#include <tuple>
 #include <set>
+#include <tuple>
 
 #include "engine/autotune/tuner.h"
 #include "engine/codegen/llvm/llvm_codegen.h"

@@ -213,7 +213,8 @@ TEST(GemmPrepack, DriverPacksConstantWeightsAtCompileTime) {
 // Kernels that read one constant weight read one packed copy of it: an
 // unrolled LSTM's steps (here three one-row products by the same W, relu
 // between them) each packed their own copy, so a 4 MB recurrent weight
-// streamed from memory once per step (ddddocr's LSTM 19.6 -> 8 ms).
+// streamed from memory once per step (a bidirectional LSTM of 24 steps,
+// hidden 512: 19.7 -> 8.3 ms).
 TEST(GemmPrepack, KernelsReadingOneWeightShareOnePackedCopy) {
     graph::Graph g;
     g.name = "steps";
