@@ -178,18 +178,18 @@ Ours run_ours_cuda(const BenchModelOptions& o, const graph::Graph& g,
 }
 
 /// Runs the reference runtime of --compare (ONNX Runtime or PyTorch, on the
-/// CPU or the GPU as ours) on `inputs` (or on the input files of folder
-/// `frozen_from`, when our import froze some of them), compares its outputs
-/// with ours, prints its row; returns false when the outputs differ.
+/// CPU or the GPU as ours) on `inputs`, or on the input files of the test-case
+/// folder `input_dir` they came from (all of them: our import may have frozen
+/// some into constants), compares its outputs with ours, prints its row;
+/// returns false when the outputs differ.
 bool compare_with_reference(const BenchModelOptions& o, const std::string& python, const std::string& file,
                       const graph::Graph& g, const std::vector<NDArray>& inputs,
-                      const std::string& frozen_from, const Ours& ours, nlohmann::json& j) {
+                      const std::string& input_dir, const Ours& ours, nlohmann::json& j) {
     const bool gpu = o.target == "cuda";
     TempDir dir;
-    // The reference runs the model as the file has it: where our import froze
-    // some of the folder's inputs into constants, it gets all of them.
-    if (!frozen_from.empty()) {
-        std::vector<std::string> files = driver::test_data_files(frozen_from, "input");
+    // The reference runs the model as the file has it, on the folder's files.
+    if (!input_dir.empty()) {
+        std::vector<std::string> files = driver::test_data_files(input_dir, "input");
         for (size_t i = 0; i < files.size(); ++i)
             fs::copy_file(files[i], dir.path / ("input_" + std::to_string(i) + ".pb"));
     } else {
@@ -290,10 +290,10 @@ int run_bench_model(const BenchModelOptions& o) {
     std::string python = !o.compare.empty() && !gpu ? find_python(o.python, o.compare, false) : "";
     graph::Graph g = o.input_shapes.empty() ? load(mp) : load(mp, o.input_shapes);
     // --input-shape: random inputs of that shape (the folder's are of the model's own).
+    const std::string input_dir = o.input_shapes.empty() ? mp.default_input_dir : "";
     std::vector<NDArray> inputs =
-        mp.default_input_dir.empty() || !o.input_shapes.empty()
-            ? driver::random_inputs(g, 1)
-            : driver::match_test_inputs(g, driver::read_test_data(mp.default_input_dir, "input"));
+        input_dir.empty() ? driver::random_inputs(g, 1)
+                          : driver::match_test_inputs(g, driver::read_test_data(input_dir, "input"));
     nlohmann::json j = {{"model", mp.file}, {"target", gpu ? "cuda" : "cpu"}};
     Ours ours = gpu ? run_ours_cuda(o, g, inputs, python, j) : run_ours_cpu(o, g, inputs, j);
     std::string shape;
@@ -317,12 +317,8 @@ int run_bench_model(const BenchModelOptions& o) {
     j["latency_ms_min"] = ours.min_ms;
     j["gflops"] = ours.flops / (ours.median_ms * 1e-3) / 1e9;
     bool failed = false;
-    // Fewer graph inputs than the folder's files: the import froze some (load()).
-    const bool frozen = o.input_shapes.empty() && !mp.default_input_dir.empty() &&
-                        g.inputs.size() < driver::test_data_files(mp.default_input_dir, "input").size();
     if (!o.compare.empty())
-        failed = !compare_with_reference(o, python, mp.file, g, inputs,
-                                         frozen ? mp.default_input_dir : "", ours, j);
+        failed = !compare_with_reference(o, python, mp.file, g, inputs, input_dir, ours, j);
     if (o.json) {
         std::cout.flush();
         print_json_line(j);
