@@ -121,7 +121,7 @@ TaskMeasurer::TaskMeasurer(const TuneTask& task, const MeasureOptions& o) : m_ta
     TS_CHECK(b[0].error.empty()) << "default schedule of '" << task.name
                                  << "' does not compile: " << b[0].error;
     m_default_module = b[0].keep;
-    m_baseline = run(b[0].fn);
+    m_baseline = run(b[0]);
     m_baseline.compile_s = b[0].compile_s;
     TS_CHECK(m_baseline.times_ms.size() > 0)
         << "default schedule of '" << task.name << "' failed: " << m_baseline.error;
@@ -138,6 +138,7 @@ TaskMeasurer::TaskMeasurer(const TuneTask& task, const MeasureOptions& o) : m_ta
 
 TaskMeasurer::~TaskMeasurer() {
     for (size_t i = 0; i < m_args.size(); ++i) munmap(m_args[i], m_bytes[i]);
+    for (const auto& [key, buf] : m_packed) munmap(buf.first, buf.second);
 }
 
 std::vector<Built> TaskMeasurer::build(const std::vector<tir::PrimFunc>& funcs,
@@ -160,9 +161,14 @@ std::vector<Built> TaskMeasurer::build(const std::vector<tir::PrimFunc>& funcs,
             return;
         }
         try {
-            std::shared_ptr<codegen::JitModule> jit = codegen::jit_compile({funcs[i]}, lo);
-            out[i].fn = jit->lookup(funcs[i]->name);
+            topi::PrepackResult pre =
+                topi::prepack_constant_operands(funcs[i], [&](size_t p) {
+                    return p < m_task.constant_params.size() && m_task.constant_params[p];
+                });
+            std::shared_ptr<codegen::JitModule> jit = codegen::jit_compile({pre.func}, lo);
+            out[i].fn = jit->lookup(pre.func->name);
             out[i].keep = jit;
+            out[i].prepacked = std::move(pre.operands);
         } catch (const std::exception& e) {
             out[i].error = std::string("compile: ") + e.what();
         }
@@ -188,7 +194,36 @@ std::vector<Built> TaskMeasurer::build(const std::vector<tir::PrimFunc>& funcs,
     return out;
 }
 
+MeasureResult TaskMeasurer::run(const Built& built, const CancelToken* cancel) const {
+    std::vector<void*> args = m_args;
+    std::vector<size_t> bytes = m_bytes;
+    for (const topi::PrepackedOperand& op : built.prepacked) {
+        const tir::Buffer& x = m_task.func->params[op.param];
+        std::lock_guard<std::mutex> lock(m_packed_mutex);
+        const auto key = std::make_tuple(op.param, op.tiled_dim, op.factor);
+        auto it = m_packed.find(key);
+        if (it == m_packed.end()) {
+            const std::vector<uint8_t> panels = topi::pack_panels(
+                m_args[op.param], op.shape, size_t(x->dtype.bits / 8), op.tiled_dim, op.factor);
+            const size_t n = std::max<size_t>(panels.size(), 1);
+            void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+            TS_CHECK(p != MAP_FAILED) << "cannot map " << n << " bytes for measurement";
+            std::memcpy(p, panels.data(), panels.size());
+            it = m_packed.emplace(key, std::make_pair(p, n)).first;
+        }
+        args[op.param] = it->second.first;
+        bytes[op.param] = it->second.second;
+    }
+    return run_with(built.fn, args, bytes, cancel);
+}
+
 MeasureResult TaskMeasurer::run(runtime::KernelFn fn, const CancelToken* cancel) const {
+    return run_with(fn, m_args, m_bytes, cancel);
+}
+
+MeasureResult TaskMeasurer::run_with(runtime::KernelFn fn, const std::vector<void*>& args,
+                                     const std::vector<size_t>& bytes,
+                                     const CancelToken* cancel) const {
     MeasureResult r;
     // Outputs start as NaN: a candidate that skips elements fails verification.
     for (size_t i = 0; i < m_args.size(); ++i)
@@ -205,7 +240,7 @@ MeasureResult TaskMeasurer::run(runtime::KernelFn fn, const CancelToken* cancel)
         pid = fork();
         if (pid == 0) {
             close(fds[0]);
-            worker(fn, const_cast<void**>(m_args.data()), m_bytes, m_o, fds[1], m_o.timeout_s);
+            worker(fn, const_cast<void**>(args.data()), bytes, m_o, fds[1], m_o.timeout_s);
         }
     });
     forker.join();
@@ -280,7 +315,7 @@ MeasureResult TaskMeasurer::measure(const tir::PrimFunc& f, const CancelToken* c
         r.compile_s = b[0].compile_s;
         return r;
     }
-    MeasureResult r = run(b[0].fn, cancel);
+    MeasureResult r = run(b[0], cancel);
     r.compile_s = b[0].compile_s;
     return r;
 }

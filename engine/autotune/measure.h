@@ -5,14 +5,18 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/autotune/search.h"
 #include "engine/autotune/task.h"
 #include "engine/runtime/graph_executor.h"
 #include "engine/runtime/kernel_timing.h"
+#include "engine/topi/cpu/pack_gemm.h"
 
 namespace tessera::autotune {
 
@@ -52,6 +56,9 @@ struct Built {
     runtime::KernelFn fn = nullptr;
     std::string error;
     double compile_s = 0;
+    /// Constant operands whose packing nest was folded away (as the driver
+    /// folds it): the kernel takes their panels at these params.
+    std::vector<topi::PrepackedOperand> prepacked;
 };
 
 /// Memory accesses (loads and stores) in the code of `f` once its unrolled
@@ -71,11 +78,18 @@ public:
     /// The default schedule's timing (measured in the constructor).
     const MeasureResult& baseline() const { return m_baseline; }
 
-    /// Compiles the functions on up to o.workers threads.
+    /// Compiles the functions on up to o.workers threads. The packing nests
+    /// of the task's constant operands are folded first, as the driver does
+    /// (topi::prepack_constant_operands): a candidate is timed as the kernel
+    /// that runs in the model, whose constant weights were packed at compile
+    /// time, not with a weight copy on every call.
     std::vector<Built> build(const std::vector<tir::PrimFunc>& funcs,
                              const CancelToken* cancel = nullptr) const;
-    /// Runs one compiled candidate in a worker; `fn` may be any kernel with
-    /// the task's signature (tests pass deliberately broken ones).
+    /// Runs one compiled candidate in a worker, its folded operands given as
+    /// panels of the same random data.
+    MeasureResult run(const Built& built, const CancelToken* cancel = nullptr) const;
+    /// Runs a kernel with the task's own signature (nothing folded; tests
+    /// pass deliberately broken ones).
     MeasureResult run(runtime::KernelFn fn, const CancelToken* cancel = nullptr) const;
     /// build + run of one function.
     MeasureResult measure(const tir::PrimFunc& f, const CancelToken* cancel = nullptr) const;
@@ -89,6 +103,12 @@ private:
     std::vector<std::vector<float>> m_reference;  // per output param (float32 only)
     MeasureResult m_baseline;
     std::shared_ptr<void> m_default_module;
+    /// Panels of constant operands (pack_panels of the random data), made
+    /// once per (param, tiled dim, factor): buffer and bytes.
+    mutable std::mutex m_packed_mutex;
+    mutable std::map<std::tuple<size_t, int, int64_t>, std::pair<void*, size_t>> m_packed;
+    MeasureResult run_with(runtime::KernelFn fn, const std::vector<void*>& args,
+                           const std::vector<size_t>& bytes, const CancelToken* cancel) const;
     std::string verify() const;
 };
 

@@ -86,6 +86,7 @@ std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& ta
         t.name = lg.func->name;
         t.func = lg.func;
         t.num_outputs = int(lg.outputs.size());
+        for (int v : lg.args) t.constant_params.push_back(g.values[size_t(v)].is_constant());
         t.anchor = g.nodes[size_t(anchor)];
         t.cpu = default_rule_options(g, t.anchor, threads);
         t.knobs = topi::cpu_schedule_knobs(lg.func, t.anchor, t.cpu);

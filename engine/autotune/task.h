@@ -36,6 +36,10 @@ struct TuneTask {
     /// the search schedules what they leave, and records hold them first.
     schedule::Trace pinned;
     int num_outputs = 1; // the last params of func are outputs
+    /// Per param of func: bound to a graph constant. The driver packs such an
+    /// operand once at compile time (its packing nest is folded away), so the
+    /// measurer times candidates the same way (measure.h).
+    std::vector<bool> constant_params;
     int weight = 1;      // occurrences in the model
     double flops = 0;    // per call
 };

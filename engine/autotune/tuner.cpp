@@ -216,10 +216,10 @@ private:
             if (cancelled()) break;
             MeasureResult r;
             if (!b.error.empty()) r.error = b.error;
-            else r = t.measurer->run(b.fn, m_cancel);
+            else r = t.measurer->run(b, m_cancel);
             if (r.ok() && (t.p.best_ms == 0 || r.median_ms() < t.p.best_ms)) {
                 // A new best is measured twice: one lucky run must not become the record.
-                MeasureResult again = t.measurer->run(b.fn, m_cancel);
+                MeasureResult again = t.measurer->run(b, m_cancel);
                 if (again.ok())
                     r.times_ms.insert(r.times_ms.end(), again.times_ms.begin(), again.times_ms.end());
                 else
@@ -288,7 +288,7 @@ private:
         const bool done = confirm_rounds(fin, m_o.confirm_rounds, [&](size_t i) -> std::optional<Trial> {
             if (cancelled()) return std::nullopt;
             if (!built[i].error.empty()) return Trial{{}, built[i].error};
-            MeasureResult r = t.measurer->run(built[i].fn, m_cancel);
+            MeasureResult r = t.measurer->run(built[i], m_cancel);
             if (r.error == "cancelled") return std::nullopt;
             return Trial{r.times_ms, r.error};
         });
