@@ -103,6 +103,12 @@ Stmt compact_at(const Stmt& p, const Buffer& buf, const std::vector<const For*>&
     const std::vector<int64_t> shape = buf.const_shape();
     arith::Analyzer ana;
     for (const For* f : outer) ana.bind(f->loop_var, Range{f->min, f->extent});
+    // Outer loops of one iteration are relaxed with the inner ones: their
+    // variable is a constant (a batch of one written as i0 by one block and
+    // 0 by another).
+    for (const For* f : outer)
+        if (const int64_t* e = as_const_int(f->extent); e && *e == 1)
+            acc.loops[f->loop_var.get()] = Range{f->min, f->extent};
     std::set<const Variable*> inner = acc.lets;
     for (const auto& [v, r] : acc.loops) inner.insert(v);
     std::vector<Expr> origin;
@@ -112,7 +118,12 @@ Stmt compact_at(const Stmt& p, const Buffer& buf, const std::vector<const For*>&
         int64_t lo = 0, hi = 0;
         for (const std::vector<Expr>& idx : acc.indices) {
             if (idx.size() != shape.size()) return Stmt();
-            arith::IntSet s = arith::eval_set(idx[d], acc.loops, ana);
+            // An index of the outer loops alone is one point per iteration
+            // (eval_set would widen a floordiv / floormod of a bound outer
+            // variable to its whole range).
+            const arith::IntSet s = uses_any(idx[d], inner)
+                                        ? arith::eval_set(idx[d], acc.loops, ana)
+                                        : arith::IntSet{idx[d], idx[d]};
             if (!s.bounded() || uses_any(s.min, inner) || uses_any(s.max, inner)) return Stmt();
             if (!base.defined()) base = s.min;
             const Expr from = ana.simplify(s.min - base), to = ana.simplify(s.max - base);
@@ -135,22 +146,32 @@ Stmt compact_at(const Stmt& p, const Buffer& buf, const std::vector<const For*>&
     for (size_t d = 0; d < shape.size(); ++d) before *= shape[d], after *= extent[d];
     if (after >= before) return Stmt();
     // Each outer loop must move the box by at least its size in some
-    // dimension: its iterations then touch disjoint elements.
+    // dimension, or its row-major offset by at least the span of the box in
+    // the buffer (a loop over fused rows, decomposed by // and %: a softmax's
+    // (head, row) at fused // 512, fused % 512 starts at 512 * fused): its
+    // iterations then touch disjoint elements.
+    auto moves_by_at_least = [](const Expr& e, const Var& v, int64_t size) {
+        int64_t c = 0;
+        for (const arith::LinearTerm& t : arith::to_linear(e).terms) {
+            if (t.term.as<Variable>() == v.get()) c = t.coeff;
+            else if (uses_var(t.term, v.get())) return false;
+        }
+        return c >= size || -c >= size;
+    };
+    Expr flat = make_const(origin[0].dtype(), 0);
+    int64_t stride = 1, span = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+        flat = flat + origin[d] * make_const(origin[d].dtype(), double(stride));
+        span += (extent[d] - 1) * stride;
+        stride *= shape[d];
+    }
+    flat = ana.simplify(flat);
     for (const For* f : outer) {
         const int64_t* ext = as_const_int(f->extent);
         if (ext && *ext == 1) continue;
-        bool disjoint = false;
-        for (size_t d = 0; d < shape.size() && !disjoint; ++d) {
-            arith::LinearForm lf = arith::to_linear(origin[d]);
-            int64_t c = 0;
-            bool elsewhere = false;
-            for (const arith::LinearTerm& t : lf.terms) {
-                const Variable* v = t.term.as<Variable>();
-                if (v == f->loop_var.get()) c = t.coeff;
-                else if (uses_var(t.term, f->loop_var.get())) elsewhere = true;
-            }
-            disjoint = !elsewhere && (c >= extent[d] || -c >= extent[d]);
-        }
+        bool disjoint = moves_by_at_least(flat, f->loop_var, span);
+        for (size_t d = 0; d < shape.size() && !disjoint; ++d)
+            disjoint = moves_by_at_least(origin[d], f->loop_var, extent[d]);
         if (!disjoint) return Stmt();
     }
     std::vector<Expr> new_shape;
@@ -169,7 +190,8 @@ protected:
         bool const_shape = !buf->shape.empty();
         for (const Expr& d : buf->shape) const_shape &= as_const_int(d) != nullptr;
         if (buf->scope != "local" || !const_shape) return rebuild(op, body);
-        // The chain of statements down to the innermost one holding every access.
+        // The chain of statements down to the innermost one holding every
+        // access (through loops, sequences and other buffers' allocations).
         std::vector<Stmt> chain = {body};
         std::vector<size_t> child;  // chain[i + 1] is child[i] of a SeqStmt chain[i]
         for (;;) {
@@ -177,6 +199,11 @@ protected:
             if (const For* f = s.as<For>();
                 f && (f->kind == ForKind::Serial || f->kind == ForKind::Parallel)) {
                 chain.push_back(f->body);
+                child.push_back(0);
+                continue;
+            }
+            if (const Allocate* a = s.as<Allocate>()) {  // another buffer's scope
+                chain.push_back(a->body);
                 child.push_back(0);
                 continue;
             }
@@ -202,6 +229,8 @@ protected:
                 if (const For* f = chain[i].as<For>()) {
                     cur = For::make(f->loop_var, f->min, f->extent, f->kind, cur, f->thread_tag,
                                     f->annotations);
+                } else if (const Allocate* a = chain[i].as<Allocate>()) {
+                    cur = Allocate::make(a->buffer, cur);
                 } else {
                     std::vector<Stmt> seq = chain[i].as<SeqStmt>()->seq;
                     seq[child[i]] = cur;

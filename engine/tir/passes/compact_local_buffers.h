@@ -8,8 +8,9 @@
 namespace tessera::tir {
 
 /// For each Allocate of a "local" buffer with a constant shape (after
-/// lower_blocks): moves it down through serial and parallel loops and
-/// sequences to the innermost statement that holds all its accesses, as long
+/// lower_blocks): moves it down through serial and parallel loops,
+/// sequences and other buffers' allocations to the innermost statement that
+/// holds all its accesses, as long
 /// as each loop it moves into gives every iteration its own slice of the
 /// buffer (no value flows from one iteration to the next), and shrinks it to
 /// the box its accesses cover there (indices shifted by the box's origin).

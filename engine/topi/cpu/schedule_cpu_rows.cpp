@@ -107,7 +107,7 @@ bool schedule_row_chain(Schedule& s, const CpuScheduleOptions& o) {
         }
         blocks = s.blocks();
         // Every reduction a row reduction of that length, rfactor'ed.
-        Names rfs;
+        Names rfs, stats;
         for (const std::string& b : blocks) {
             const tir::Block* bb = find_block(s.func(), b);
             if (!bb || !schedule::is_reduction(bb)) continue;
@@ -115,11 +115,23 @@ bool schedule_row_chain(Schedule& s, const CpuScheduleOptions& o) {
                 s = before;
                 return false;
             }
+            stats.push_back(b);
             rfs.push_back(rfactor_row(s, b, w));
         }
         if (rfs.empty()) {
             s = before;
             return false;
+        }
+        // The row statistics and their W-wide partial results local too:
+        // one row's worth inside the row loop, not [rows.., W] in memory.
+        stats.insert(stats.end(), rfs.begin(), rfs.end());
+        for (const std::string& b : stats) {
+            const Schedule keep = s;
+            try {
+                s.compute_inline(s.cache_write(b, 0, "local"));
+            } catch (const schedule::ScheduleError&) {
+                s = keep;
+            }
         }
         // Everything computed inside the output's innermost row loop, the
         // producers in reverse order so each lands before its readers.

@@ -6,6 +6,8 @@
 
 #include "engine/driver/driver.h"
 #include "engine/graph/passes/convert_layout.h"
+#include "engine/tir/functor.h"
+#include "engine/tir/passes/pass_manager.h"
 #include "tests/engine/graph/passes/passes_test_util.h"
 
 namespace tessera::passes {
@@ -124,6 +126,35 @@ TEST(ModelKernels, SoftmaxAndRowWiseElementwise) {
     g.outputs = {b};
     expect_compiled_matches(g, 1);
     expect_compiled_matches(g, 2);
+}
+
+// A softmax over heads x rows (the rows fused into one loop, a batch of one
+// outside it) keeps its intermediates per row: the exponentials and the
+// vector partial max / sum are allocated inside the row loop, one row in
+// size, not as [heads, rows, ...] scratch (attention scores at sequence 512:
+// 12.6 MB allocated and written on every call, 5.9 -> 4.5 ms in BERT-base).
+TEST(ModelKernels, SoftmaxIntermediatesAreOneRowInsideTheRowLoop) {
+    graph::Graph g;
+    int x = input(g, "x", {1, 3, 16, 96});
+    g.outputs = {node(g, "nn.softmax", "sm", {x}, {{"axis", int64_t(3)}})};
+    for (int threads : {1, 2}) {
+        driver::BuildOptions o;
+        o.threads = threads;
+        auto model = driver::build(g, o);
+        ASSERT_EQ(model->kernels.size(), 1u);
+        int64_t largest = 0, allocations = 0;
+        tir::post_order_visit(tir::lower_for_codegen(model->kernels[0])->body,
+                              [&](const tir::Object* n) {
+                                  if (n->node_type != tir::NodeType::Allocate) return;
+                                  ++allocations;
+                                  largest = std::max(
+                                      largest,
+                                      static_cast<const tir::Allocate*>(n)->buffer.num_elements());
+                              });
+        EXPECT_GT(allocations, 0);
+        EXPECT_LE(largest, 96) << "threads " << threads;
+        expect_compiled_matches(g, threads);
+    }
 }
 
 }  // namespace
