@@ -46,9 +46,11 @@ private:
     llvm::Value* emit_cast(tir::DataType from, tir::DataType to, llvm::Value* v);
     llvm::Value* emit_call(const tir::Call* op);
     /// acc + dot4_u8s8(a, b) on `lanes`-wide int32 values (acc may be null):
-    /// vpdpbusd when the target has AVX-512 VNNI or AVX-VNNI, else shifts,
-    /// multiplies and adds (codegen_llvm_dot4.cpp).
+    /// vpdpbusd when the target has AVX-512 VNNI or AVX-VNNI, else pmaddwd
+    /// (other x86), else shifts, multiplies and adds (codegen_llvm_dot4.cpp).
     llvm::Value* emit_dot4(llvm::Value* acc, llvm::Value* a, llvm::Value* b, int lanes);
+    /// emit_dot4 without VNNI: pmaddwd on the even and odd bytes (x86, lanes % 4 == 0).
+    llvm::Value* emit_dot4_pmaddwd(llvm::Value* acc, llvm::Value* a, llvm::Value* b, int lanes);
     /// The operand of an integer Add that is a dot4_u8s8 call (null if none).
     static const tir::Call* dot4_operand(const tir::Expr& e);
     llvm::Value* emit_guarded_select(const tir::Select* op);

@@ -1,6 +1,7 @@
 // The dot4_u8s8 intrinsic (four byte products into int32 lanes): compiled at
-// every vector width against the interpreter and a plain C++ sum, and lowered
-// to vpdpbusd where the host has AVX-512 VNNI or AVX-VNNI.
+// every vector width against the interpreter and a plain C++ sum, lowered to
+// vpdpbusd where the host has AVX-512 VNNI or AVX-VNNI and to pmaddwd on x86
+// CPUs without them.
 #include <random>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
@@ -66,6 +67,39 @@ TEST(LlvmDot4, UsesVpdpbusdWhereTheHostHasVnni) {
     const std::string text = codegen::emit_assembly({dot4_func("dot4_vnni", 64, 16)});
     EXPECT_NE(text.find("vpdpbusd"), std::string::npos) << text;
     EXPECT_EQ(text.find("vpmulld"), std::string::npos) << text;
+}
+
+// An x86 CPU without VNNI (AVX2 Haswell / Zen 3, AVX-512 Skylake-X): two
+// pmaddwd per vector on the bytes as 16-bit halves, exact for every byte
+// pair (pmaddubsw would saturate 255 x -128 + 255 x -128 in int16).
+TEST(LlvmDot4, WithoutVnniTwoPmaddwdPerVectorSumTheProductsExactly) {
+    codegen::LlvmOptions skx;
+    skx.cpu = "skylake-avx512";
+    const std::string text512 = codegen::emit_assembly({dot4_func("dot4_skx", 64, 16)}, skx);
+    EXPECT_NE(text512.find("vpmaddwd\t%zmm"), std::string::npos) << text512;
+    EXPECT_EQ(text512.find("vpmulld"), std::string::npos) << text512;
+    const std::string host = codegen::host_target_description();
+    if (host.find("+avx2") == std::string::npos) GTEST_SKIP() << "no AVX2 on this CPU: " << host;
+    codegen::LlvmOptions hsw;
+    hsw.cpu = "haswell";
+    const std::string text = codegen::emit_assembly({dot4_func("dot4_hsw", 64, 8)}, hsw);
+    EXPECT_NE(text.find("vpmaddwd"), std::string::npos) << text;
+    EXPECT_EQ(text.find("vpmulld"), std::string::npos) << text;
+    const int64_t n = 96;
+    for (int lanes : {4, 8, 16, 24, 32}) {
+        PrimFunc f = dot4_func("dot4_hsw_x" + std::to_string(lanes), n, lanes);
+        std::vector<int32_t> a = random_words(n, 13), b = random_words(n, 14);
+        a[0] = int32_t(0xffffffffu);  // 255 x -128 in every byte: the extremes
+        b[0] = int32_t(0x80808080u);
+        a[lanes] = int32_t(0xffffffffu);  // 255 x 127
+        b[lanes] = int32_t(0x7f7f7f7fu);
+        std::vector<int32_t> c = random_words(n, 15), want(n);
+        for (int64_t i = 0; i < n; ++i) want[i] = reference(c[i], a[i / lanes * lanes], b[i]);
+        auto module = codegen::jit_compile({f}, hsw);
+        std::vector<void*> args = {a.data(), b.data(), c.data()};
+        module->lookup(f->name)(args.data());
+        EXPECT_EQ(c, want) << lanes << " lanes";
+    }
 }
 
 }  // namespace
