@@ -67,6 +67,23 @@ Tensors im2col_int8x4(const graph::Node& n, const Tensors& in, const Types& out)
     const int64_t pad_value = n.attr_int("pad_value", 0);
     const int64_t K = xs[1] * kernel[0] * kernel[1];
     const int64_t OW = (xs[3] + pad[1] + pad[3] - dil[1] * (kernel[1] - 1) - 1) / strides[1] + 1;
+    auto clamp = [](Expr v, int64_t hi) { return tir::max(tir::min(v, i64(hi - 1)), i64(0)); };
+    // The data with its padding (the zero point) as a stage of its own: the
+    // windows then read every byte inside it, so a row of windows is a
+    // contiguous (stride 1) vector load instead of a clamped, guarded gather
+    // per byte, which ran serially (64 x 56 x 56 bytes of ResNet-18: 2 ms).
+    te::Tensor src = x;
+    if (pad[0] != 0 || pad[1] != 0 || pad[2] != 0 || pad[3] != 0)
+        src = te::compute(
+            {xs[0], xs[1], xs[2] + pad[0] + pad[2], xs[3] + pad[1] + pad[3]},
+            [&](const std::vector<Var>& p) {
+                const Expr ih = p[2] - i64(pad[0]), iw = p[3] - i64(pad[1]);
+                const Expr v = x(p[0], p[1], clamp(ih, xs[2]), clamp(iw, xs[3]));
+                return tir::select(ih >= i64(0) && ih < i64(xs[2]) && iw >= i64(0) &&
+                                       iw < i64(xs[3]),
+                                   v, tir::make_const(v.dtype(), double(pad_value)));
+            },
+            "T_im2col_pad", "injective");
     te::Tensor w = te::compute(
         out[0].shape,
         [&](const std::vector<Var>& iv) {
@@ -80,18 +97,10 @@ Tensors im2col_int8x4(const graph::Node& n, const Tensors& in, const Types& out)
                 const Expr c = tir::floordiv(k, i64(kernel[0] * kernel[1]));
                 const Expr r = tir::floormod(tir::floordiv(k, i64(kernel[1])), i64(kernel[0]));
                 const Expr q = tir::floormod(k, i64(kernel[1]));
-                const Expr ih = oh * strides[0] - i64(pad[0]) + r * dil[0];
-                const Expr iw = ow * strides[1] - i64(pad[1]) + q * dil[1];
-                const Expr inside = k < i64(K) && ih >= i64(0) && ih < i64(xs[2]) && iw >= i64(0) &&
-                                    iw < i64(xs[3]);
-                auto clamp = [](Expr v, int64_t hi) {
-                    return tir::max(tir::min(v, i64(hi - 1)), i64(0));
-                };
-                Expr v = x(i[0], clamp(c, xs[1]), clamp(ih, xs[2]), clamp(iw, xs[3]));
-                // Outside the data: the zero point (a centered 0); past K: 0.
-                Expr fill = tir::select(k < i64(K), tir::make_const(v.dtype(), double(pad_value)),
-                                        tir::make_const(v.dtype(), 0));
-                return tir::select(inside, v, fill);
+                // Inside the padded data for every window; past K: 0.
+                const Expr v = src(i[0], clamp(c, xs[1]), oh * strides[0] + r * dil[0],
+                                   ow * strides[1] + q * dil[1]);
+                return K % 4 == 0 ? v : tir::select(k < i64(K), v, tir::make_const(v.dtype(), 0));
             });
         },
         "T_im2col_int8x4", "injective");
