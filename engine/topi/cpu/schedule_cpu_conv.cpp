@@ -56,20 +56,15 @@ int64_t default_channels_outer(int64_t eoh, int64_t eow, int64_t window) {
 int64_t default_local_accumulators(int64_t channels_outer) { return channels_outer != 2; }
 
 /// Output-channel block vectors per register tile of the dense NCHW[x]c rule:
-/// two with 32 registers (one broadcast feeds two FMAs) where they divide.
-/// With 16 registers (AVX2), two where one block's tile of columns would not
-/// fit the width well: fewer than 6 columns (a width whose divisors skip 6..12,
-/// like 508 = 4 x 127: 8 FMA chains then cover the FMA latency, 4 do not), or
-/// no divisor of the width at all (13, 26: a guarded tail tile); up to 6
-/// columns x 2 vectors then. On a Zen 3, per the tuner's confirmed finalists:
-/// ddddocr det's 13-wide convs 6.1 -> 3.9 and 2.9 -> 1.8 ms.
-int64_t default_oc_vectors(int64_t eoc, int64_t eow, const CpuScheduleOptions& o) {
-    if (eoc % 2 != 0) return 1;
-    if (o.vector_lanes >= 16) return 2;
-    const int64_t one = conv_register_columns(eow, o.vector_lanes, 1);
-    return (one < 6 || eow % one != 0) && 2 * conv_register_columns(eow, o.vector_lanes, 2) >= 8
-               ? 2
-               : 1;
+/// two where the blocks pair up, so one broadcast input value feeds two FMAs
+/// (one block's tile is bound by its broadcasts: a load per FMA). With 16
+/// registers (AVX2) that is up to 6 columns x 2 vectors (12 accumulators);
+/// on a Zen 3 the tuner's confirmed finalists all took it over 1 vector x 7-8
+/// columns: ResNet-18's 7x7/2 stem 6.8 -> 3.3-3.6 ms, its 3x3/2 convs 2.5 ->
+/// 1.8 ms, the 7x7-plane convs 4.8 -> 4.5 and 3.8 -> 3.2 ms; ddddocr det's
+/// 13-wide convs 6.1 -> 3.9 and 2.9 -> 1.8 ms.
+int64_t default_oc_vectors(int64_t eoc, int64_t, const CpuScheduleOptions&) {
+    return eoc % 2 == 0 ? 2 : 1;
 }
 
 /// Output columns per depthwise register tile: a divisor of ow in [4, 8]
@@ -415,8 +410,21 @@ struct ConvRule {
 int64_t conv_register_columns(int64_t ow, int lanes, int64_t oc_vectors) {
     // Accumulators + the weight vectors + a broadcast must fit the register
     // file (32 zmm with AVX-512, 16 ymm with AVX2).
-    const int64_t hi = (lanes >= 16 ? 28 : 12) / std::max<int64_t>(oc_vectors, 1);
-    return pick_factor(ow, 4, hi);
+    const int64_t v = std::max<int64_t>(oc_vectors, 1);
+    const int64_t hi = (lanes >= 16 ? 28 : 12) / v;
+    if (lanes >= 16 || v == 1 || ow <= hi) return lanes >= 16 || v == 1 ? pick_factor(ow, 4, hi) : ow;
+    // AVX2, several vectors: the column count c in [4, hi] whose tiles do the
+    // most useful FMAs per load (v c FMAs per c broadcasts and v weight
+    // loads), a tail tile counted as a whole one: 6 for widths 112, 56 and
+    // 28 (a tail of 4 or 2), 4 for 7, 5 for 14.
+    int64_t best = hi;
+    double best_score = 0;
+    for (int64_t c = 4; c <= hi; ++c) {
+        const double useful = double(ow) / double((ow + c - 1) / c * c);
+        const double score = useful * double(v * c) / double(c + v);
+        if (score > best_score + 1e-9) best = c, best_score = score;
+    }
+    return best;
 }
 
 bool schedule_conv2d_block(Schedule& s, const std::string& block, const graph::Node& n,

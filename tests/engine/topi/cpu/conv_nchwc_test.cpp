@@ -184,18 +184,18 @@ TEST(Conv2dNCHWc, TailColumnsWithOneAndTwoChannelBlocksPerTile) {
     check_blocked_conv({1, b, 4, 31, 3 * b, 3, 3, 1, 1}, b, b, 1);
 }
 
-// The default register tile keeps at least 8 FMA chains in flight: with 16
-// registers (AVX2) and an output width whose divisors skip 6..12 (magika's
-// 1-D conv: 508 = 4 x 127) or none at all (13) it takes two channel-block
-// vectors per column (4 x 2 accumulators, not 4 x 1: that conv 43 -> 87
-// GFLOP/s on a Zen 3);
-// a width of 56 keeps 8 columns of one vector. The default is each knob's
-// first choice, and the compiled conv still matches the naive one.
-TEST(Conv2dNCHWc, Avx2TileKeepsEightAccumulatorsWhereTheWidthAllowsFewColumns) {
-    auto defaults = [](int64_t ow) {
+// With AVX2's 16 registers the dense NCHW[8]c tile takes two channel-block
+// vectors per column where the blocks pair up (one broadcast feeds two FMAs)
+// and the column count in 4..6 whose tiles do the most FMAs per load, a
+// tail tile counted whole: 6 for widths 508 and 56 (tails 4 and 2), 5 for 13,
+// 4 for 7 (6 + 1 would waste most of a tile); an odd block count keeps one
+// vector. The default is each knob's first choice, and the compiled conv
+// still matches the naive one.
+TEST(Conv2dNCHWc, Avx2TileTakesTwoChannelVectorsAndTheColumnsWithTheMostFmasPerLoad) {
+    auto defaults = [](int64_t ow, int64_t blocks) {
         graph::Graph g;
         int x = input(g, "x", {1, 4, 1, ow + 4, 8});
-        int w = constant(g, "w", {4, 4, 1, 5, 8, 8}, 5);
+        int w = constant(g, "w", {blocks, 4, 1, 5, 8, 8}, 5);
         int y = node(g, "nn.conv2d_NCHWc", "conv", {x, w}, {});
         g.outputs = {y};
         tir::PrimFunc f = topi::lower_node(g, 0);
@@ -205,19 +205,20 @@ TEST(Conv2dNCHWc, Avx2TileKeepsEightAccumulatorsWhereTheWidthAllowsFewColumns) {
         std::map<std::string, int64_t> d;
         for (const topi::CpuKnob& k : topi::cpu_schedule_knobs(f, g.nodes[0], o))
             d[k.name] = k.choices.at(0);
-        return d;
+        return std::make_pair(d.at("conv2d.oc_vectors"), d.at("conv2d.reg_cols"));
     };
-    std::map<std::string, int64_t> odd = defaults(508), even = defaults(56), prime = defaults(13);
-    EXPECT_EQ(odd.at("conv2d.oc_vectors"), 2);
-    EXPECT_EQ(odd.at("conv2d.reg_cols"), 4);
-    // 13 columns: no divisor in 6..12, so 2 vectors x 6 columns (and a tail).
-    EXPECT_EQ(prime.at("conv2d.oc_vectors"), 2);
-    EXPECT_EQ(prime.at("conv2d.reg_cols"), 6);
-    EXPECT_EQ(even.at("conv2d.oc_vectors"), 1);
-    EXPECT_EQ(even.at("conv2d.reg_cols"), 8);
+    using P = std::pair<int64_t, int64_t>;
+    EXPECT_EQ(defaults(508, 4), P(2, 6));
+    EXPECT_EQ(defaults(56, 4), P(2, 6));
+    EXPECT_EQ(defaults(13, 4), P(2, 5));
+    EXPECT_EQ(defaults(7, 4), P(2, 4));
+    EXPECT_EQ(defaults(5, 4), P(2, 5));
+    EXPECT_EQ(defaults(56, 3), P(1, 8));
     if (codegen::host_vector_lanes() == 8) {
         check_blocked_conv({1, 16, 1, 56, 32, 1, 5, 1, 0}, 8, 8, 1);
         check_blocked_conv({1, 16, 15, 15, 32, 3, 3, 1, 0}, 8, 8, 1);
+        check_blocked_conv({1, 16, 7, 7, 32, 3, 3, 1, 1}, 8, 8, 1);
+        check_blocked_conv({1, 3, 30, 30, 32, 7, 7, 2, 3}, 3, 8, 1);  // a stem: 3 channels, stride 2
     }
 }
 
