@@ -412,7 +412,8 @@ int64_t conv_register_columns(int64_t ow, int lanes, int64_t oc_vectors) {
     // file (32 zmm with AVX-512, 16 ymm with AVX2).
     const int64_t v = std::max<int64_t>(oc_vectors, 1);
     const int64_t hi = (lanes >= 16 ? 28 : 12) / v;
-    if (lanes >= 16 || v == 1 || ow <= hi) return lanes >= 16 || v == 1 ? pick_factor(ow, 4, hi) : ow;
+    if (lanes >= 16 || v == 1) return pick_factor(ow, 4, hi);
+    if (ow <= hi) return ow;
     // AVX2, several vectors: the column count c in [4, hi] whose tiles do the
     // most useful FMAs per load (v c FMAs per c broadcasts and v weight
     // loads), a tail tile counted as a whole one: 6 for widths 112, 56 and
