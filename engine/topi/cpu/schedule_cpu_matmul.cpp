@@ -192,12 +192,22 @@ Plan default_plan(const Geometry& g, const CpuScheduleOptions& o) {
     p.order = p.parallel ? 0 : 2;
     const int64_t team =
         o.threads > 0 ? o.threads : std::max<int64_t>(std::thread::hardware_concurrency(), 1);
-    if (p.blocked && p.parallel && (g.ej + p.nr - 1) / p.nr < 2 * team) {
+    // Threads that split the rows each read all of B and their share of A;
+    // split the columns, all of A and their share of B: the rows when A is
+    // the larger and B stays in this core's L2 between MC blocks (an integer
+    // conv's weights [OC, K] against a small plane's windows).
+    const bool rows_read_less = g.ei > g.ej && g.ek * g.ej * 4 <= l2_bytes();
+    if (p.blocked && p.parallel && ((g.ej + p.nr - 1) / p.nr < 2 * team || rows_read_less)) {
         // Fewer column panels than two per thread (a conv's 7x7 = 49 output
-        // columns as a GEMM: 32 + 17): the threads split the rows (MC
-        // blocks) instead, every thread the same amount of work. [512, 1152]
-        // x [1152, 49] words, 2 threads: 0.36 -> 0.2 ms.
+        // columns as a GEMM: 32 + 17), or A larger: the threads split the
+        // rows (MC blocks) instead, every thread the same amount of work.
+        // [512, 1152] x [1152, 49] words, 2 threads: 0.36 -> 0.2 ms. MC
+        // blocks of up to kMcRows rows, as many per thread (512 rows on 2
+        // threads: 8 blocks of 66, not 9 of 60 split 5 : 4).
         p.order = 0;
+        const int64_t tiles = (g.ei + p.mr - 1) / p.mr;
+        const int64_t blocks = team * std::max<int64_t>((g.ei + team * kMcRows - 1) / (team * kMcRows), 1);
+        p.mc = (tiles + blocks - 1) / blocks * p.mr;
     } else if (p.blocked && p.parallel) {
         // Threads share nothing but A: BLIS order with one NC block of
         // columns per thread, each thread's KC x NC block of B in its own L2

@@ -101,6 +101,30 @@ TEST(GemmKnobs, FirstChoicesAreTheDefaultSchedule) {
         EXPECT_NE(find_knob(ks, name), nullptr) << name;
 }
 
+// On 2 threads the rule splits the rows when A is the larger operand and B
+// fits in L2 (an integer conv's weights [512, K] against a 7x7 plane's 49
+// windows: each thread reads half of A), into as many MC blocks per thread;
+// a B larger than A (a dense layer's weights) keeps splitting the columns
+// (BLIS order 1, or order 2 for a B beyond L2). Both compute the product.
+TEST(GemmKnobs, TwoThreadsSplitTheLargerOperand) {
+    auto defaults = [](const graph::Graph& g) {
+        std::map<std::string, int64_t> d;
+        for (const topi::CpuKnob& k :
+             topi::cpu_schedule_knobs(topi::lower_node(g, 0), g.nodes[0], options(2)))
+            d[k.name] = k.choices.front();
+        return d;
+    };
+    graph::Graph tall = matmul(512, 576, 49), wide = matmul(128, 384, 1536);
+    std::map<std::string, int64_t> t = defaults(tall), w = defaults(wide);
+    EXPECT_EQ(t.at("matmul.order"), 0);
+    const int64_t blocks = (512 + t.at("matmul.mc") - 1) / t.at("matmul.mc");
+    EXPECT_EQ(blocks % 2, 0) << "mc " << t.at("matmul.mc");
+    EXPECT_LE(t.at("matmul.mc"), 72);
+    EXPECT_NE(w.at("matmul.order"), 0);
+    check_knobs(tall, {}, 2);
+    check_knobs(wide, {}, 2);
+}
+
 TEST(GemmKnobs, EveryChoiceAloneComputesTheProduct) {
     // Tails everywhere: 37 = 4 * 8 + 5 rows, 45 columns, K = 131 (prime).
     graph::Graph g = matmul(37, 131, 45);
