@@ -63,7 +63,7 @@ int64_t default_local_accumulators(int64_t channels_outer) { return channels_out
 /// columns: ResNet-18's 7x7/2 stem 6.8 -> 3.3-3.6 ms, its 3x3/2 convs 2.5 ->
 /// 1.8 ms, the 7x7-plane convs 4.8 -> 4.5 and 3.8 -> 3.2 ms; ddddocr det's
 /// 13-wide convs 6.1 -> 3.9 and 2.9 -> 1.8 ms.
-int64_t default_oc_vectors(int64_t eoc, int64_t, const CpuScheduleOptions&) {
+int64_t default_oc_vectors(int64_t eoc) {
     return eoc % 2 == 0 ? 2 : 1;
 }
 
@@ -169,7 +169,7 @@ struct ConvRule {
         const int64_t eow = loop_extent(s.func(), l[3]);
         const int64_t w = work(s, l);
         const int64_t oc_tiles =
-            std::clamp<int64_t>(o.knob("conv2d.oc_vectors", default_oc_vectors(eoc, eow, o)), 1, eoc);
+            std::clamp<int64_t>(o.knob("conv2d.oc_vectors", default_oc_vectors(eoc)), 1, eoc);
         const int64_t reg_n = std::clamp<int64_t>(
             o.knob("conv2d.reg_cols", conv_register_columns(eow, o.vector_lanes, oc_tiles)), 1,
             eow);
@@ -523,7 +523,7 @@ std::vector<CpuKnob> conv2d_knobs(const tir::PrimFunc& f, const graph::Node& n,
         Names l = s.get_loops(b);
         const int64_t eoc = loop_extent(s.func(), l[1]), eoh = loop_extent(s.func(), l[2]);
         const int64_t eow = loop_extent(s.func(), l[3]);
-        const int64_t ocv = default_oc_vectors(eoc, eow, o);
+        const int64_t ocv = default_oc_vectors(eoc);
         std::vector<int64_t> ocs = {1};
         for (int64_t v : {2, 4})
             if (eoc % v == 0) ocs.push_back(v);

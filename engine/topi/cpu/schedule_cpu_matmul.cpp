@@ -214,11 +214,9 @@ Plan default_plan(const Geometry& g, const CpuScheduleOptions& o) {
         // (measured 5-35 % faster at 2 threads than splitting the MC blocks
         // of the one-thread order; slower on one thread, where the
         // KC x N panel sweep over an L2-resident block of A wins).
-        const int64_t threads =
-            o.threads > 0 ? o.threads : std::max<int64_t>(std::thread::hardware_concurrency(), 1);
         const int64_t panels = (g.ej + p.nr - 1) / p.nr;
         p.order = 1;
-        p.nc = (panels + threads - 1) / threads * p.nr;
+        p.nc = (panels + team - 1) / team * p.nr;
         // KC x NC of B in half of this core's L2 (2048^3 on 2 threads:
         // KC 256 instead of 512, 0.88 -> 0.93 of OpenBLAS).
         const int64_t kc_l2 = l2_bytes() / 2 / (std::min(p.nc, g.ej) * 4);

@@ -19,6 +19,7 @@
 #include "engine/autotune/tuner.h"
 #include "engine/driver/driver.h"
 #include "engine/tir/interpreter.h"
+#include "tests/engine/graph/passes/passes_test_util.h"
 
 namespace tessera::autotune {
 namespace {
@@ -105,29 +106,11 @@ TEST(Tasks, IdenticalFusedKernelsShareOneWeightedTask) {
 // C = A W with W a constant (seeded random values), A 96 x 256, W 256 x 128:
 // large enough that the default rule packs W.
 graph::Graph constant_weight_gemm() {
+    using namespace passes::testing;
     graph::Graph g;
     g.name = "constant_weight_gemm";
-    auto value = [&](const std::string& name, std::vector<int64_t> shape) {
-        graph::Value v;
-        v.name = name;
-        v.type = {graph::DType::Float32, std::move(shape)};
-        return g.add_value(v);
-    };
-    int a = value("A", {96, 256}), w = value("W", {256, 128}), c = value("C", {96, 128});
-    auto data = std::make_shared<graph::ConstantData>();
-    std::vector<float> x(256 * 128);
-    for (size_t i = 0; i < x.size(); ++i) x[i] = float((i * 7919) % 201) / 100.f - 1.f;
-    const auto* bytes = reinterpret_cast<const uint8_t*>(x.data());
-    data->bytes.assign(bytes, bytes + x.size() * sizeof(float));
-    g.values[size_t(w)].constant = data;
-    g.inputs = {a};
-    g.outputs = {c};
-    graph::Node n;
-    n.op = "nn.matmul";
-    n.name = "mm";
-    n.inputs = {a, w};
-    n.outputs = {c};
-    g.add_node(n);
+    int a = input(g, "A", {96, 256});
+    g.outputs = {node(g, "nn.matmul", "mm", {a, constant(g, "W", {256, 128}, 7)})};
     return g;
 }
 
