@@ -32,7 +32,7 @@ void build_cuda_kernels(CompiledModel& model, const BuildOptions& options) {
         for (int nd : nodes) {  // the first traced node of the group wins
             const std::string& name = g.nodes[size_t(nd)].name;
             auto trace = options.kernel_traces.find(name);
-            if (trace != options.kernel_traces.end())
+            if (trace != options.kernel_traces.end() && g.find_node(name) == nd)
                 return apply_kernel_trace(trace->second, f, name, nodes.size());
         }
         return from_records ? from_records(f, nodes) : tir::PrimFunc();

@@ -23,7 +23,9 @@ ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>&
     for (int nd : group) {  // the first traced node of the group wins
         const std::string& node_name = g.nodes[size_t(nd)].name;
         auto trace = options.kernel_traces.find(node_name);
-        if (trace == options.kernel_traces.end()) continue;
+        // A name several nodes share (one ONNX node expanded) is the node
+        // find_node picks, as `inspect --op` and `tune --op` read it.
+        if (trace == options.kernel_traces.end() || g.find_node(node_name) != nd) continue;
         BuildOptions without = options;  // what the build would choose instead
         without.kernel_traces.clear();
         ScheduledGroup other = schedule_cpu_group(g, group, lowered, without, records);

@@ -286,8 +286,10 @@ schedule::Schedule cpu_default_schedule(const tir::PrimFunc& f, const graph::Nod
     return build(f, n, options, &packs);
 }
 
-std::vector<CpuKnob> cpu_schedule_knobs(const tir::PrimFunc& f, const graph::Node& n,
-                                        const CpuScheduleOptions& options) {
+namespace {
+
+std::vector<CpuKnob> rule_knobs(const tir::PrimFunc& f, const graph::Node& n,
+                                const CpuScheduleOptions& options) {
     switch (cpu_op_class(n)) {
         case CpuOpClass::Matmul: return matmul_knobs(f, n, options);
         case CpuOpClass::Conv2d:
@@ -307,6 +309,24 @@ std::vector<CpuKnob> cpu_schedule_knobs(const tir::PrimFunc& f, const graph::Nod
             return {CpuKnob{"injective.vector_factor", {2 * l, l, 4 * l}}};
         }
     }
+}
+
+}  // namespace
+
+std::vector<CpuKnob> cpu_schedule_knobs(const tir::PrimFunc& f, const graph::Node& n,
+                                        const CpuScheduleOptions& options) {
+    std::vector<CpuKnob> knobs = rule_knobs(f, n, options);
+    // A knob the options already set (the driver's choices for the kernel's
+    // context, autotune::default_rule_options: a B computed at run time is
+    // not packed) is the rule's default here too: the tuner's default
+    // candidate is then the default kernel.
+    for (CpuKnob& k : knobs) {
+        auto set = options.knobs.find(k.name);
+        if (set == options.knobs.end()) continue;
+        auto at = std::find(k.choices.begin(), k.choices.end(), set->second);
+        if (at != k.choices.end()) std::rotate(k.choices.begin(), at, at + 1);
+    }
+    return knobs;
 }
 
 schedule::Trace cpu_default_trace(const tir::PrimFunc& f, const graph::Node& n,

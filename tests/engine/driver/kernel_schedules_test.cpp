@@ -153,5 +153,34 @@ TEST(KernelSchedules, AHandTraceIsTheKernelsScheduleAndRebuildsIt) {
     }
 }
 
+TEST(KernelSchedules, AHandTraceOfASharedNameSchedulesTheKernelFindNodePicks) {
+    // One ONNX node expanded into two kernels under one name (a softmax of
+    // the input, then a dense layer on it): a trace given for the name is
+    // the heaviest node's, the kernel `inspect --op` and `tune --op` pick.
+    graph::Graph g;
+    int x = input(g, "x", {64, 64});
+    int s = node(g, "nn.softmax", "shared", {x}, {{"axis", int64_t(1)}});
+    int d = node(g, "nn.matmul", "shared", {s, constant(g, "w", {64, 64}, 1)});
+    g.outputs = {d};
+    BuildOptions o;
+    o.jit = false;
+    o.threads = 1;
+    auto model = build(g, o);
+    const int k = model->kernel_of("shared");
+    ASSERT_GE(k, 0);
+    ASSERT_EQ(model->graph.nodes[size_t(model->graph.find_node("shared"))].op, "nn.matmul");
+    schedule::Trace hand = model->schedules[size_t(k)].trace;
+    ASSERT_FALSE(hand.steps.empty());
+    hand.steps.pop_back();
+    o.kernel_traces["shared"] = hand;
+    auto edited = build(g, o);  // the softmax kernel would refuse the matmul's steps
+    int hands = 0;
+    for (const KernelSchedule& ks : edited->schedules) hands += ks.source == "hand" ? 1 : 0;
+    EXPECT_EQ(hands, 1);
+    const KernelSchedule& eks = edited->schedules[size_t(edited->kernel_of("shared"))];
+    EXPECT_EQ(eks.source, "hand");
+    EXPECT_EQ(eks.trace.steps, hand.steps);
+}
+
 }  // namespace
 }  // namespace tessera::driver

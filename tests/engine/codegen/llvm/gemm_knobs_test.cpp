@@ -6,6 +6,7 @@
 // unscheduled loop nest, on 1 and 2 threads. Nothing is timed.
 #include "tests/engine/codegen/llvm/codegen_test_util.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <sstream>
@@ -99,6 +100,35 @@ TEST(GemmKnobs, FirstChoicesAreTheDefaultSchedule) {
     auto ks = topi::cpu_schedule_knobs(topi::lower_node(big, 0), big.nodes[0], options(1));
     for (const char* name : {"matmul.kc", "matmul.mc", "matmul.nc", "matmul.pack_a", "matmul.pack_b"})
         EXPECT_NE(find_knob(ks, name), nullptr) << name;
+}
+
+// A knob the options set (the driver's choice for the kernel's context: a B
+// computed at run time is not packed) is the first choice, so the tuner's
+// default candidate schedules the kernel the driver builds.
+TEST(GemmKnobs, AKnobTheOptionsSetIsTheFirstChoice) {
+    graph::Graph g = matmul(200, 300, 150);
+    tir::PrimFunc f = topi::lower_node(g, 0);
+    const topi::CpuKnob* pack = nullptr;
+    std::vector<topi::CpuKnob> plain = topi::cpu_schedule_knobs(f, g.nodes[0], options(1));
+    pack = find_knob(plain, "matmul.pack_b");
+    ASSERT_NE(pack, nullptr);
+    ASSERT_GE(pack->choices.size(), 2u);
+    topi::CpuScheduleOptions set = options(1);
+    set.knobs["matmul.pack_b"] = pack->choices[1];  // not the rule's own default
+    std::vector<topi::CpuKnob> ks = topi::cpu_schedule_knobs(f, g.nodes[0], set);
+    ASSERT_EQ(ks.size(), plain.size());
+    topi::CpuScheduleOptions first = options(1);
+    for (size_t i = 0; i < ks.size(); ++i) {
+        EXPECT_EQ(ks[i].name, plain[i].name);
+        std::vector<int64_t> a = ks[i].choices, b = plain[i].choices;
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        EXPECT_EQ(a, b) << ks[i].name << ": the same choices";
+        first.knobs[ks[i].name] = ks[i].choices.front();
+    }
+    EXPECT_EQ(find_knob(ks, "matmul.pack_b")->choices.front(), pack->choices[1]);
+    EXPECT_EQ(tir::print(topi::schedule_cpu_default(f, g.nodes[0], first)),
+              tir::print(topi::schedule_cpu_default(f, g.nodes[0], set)));
 }
 
 // On 2 threads the rule splits the rows when A is the larger operand and B
