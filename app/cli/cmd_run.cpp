@@ -79,6 +79,16 @@ Check compare_outputs(const std::vector<NDArray>& actual, const std::vector<NDAr
     return c;
 }
 
+/// Activations the model quantizes at run time: values of 8-bit integer type
+/// that a node computes (QuantizeLinear, DynamicQuantizeLinear, QLinear*).
+int requantized_values(const graph::Graph& g) {
+    int n = 0;
+    for (const graph::Value& v : g.values)
+        n += v.producer >= 0 && !v.is_constant() &&
+             (v.type.dtype == graph::DType::Int8 || v.type.dtype == graph::DType::UInt8);
+    return n;
+}
+
 std::vector<NDArray> gather_inputs(const RunOptions& o, const ModelPath& mp, const graph::Graph& g,
                                    std::string& source) {
     std::vector<NDArray> given;
@@ -190,7 +200,17 @@ int run_run(const RunOptions& given) {
         for (const auto& n : model->graph.nodes) names.push_back(n.name);
         j["profile"] = print_profile(profile_rows(ex.profile(o.repeat), names), std::cout);
     }
-    if (failed) std::cerr << "check failed: " << failure << std::endl;
+    if (failed) {
+        std::cerr << "check failed: " << failure << std::endl;
+        if (const int q = requantized_values(g); q > 0)
+            std::cerr << "note: the model quantizes " << q
+                      << " activation tensors at run time. A value on a rounding boundary can "
+                         "round to the neighbouring 8-bit step in compiled code (fused multiply-"
+                         "adds, vector sums in another order) and not in the reference, and the "
+                         "step carries through the later layers; ONNX Runtime differs from "
+                         "ONNX's reference evaluator by as much on such models."
+                      << std::endl;
+    }
 
     if (o.json) {
         j["model"] = mp.file;
