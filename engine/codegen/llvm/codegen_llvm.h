@@ -45,6 +45,10 @@ private:
                              tir::DataType operand_type);
     llvm::Value* emit_cast(tir::DataType from, tir::DataType to, llvm::Value* v);
     llvm::Value* emit_call(const tir::Call* op);
+    /// A bitwise_or of four zero-extended bytes shifted by 0, 8, 16 and 24
+    /// bits (a packed int8x4 word), as a shuffle of the byte vectors; null
+    /// when `op` is not one (codegen_llvm_bytes.cpp).
+    llvm::Value* emit_packed_bytes(const tir::Call* op);
     /// acc + dot4_u8s8(a, b) on `lanes`-wide int32 values (acc may be null):
     /// vpdpbusd when the target has AVX-512 VNNI or AVX-VNNI, else pmaddwd
     /// (other x86), else shifts, multiplies and adds (codegen_llvm_dot4.cpp).

@@ -147,6 +147,8 @@ llvm::Value* CodeGenLLVM::emit_libm(const std::string& name, DataType t, llvm::V
 llvm::Value* CodeGenLLVM::emit_call(const Call* op) {
     const DataType t = op->dtype;
     if (op->op == tir::kPrefetchIntrinsic) return emit_prefetch(op);
+    if (op->op == "bitwise_or")
+        if (llvm::Value* words = emit_packed_bytes(op)) return words;
     std::vector<llvm::Value*> args;
     for (const Expr& a : op->args) args.push_back(splat_if_needed(emit(a), t.lanes));
     auto unary = [&](llvm::Intrinsic::ID id) {
