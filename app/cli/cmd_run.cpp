@@ -203,8 +203,9 @@ int run_run(const RunOptions& given) {
     if (failed) {
         std::cerr << "check failed: " << failure << std::endl;
         if (const int q = requantized_values(g); q > 0)
-            std::cerr << "note: the model quantizes " << q
-                      << " activation tensors at run time. A value on a rounding boundary can "
+            std::cerr << "note: the model computes " << q
+                      << " 8-bit integer tensors at run time (quantized activations). A value on "
+                         "a rounding boundary can "
                          "round to the neighbouring 8-bit step in compiled code (fused multiply-"
                          "adds, vector sums in another order) and not in the reference, and the "
                          "step carries through the later layers; ONNX Runtime differs from "
