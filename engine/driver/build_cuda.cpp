@@ -19,6 +19,14 @@ tir::PrimFunc apply_kernel_trace(const schedule::Trace& trace, const tir::PrimFu
     }
 }
 
+int traced_node(const graph::Graph& g, const std::vector<int>& group, const BuildOptions& options) {
+    for (int nd : group) {
+        const std::string& name = g.nodes[size_t(nd)].name;
+        if (options.kernel_traces.count(name) && g.find_node(name) == nd) return nd;
+    }
+    return -1;
+}
+
 void build_cuda_kernels(CompiledModel& model, const BuildOptions& options) {
     std::unique_ptr<autotune::Database> db;
     GpuRecordsUse use;
@@ -29,11 +37,9 @@ void build_cuda_kernels(CompiledModel& model, const BuildOptions& options) {
     }
     const graph::Graph& g = model.graph;
     auto schedule = [&](const tir::PrimFunc& f, const std::vector<int>& nodes) {
-        for (int nd : nodes) {  // the first traced node of the group wins
+        if (const int nd = traced_node(g, nodes, options); nd >= 0) {
             const std::string& name = g.nodes[size_t(nd)].name;
-            auto trace = options.kernel_traces.find(name);
-            if (trace != options.kernel_traces.end() && g.find_node(name) == nd)
-                return apply_kernel_trace(trace->second, f, name, nodes.size());
+            return apply_kernel_trace(options.kernel_traces.at(name), f, name, nodes.size());
         }
         return from_records ? from_records(f, nodes) : tir::PrimFunc();
     };

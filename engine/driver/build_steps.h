@@ -18,6 +18,12 @@ namespace tessera::driver {
 /// load_model.cpp: import options with `shapes` and constant folding.
 frontend::ImportOptions import_options(const std::map<std::string, std::vector<int64_t>>& shapes);
 
+/// The group's node with a hand trace (BuildOptions::kernel_traces; the
+/// first such node wins), or -1. A name several nodes share (one ONNX node
+/// expanded) is the node Graph::find_node picks, as `inspect --op` and
+/// `tune --op` read it.
+int traced_node(const graph::Graph& g, const std::vector<int>& group, const BuildOptions& options);
+
 /// A hand trace (BuildOptions::kernel_traces) replayed on a fused group's
 /// unscheduled kernel; UserError "the schedule of node 'N' does not apply to
 /// its kernel 'K' (n fused nodes): why" when a step fails.

@@ -20,26 +20,23 @@ ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>&
     ks.args = lowered.args;
     const graph::Node& anchor = g.nodes[size_t(autotune::anchor_node(g, group))];
     ks.anchor = anchor.name;
-    for (int nd : group) {  // the first traced node of the group wins
+    if (const int nd = traced_node(g, group, options); nd >= 0) {
         const std::string& node_name = g.nodes[size_t(nd)].name;
-        auto trace = options.kernel_traces.find(node_name);
-        // A name several nodes share (one ONNX node expanded) is the node
-        // find_node picks, as `inspect --op` and `tune --op` read it.
-        if (trace == options.kernel_traces.end() || g.find_node(node_name) != nd) continue;
+        const schedule::Trace& hand = options.kernel_traces.at(node_name);
         BuildOptions without = options;  // what the build would choose instead
         without.kernel_traces.clear();
         ScheduledGroup other = schedule_cpu_group(g, group, lowered, without, records);
         try {
-            out.func = apply_kernel_trace(trace->second, lowered.func, node_name, group.size());
+            out.func = apply_kernel_trace(hand, lowered.func, node_name, group.size());
         } catch (const UserError& e) {
             if (!options.report_failing_traces) throw;
             // The kernel keeps what it would have without the hand trace.
             other.schedule.traced_node = node_name;
-            other.schedule.failed_hand = trace->second;
+            other.schedule.failed_hand = hand;
             other.schedule.hand_error = e.what();
             return other;
         }
-        ks.trace = trace->second;
+        ks.trace = hand;
         ks.source = "hand";
         ks.traced_node = node_name;
         ks.replaced = std::move(other.schedule.trace);

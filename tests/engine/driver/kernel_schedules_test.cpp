@@ -114,6 +114,17 @@ TEST(KernelSchedules, EveryDefaultKernelIsItsTraceReplayed) {
         EXPECT_TRUE(ops.count(op)) << "no trace used " << op;
 }
 
+/// The default trace of the kernel that runs `node`, less its last step: a
+/// hand trace that applies and differs from the default.
+schedule::Trace default_trace_less_last_step(const CompiledModel& model, const std::string& node) {
+    const int k = model.kernel_of(node);
+    EXPECT_GE(k, 0) << node;
+    schedule::Trace hand = k >= 0 ? model.schedules[size_t(k)].trace : schedule::Trace{};
+    EXPECT_FALSE(hand.steps.empty()) << node;
+    if (!hand.steps.empty()) hand.steps.pop_back();
+    return hand;
+}
+
 TEST(KernelSchedules, AHandTraceIsTheKernelsScheduleAndRebuildsIt) {
     const graph::Graph g = encoder_piece();
     BuildOptions o;
@@ -125,9 +136,7 @@ TEST(KernelSchedules, AHandTraceIsTheKernelsScheduleAndRebuildsIt) {
     const KernelSchedule& ks = model->schedules[size_t(k)];
     ASSERT_EQ(ks.source, "default");
     // The default trace less its last step, given as the hand trace of the node.
-    schedule::Trace hand = ks.trace;
-    ASSERT_FALSE(hand.steps.empty());
-    hand.steps.pop_back();
+    const schedule::Trace hand = default_trace_less_last_step(*model, "rowsum");
     o.kernel_traces["rowsum"] = hand;
     auto edited = build(g, o);
     const KernelSchedule& eks = edited->schedules[size_t(edited->kernel_of("rowsum"))];
@@ -166,12 +175,8 @@ TEST(KernelSchedules, AHandTraceOfASharedNameSchedulesTheKernelFindNodePicks) {
     o.jit = false;
     o.threads = 1;
     auto model = build(g, o);
-    const int k = model->kernel_of("shared");
-    ASSERT_GE(k, 0);
     ASSERT_EQ(model->graph.nodes[size_t(model->graph.find_node("shared"))].op, "nn.matmul");
-    schedule::Trace hand = model->schedules[size_t(k)].trace;
-    ASSERT_FALSE(hand.steps.empty());
-    hand.steps.pop_back();
+    const schedule::Trace hand = default_trace_less_last_step(*model, "shared");
     o.kernel_traces["shared"] = hand;
     auto edited = build(g, o);  // the softmax kernel would refuse the matmul's steps
     int hands = 0;
