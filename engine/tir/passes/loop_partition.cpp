@@ -38,10 +38,11 @@ struct Guard {
     std::vector<const For*> inner;
 };
 
-// Collects IfThenElse conditions that use `v`, with the loops around them.
+// Collects IfThenElse conditions that use `v`, with the loops around them,
+// and with `selects` the conditions of Select expressions too.
 class GuardCollector : public IRVisitor {
 public:
-    explicit GuardCollector(const Variable* v) : m_v(v) {}
+    GuardCollector(const Variable* v, bool selects) : m_v(v), m_selects(selects) {}
     std::vector<Guard> guards;
 
 protected:
@@ -53,6 +54,10 @@ protected:
     }
     void visit(const IfThenElse* op) override {
         add(op->condition);
+        IRVisitor::visit(op);
+    }
+    void visit(const Select* op) override {
+        if (m_selects) add(op->condition);
         IRVisitor::visit(op);
     }
     void visit(const LetStmt* op) override {}  // let-bound guards: not analysed
@@ -69,8 +74,15 @@ private:
         }
     }
     const Variable* m_v;
+    bool m_selects;
     std::vector<const For*> m_loops;
 };
+
+bool contains_loop(const Stmt& s) {
+    bool found = false;
+    post_order_visit(s, [&](const Object* n) { found |= n->node_type == NodeType::For; });
+    return found;
+}
 
 class Partitioner : public IRMutator {
 public:
@@ -125,11 +137,48 @@ private:
         return hi;
     }
 
+    // The largest q in [lo, hi] for which `holds_up_to(q)`, a predicate true
+    // at lo that stays false once it is (a prefix that grows with q).
+    template <typename Predicate>
+    static int64_t largest(int64_t lo, int64_t hi, const Predicate& holds_up_to) {
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo + 1) / 2;
+            if (holds_up_to(mid))
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        return lo;
+    }
+
     Stmt partition(const For* op, int64_t mn, int64_t ext) {
-        GuardCollector gc(op->loop_var.get());
+        // Select conditions count in an innermost vector loop: a padding
+        // stage's select(0 <= w - 1 < W, x[clamp(w - 1)], pad) keeps the whole
+        // row serial (its clamped loads are no vector load), while its edges
+        // and its interior, each a loop of their own, are a store of the pad
+        // value and a contiguous copy.
+        const bool selects = op->kind == ForKind::Vectorized && !contains_loop(op->body);
+        GuardCollector gc(op->loop_var.get(), selects);
         gc.visit_stmt(op->body);
+        bool simplifiable = false;
         for (const Guard& g : gc.guards) {
+            if (provable(op, g, mn, mn + ext) || refutable(op, g, mn, mn + ext)) {
+                simplifiable = true;  // the same on every iteration
+                continue;
+            }
             if (!provable(op, g, mn, mn + 1)) {
+                if (refutable(op, g, mn, mn + 1)) {
+                    // A guard that fails on a prefix (the left padding): the
+                    // prefix and the rest become loops of their own, and the
+                    // rest is partitioned again by the other guards.
+                    const int64_t q = largest(mn + 1, mn + ext - 1, [&](int64_t end) {
+                        return refutable(op, g, mn, end);
+                    });
+                    Stmt head = remove_no_op(make_loop(op, mn, q - mn, true));
+                    Stmt rest = make_loop(op, q, mn + ext - q, true);
+                    if (is_no_op(head)) return rest;
+                    return SeqStmt::make({head, rest});
+                }
                 // A guard that fails on a suffix of the iterations (the end
                 // of a tail tile): the suffix becomes a loop of its own,
                 // where the guard simplifies away (often with the whole
@@ -141,22 +190,16 @@ private:
                 if (is_no_op(rest)) return head;
                 return SeqStmt::make({head, rest});
             }
-            int64_t lo = mn + 1, hi = mn + ext;  // largest p in [lo, hi] that is provable
-            if (provable(op, g, mn, hi)) lo = hi;
-            while (lo < hi) {
-                int64_t mid = lo + (hi - lo + 1) / 2;
-                if (provable(op, g, mn, mid))
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            int64_t p = lo;
-            Stmt main = make_loop(op, mn, p - mn, false);
-            if (p == mn + ext) return main;
+            const int64_t p = largest(mn + 1, mn + ext - 1,
+                                      [&](int64_t end) { return provable(op, g, mn, end); });
+            // The main part may hold other guards on the same variable (the
+            // other side of a padding): it is partitioned again.
+            Stmt main = make_loop(op, mn, p - mn, true);
             Stmt tail = remove_no_op(make_loop(op, p, mn + ext - p, true));
             if (is_no_op(tail)) return main;
             return SeqStmt::make({main, tail});
         }
+        if (simplifiable) return make_loop(op, mn, ext, false);
         return Stmt();
     }
 

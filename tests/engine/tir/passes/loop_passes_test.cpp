@@ -241,6 +241,35 @@ TEST(LoopPartition, DropsTheIterationsPastAPartialLastTile) {
     expect_same_results(f, g);
 }
 
+// A padding stage's row: B[w] = select(0 <= w - 1 < 6, A[clamp(w - 1)], -1).
+PrimFunc padded_row(ForKind kind) {
+    Buffer A("A", f32, {Expr(6)}), B("B", f32, {Expr(8)});
+    Var w("w");
+    Expr j = w - Expr(1);
+    Expr clamped = max(min(j, Expr(5)), Expr(0));
+    Expr v = select(j >= Expr(0) && j < Expr(6), BufferLoad::make(A, {clamped}), Expr(-1.0));
+    return PrimFunc("f", {A, B}, For::make(w, Expr(0), Expr(8), kind, BufferStore::make(B, v, {w})));
+}
+
+TEST(LoopPartition, SplitsAPaddedVectorRowIntoItsEdgesAndAContiguousInterior) {
+    // The clamped loads are no vector load; the edges and the interior, each
+    // a loop of their own, are a store of the pad value and a plain copy.
+    PrimFunc f = padded_row(ForKind::Vectorized);
+    PrimFunc g = loop_partition(f);
+    EXPECT_EQ(print(g->body),
+              "B[0] = T.float32(-1)\n"
+              "for w in T.vectorized(1, 7):\n"
+              "    B[w] = A[w - 1]\n"
+              "B[7] = T.float32(-1)\n");
+    expect_same_results(f, g);
+}
+
+TEST(LoopPartition, LeavesTheSelectsOfASerialLoopAlone) {
+    // Only a vector loop pays for its copies: a serial loop keeps its select.
+    PrimFunc f = padded_row(ForKind::Serial);
+    EXPECT_EQ(loop_partition(f).get(), f.get());
+}
+
 TEST(LoopPartition, LeavesUnprovableConditionsAlone) {
     Buffer A("A", f32, {Expr(8)});
     Var i("i");
