@@ -3,6 +3,7 @@
 #include "engine/arith/rewrite_simplify.h"
 
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 #include "engine/arith/linear_form.h"
@@ -57,20 +58,49 @@ Expr fold_float(const Expr& a, const Expr& b, F f) {
     return FloatImm::make(fa->dtype, r);
 }
 
-// Replaces floordiv(x, c) * c * k + floormod(x, c) * k by x * k.
-void merge_div_mod(LinearForm& f) {
+// The term floormod(floordiv(x, c1), c2) with coefficient `coeff`, if `f` has one.
+int find_mod_of_div(const LinearForm& f, const Expr& x, int64_t c1, int64_t coeff) {
+    for (size_t j = 0; j < f.terms.size(); ++j) {
+        if (f.terms[j].coeff != coeff) continue;
+        const FloorMod* m = f.terms[j].term.as<FloorMod>();
+        const FloorDiv* d = m ? m->a.as<FloorDiv>() : nullptr;
+        if (d && as_int(m->b) && as_int(d->b) && as_int(d->b)->value == c1 &&
+            structural_equal(d->a, x))
+            return int(j);
+    }
+    return -1;
+}
+
+// Replaces floordiv(x, c) * c * k + floormod(x, c) * k by x * k, and
+// floormod(floordiv(x, c1), c2) * c1 * k + floormod(x, c1) * k by
+// floormod(x, c1 * c2) * k, which `simplify` may reduce further: the indices
+// of a fused loop recombined, (f // 196 % 256) * 196 + (f // 14 % 14) * 14 +
+// f % 14 = f % 50176 = f, a contiguous access again.
+void merge_div_mod(LinearForm& f, const std::function<Expr(const Expr&)>& simplify) {
     for (size_t i = 0; i < f.terms.size(); ++i) {
         const FloorMod* m = f.terms[i].term.as<FloorMod>();
         if (!m || !as_int(m->b)) continue;
         int64_t c = as_int(m->b)->value, k = f.terms[i].coeff;
-        Expr div = FloorDiv::make(m->a, m->b);
-        if (f.coeff_of(div) != wrap_to(f.dtype, int64_t(uint64_t(k) * uint64_t(c)))) continue;
+        const int64_t kc = wrap_to(f.dtype, int64_t(uint64_t(k) * uint64_t(c)));
         Expr x = m->a, mod_term = f.terms[i].term;
-        f.add_term(div, -f.coeff_of(div));
-        f.add_term(mod_term, -k);
-        LinearForm lx = to_linear(x);
-        f.add(lx, k);
-        i = size_t(-1);  // restart: terms moved
+        Expr div = FloorDiv::make(m->a, m->b);
+        if (f.coeff_of(div) == kc) {
+            f.add_term(div, -f.coeff_of(div));
+            f.add_term(mod_term, -k);
+            f.add(to_linear(x), k);
+            i = size_t(-1);  // restart: terms moved
+            continue;
+        }
+        if (c <= 0) continue;
+        if (int j = find_mod_of_div(f, x, c, kc); j >= 0) {
+            const Expr outer = f.terms[size_t(j)].term;
+            const int64_t c2 = as_int(outer.as<FloorMod>()->b)->value;
+            if (c2 <= 0) continue;
+            f.add_term(outer, -kc);
+            f.add_term(mod_term, -k);
+            f.add(to_linear(simplify(FloorMod::make(x, make_int(f.dtype, c * c2)))), k);
+            i = size_t(-1);
+        }
     }
 }
 
@@ -85,7 +115,7 @@ Expr RewriteSimplifier::linear(const ExprNode* op, const Expr& a, const Expr& b,
     } else {
         f.add(to_linear(b), sign);
     }
-    merge_div_mod(f);
+    merge_div_mod(f, [&](const Expr& e) { return mutate(e); });
     return keep(op, from_linear(f));
 }
 

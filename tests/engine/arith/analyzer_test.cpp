@@ -79,6 +79,22 @@ TEST(ArithSimplify, SplitFuseRoundTrip) {
     EXPECT_EQ(simp(a, floordiv(fused, 8) * 8 + floormod(fused, 8)), "i * 8 + j");
 }
 
+TEST(ArithSimplify, AFusedLoopsIndicesRecombineIntoTheFusedVariable) {
+    // A (1, 256, 14, 14) tensor's four indices from one fused loop variable,
+    // flattened again: the address is f, a contiguous access.
+    Analyzer a;
+    Var f("f"), y("y");
+    a.bind(f, Range::from_extent(50176));
+    Expr c = floormod(floordiv(f, 196), 256), h = floormod(floordiv(f, 14), 14), w = floormod(f, 14);
+    EXPECT_EQ(simp(a, (c * 14 + h) * 14 + w), "f");
+    EXPECT_EQ(simp(a, h * 14 + w), "f % 196");
+    // Past the bound of f the outer modulo stays; an unrelated modulus is left.
+    EXPECT_EQ(simp(a, floormod(floordiv(y, 14), 14) * 14 + floormod(y, 14)), "y % 196");
+    EXPECT_EQ(simp(a, floormod(floordiv(f, 14), 15) * 14 + floormod(f, 14)), "f % 210");
+    EXPECT_EQ(simp(a, floormod(floordiv(f, 14), 14) * 13 + floormod(f, 14)),
+              "f // 14 % 14 * 13 + f % 14");
+}
+
 TEST(ArithSimplify, ComparisonsByBounds) {
     Analyzer a;
     Var i("i"), j("j"), n("n");
