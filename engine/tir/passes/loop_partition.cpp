@@ -38,8 +38,25 @@ struct Guard {
     std::vector<const For*> inner;
 };
 
+bool contains_loop(const Stmt& s) {
+    bool found = false;
+    post_order_visit(s, [&](const Object* n) { found |= n->node_type == NodeType::For; });
+    return found;
+}
+
+// Select conditions count inside an innermost vector loop: a select whose
+// condition varies along the vector or from one row of vectors to the next
+// (a padding stage's select(0 <= w - 1 < W, x[clamp(w - 1)], pad), a packed
+// panel's select(j < N, B[k, j], 0) past the last column) keeps its lanes
+// serial, as its clamped or guarded loads are no vector load; partitioned,
+// the edges and the interior are plain vector stores and copies.
+bool innermost_vector_loop(const For* op) {
+    return op->kind == ForKind::Vectorized && !contains_loop(op->body);
+}
+
 // Collects IfThenElse conditions that use `v`, with the loops around them,
-// and with `selects` the conditions of Select expressions too.
+// and the conditions of Select expressions inside innermost vector loops
+// (all of them with `selects`: the loop partitioned is such a loop).
 class GuardCollector : public IRVisitor {
 public:
     GuardCollector(const Variable* v, bool selects) : m_v(v), m_selects(selects) {}
@@ -49,7 +66,10 @@ protected:
     using IRVisitor::visit;
     void visit(const For* op) override {
         m_loops.push_back(op);
+        const bool selects = m_selects;
+        m_selects = m_selects || innermost_vector_loop(op);
         IRVisitor::visit(op);
+        m_selects = selects;
         m_loops.pop_back();
     }
     void visit(const IfThenElse* op) override {
@@ -78,11 +98,6 @@ private:
     std::vector<const For*> m_loops;
 };
 
-bool contains_loop(const Stmt& s) {
-    bool found = false;
-    post_order_visit(s, [&](const Object* n) { found |= n->node_type == NodeType::For; });
-    return found;
-}
 
 class Partitioner : public IRMutator {
 public:
@@ -152,13 +167,7 @@ private:
     }
 
     Stmt partition(const For* op, int64_t mn, int64_t ext) {
-        // Select conditions count in an innermost vector loop: a padding
-        // stage's select(0 <= w - 1 < W, x[clamp(w - 1)], pad) keeps the whole
-        // row serial (its clamped loads are no vector load), while its edges
-        // and its interior, each a loop of their own, are a store of the pad
-        // value and a contiguous copy.
-        const bool selects = op->kind == ForKind::Vectorized && !contains_loop(op->body);
-        GuardCollector gc(op->loop_var.get(), selects);
+        GuardCollector gc(op->loop_var.get(), innermost_vector_loop(op));
         gc.visit_stmt(op->body);
         bool simplifiable = false;
         for (const Guard& g : gc.guards) {

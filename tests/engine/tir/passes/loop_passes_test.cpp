@@ -264,6 +264,30 @@ TEST(LoopPartition, SplitsAPaddedVectorRowIntoItsEdgesAndAContiguousInterior) {
     expect_same_results(f, g);
 }
 
+TEST(LoopPartition, SplitsOffThePartialLastPanelOfAPackedOperand) {
+    // Packing 10 columns into panels of 4: the last panel's lanes past the
+    // end are zeros. The rows of whole panels lose the select, and the last
+    // panel is a copy of its 2 columns and a store of 2 zeros.
+    Buffer A("A", f32, {Expr(10)}), P("P", f32, {Expr(3), Expr(4)});
+    Var p0("p0"), p2("p2");
+    Expr j = p0 * 4 + p2;
+    Expr v = select(j < Expr(10), BufferLoad::make(A, {min(j, Expr(9))}), Expr(0.0));
+    Stmt s = For::make(p0, Expr(0), Expr(3), ForKind::Serial,
+                       For::make(p2, Expr(0), Expr(4), ForKind::Vectorized,
+                                 BufferStore::make(P, v, {p0, p2})));
+    PrimFunc f("f", {A, P}, s);
+    PrimFunc g = loop_partition(f);
+    EXPECT_EQ(print(g->body),
+              "for p0 in T.serial(2):\n"
+              "    for p2 in T.vectorized(4):\n"
+              "        P[p0, p2] = A[p0 * 4 + p2]\n"
+              "for p2 in T.vectorized(2):\n"
+              "    P[2, p2] = A[p2 + 8]\n"
+              "for p2 in T.vectorized(2, 4):\n"
+              "    P[2, p2] = T.float32(0)\n");
+    expect_same_results(f, g);
+}
+
 TEST(LoopPartition, LeavesTheSelectsOfASerialLoopAlone) {
     // Only a vector loop pays for its copies: a serial loop keeps its select.
     PrimFunc f = padded_row(ForKind::Serial);
