@@ -1,10 +1,13 @@
 // convert_layout: NCHW conv2d (dense and depthwise) -> blocked
 // nn.conv2d_NCHWc with packed constant weights; blocked values flow through
-// convs, relus, adds and pools, and layout_transform nodes are inserted only
-// where an NCHW reader needs one.
+// convs, elementwise ops and pools, and layout_transform nodes are inserted
+// only where an NCHW reader needs one.
 #include "engine/graph/passes/convert_layout.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
 
 #include "engine/core/error.h"
 #include "engine/graph/passes/graph_rewrite.h"
@@ -29,6 +32,13 @@ struct Rewriter {
     NameGen names;
     std::vector<int> blocked;    // original value -> blocked twin, -1 if none
     std::vector<bool> has_nchw;  // the original value is (or will be) computed
+    // What the padded channels (past the logical ones, to a whole block) of a
+    // blocked value hold: 0 unless listed. Convolutions read them times zero
+    // weights, pools and elementwise ops keep them within their lanes, and an
+    // unpack drops them, so any finite value there is harmless; an
+    // elementwise op runs blocked when it keeps them finite (x + 3 then
+    // clip(0, 6) of a hard swish: 3; x * sigmoid(x) of SiLU: 0.5, then 0).
+    std::map<int, double> pads;
     bool changed = false;
 
     explicit Rewriter(const Graph& g)
@@ -40,6 +50,10 @@ struct Rewriter {
     }
 
     int64_t block_of(int b) const { return out.values[size_t(b)].type.shape[4]; }
+    double pad_of(int b) const {
+        auto it = pads.find(b);
+        return it == pads.end() ? 0.0 : it->second;
+    }
 
     /// The NCHW version of original value v (unpacking its blocked twin once).
     int nchw(int v) {
@@ -179,50 +193,87 @@ struct Rewriter {
         changed = true;
     }
 
-    // relu, clip around 0, add/subtract/multiply of two same-shaped blocked
-    // values and multiply by a scalar keep padded channels at zero, so they
-    // run in the blocked layout.
+    // What an elementwise op computes on its operands' padded channels
+    // (nullopt: an op not listed, or not finite there).
+    static std::optional<double> padded_result(const Node& n, const std::vector<double>& a) {
+        double r = 0;
+        const double x = a[0];
+        if (a.size() == 1) {
+            if (n.op == "nn.relu") {
+                r = std::max(x, 0.0);
+            } else if (n.op == "clip") {
+                r = x;
+                if (n.attrs.count("a_min")) r = std::max(r, n.attr_float("a_min", 0));
+                if (n.attrs.count("a_max")) r = std::min(r, n.attr_float("a_max", 0));
+            } else if (n.op == "sigmoid") {
+                r = 1.0 / (1.0 + std::exp(-x));
+            } else if (n.op == "tanh") {
+                r = std::tanh(x);
+            } else if (n.op == "nn.hard_sigmoid") {
+                r = std::clamp(x * n.attr_float("alpha", 0.2) + n.attr_float("beta", 0.5), 0.0, 1.0);
+            } else if (n.op == "nn.hard_swish") {
+                r = x * std::clamp(x / 6 + 0.5, 0.0, 1.0);
+            } else {
+                return std::nullopt;
+            }
+        } else if (a.size() == 2) {
+            const double y = a[1];
+            if (n.op == "add")
+                r = x + y;
+            else if (n.op == "subtract")
+                r = x - y;
+            else if (n.op == "multiply")
+                r = x * y;
+            else if (n.op == "divide" && y != 0)
+                r = x / y;
+            else
+                return std::nullopt;
+        } else {
+            return std::nullopt;
+        }
+        if (!std::isfinite(r) || std::fabs(r) > 1e30) return std::nullopt;
+        return r;
+    }
+
+    // Elementwise ops of same-shaped blocked values and scalar constants
+    // (which broadcast the same in any layout) run in the blocked layout when
+    // the padded channels stay finite (pads, above).
     bool elementwise(const Node& n) {
         const TensorType& t = in.values[size_t(n.outputs[0])].type;
         if (n.outputs.size() != 1 || t.shape.size() != 4) return false;
-        // Blocked inputs, and (for multiply) scalar constants, which broadcast
-        // the same in any layout and keep padded channels at zero.
         std::vector<int> ins;
-        int first = -1, nblocked = 0;
+        std::vector<double> padded;
+        int first = -1;
         for (int v : n.inputs) {
             int b = blocked[size_t(v)];
             if (b < 0) {
-                if (n.op != "multiply" || !is_float_constant(in, v) ||
-                    in.values[size_t(v)].type.num_elements() != 1)
+                if (!is_float_constant(in, v) || in.values[size_t(v)].type.num_elements() != 1)
                     return false;
                 ins.push_back(v);
+                padded.push_back(double(constant_floats(in.values[size_t(v)])[0]));
                 continue;
             }
             if (in.values[size_t(v)].type != t) return false;
             if (first >= 0 && block_of(b) != block_of(first)) return false;
             if (first < 0) first = b;
             ins.push_back(b);
-            ++nblocked;
+            padded.push_back(pad_of(b));
         }
         if (first < 0) return false;
-        // clip keeps zeros when 0 lies within its bounds.
-        const bool clip_zero = n.op == "clip" && n.attr_float("a_min", 0.0) <= 0.0 &&
-                               n.attr_float("a_max", 0.0) >= 0.0;
-        const bool unary = (n.op == "nn.relu" || clip_zero) && ins.size() == 1;
-        const bool binary = (n.op == "add" || n.op == "subtract" || n.op == "multiply") &&
-                            ins.size() == 2 && (nblocked == 2 || n.op == "multiply");
-        if (!unary && !binary) return false;
+        const std::optional<double> pad = padded_result(n, padded);
+        if (!pad) return false;
         Node e = n;
         e.attrs.erase("fuse_group");
         e.attrs["channels"] = t.shape[1];  // the logical channels
         e.inputs = ins;
         e.outputs = {new_blocked(n.outputs[0], block_of(first))};
+        if (*pad != 0.0) pads[e.outputs[0]] = *pad;
         out.add_node(e);
         return true;
     }
 
     // Max pooling and global average pooling of a blocked value stay blocked
-    // (padded channels stay zero: pads never win a max, zeros average to 0).
+    // (padded channels keep their value: a max of equal values, their mean).
     bool pool(const Node& n) {
         if ((n.op != "nn.max_pool2d" && n.op != "nn.global_avg_pool2d") || n.inputs.size() != 1 ||
             n.outputs.size() != 1)
@@ -237,6 +288,7 @@ struct Rewriter {
         p.attrs["channels"] = t.shape[1];  // the logical channels
         p.inputs = {b};
         p.outputs = {new_blocked(n.outputs[0], block_of(b))};
+        if (pad_of(b) != 0.0) pads[p.outputs[0]] = pad_of(b);
         out.add_node(p);
         return true;
     }

@@ -66,7 +66,9 @@ TEST(ModelKernels, ScalarMultiplyAndClipStayBlocked) {
     expect_compiled_matches(g, 2);
 }
 
-TEST(ModelKernels, ClipAwayFromZeroAndTensorMultiplyGoBackToNchw) {
+TEST(ModelKernels, ClipAwayFromZeroStaysBlockedAndTensorMultiplyGoesBackToNchw) {
+    // clip(0.5, 6) leaves 0.5 in the padded channels (finite: it stays
+    // blocked); a multiply by a per-channel tensor needs NCHW.
     graph::Graph g;
     int x = input(g, "x", {1, 4, 5, 5});
     int c = node(g, "nn.conv2d", "c", {x, constant(g, "w", {4, 4, 1, 1}, 1)});
@@ -74,9 +76,35 @@ TEST(ModelKernels, ClipAwayFromZeroAndTensorMultiplyGoBackToNchw) {
     int m = node(g, "multiply", "m", {r, constant(g, "t", {4, 1, 1}, 2)});
     g.outputs = {m};
     graph::Graph after = convert_layout(g, {});
-    EXPECT_EQ(ops(after), (std::vector<std::string>{"layout_transform", "nn.conv2d_NCHWc",
-                                                    "layout_transform", "clip", "multiply"}));
+    EXPECT_EQ(ops(after), (std::vector<std::string>{"layout_transform", "nn.conv2d_NCHWc", "clip",
+                                                    "layout_transform", "multiply"}));
     expect_same_outputs(g, after);
+}
+
+TEST(ModelKernels, HardSwishAndSiluWrittenOutRunBlockedBetweenConvs) {
+    // x * clip(x + 3, 0, 6) / 6 and x * sigmoid(x), as exporters write them,
+    // over 20 channels (padded channels in every block size): the padded
+    // channels hold 3, 0.5 and 0 on the way, which the next conv reads
+    // times zero weights; no layout_transform between the convs.
+    graph::Graph g;
+    int x = input(g, "x", {1, 3, 6, 7});
+    int c1 = node(g, "nn.conv2d", "c1", {x, constant(g, "w1", {20, 3, 3, 3}, 1)},
+                  {{"padding", std::vector<int64_t>{1, 1, 1, 1}}});
+    int a = node(g, "add", "a", {c1, constant(g, "three", {}, 3, 3.f)});
+    int cl = node(g, "clip", "cl", {a}, {{"a_min", 0.0}, {"a_max", 6.0}});
+    int m = node(g, "multiply", "m", {c1, cl});
+    int hs = node(g, "divide", "hs", {m, constant(g, "six", {}, 4, 6.f)});
+    int c2 = node(g, "nn.conv2d", "c2", {hs, constant(g, "w2", {20, 20, 1, 1}, 5)});
+    int s = node(g, "sigmoid", "s", {c2});
+    int silu = node(g, "multiply", "silu", {c2, s});
+    g.outputs = {node(g, "nn.conv2d", "c3", {silu, constant(g, "w3", {5, 20, 1, 1}, 6)})};
+    graph::Graph after = convert_layout(g, {});
+    EXPECT_EQ(ops(after),
+              (std::vector<std::string>{"layout_transform", "nn.conv2d_NCHWc", "add", "clip",
+                                        "multiply", "divide", "nn.conv2d_NCHWc", "sigmoid",
+                                        "multiply", "nn.conv2d_NCHWc", "layout_transform"}));
+    expect_same_outputs(g, after);
+    expect_compiled_matches(g, 1);
 }
 
 TEST(ModelKernels, GemmWithConstantTransposedWeightIsStoredKByN) {
