@@ -9,6 +9,7 @@
 
 #include "engine/schedule/query.h"
 #include "engine/schedule/schedule.h"
+#include "engine/schedule/schedule_util.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 #include "engine/topi/cpu/schedule_cpu_attention.h"
@@ -196,10 +197,30 @@ struct Rules {
         return false;
     }
 
+    // A reduction over an outer axis of rows it reads contiguously (a
+    // LayerNorm written out over axis 1 of [1, 512, 256]: sum over 512 rows
+    // of 256): the output row, innermost in memory, becomes the vector loop
+    // accumulating in place, the reduction outside it. Each output ran as a
+    // scalar sum over a column 1 KB apart (magika: 0.11 ms per sum).
+    bool column_reduction(const std::string& block) {
+        const Names l = s.get_loops(block);
+        const tir::Block* b = find_block(s.func(), block);
+        if (!b || l.size() != b->iter_vars.size() || l.size() < 3) return false;
+        size_t spatial = 0;
+        while (spatial < l.size() && b->iter_vars[spatial].kind == tir::IterKind::Spatial) ++spatial;
+        if (spatial < 2 || spatial == l.size()) return false;
+        const tir::Var& j = b->iter_vars[spatial - 1].var;
+        for (const tir::BufferRegion& r : b->reads)
+            for (const auto& idx : schedule::detail::load_indices(b, r.buffer))
+                if (idx.empty() || idx.back().as<tir::Variable>() != j.get()) return false;
+        return accumulate_rows(block, o.vector_lanes);
+    }
+
     // Parallel over the outermost spatial loop (softmax rows, pooled planes);
     // a row reduction over contiguous elements accumulates in vectors.
     void reduction(const std::string& block) {
         if (vectorize_row_reduction(s, block, o, true)) return;
+        if (column_reduction(block)) return;
         Names loops = s.get_loops(block);
         const tir::Block* b = find_block(s.func(), block);
         if (loops.empty() || !b) return;

@@ -185,5 +185,29 @@ TEST(ModelKernels, SoftmaxIntermediatesAreOneRowInsideTheRowLoop) {
     }
 }
 
+TEST(ModelKernels, AColumnSumAccumulatesRowsInVectors) {
+    // A sum over axis 1 of [1, 64, 40] (LayerNorm written out over a
+    // non-last axis): the reduction outside the output row, which is one
+    // vector loop accumulating in place; before, every output was a scalar
+    // sum down a column.
+    graph::Graph g;
+    int x = input(g, "x", {1, 64, 40});
+    g.outputs = {node(g, "reduce_sum", "s", {x},
+                      {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t(0)}})};
+    driver::BuildOptions o;
+    o.threads = 1;
+    auto model = driver::build(g, o);
+    ASSERT_EQ(model->kernels.size(), 1u);
+    int vector_loops = 0;
+    tir::post_order_visit(model->kernels[0]->body, [&](const tir::Object* n) {
+        if (n->node_type == tir::NodeType::For &&
+            static_cast<const tir::For*>(n)->kind == tir::ForKind::Vectorized)
+            ++vector_loops;
+    });
+    EXPECT_GE(vector_loops, 2);  // the initialisation and the accumulation
+    expect_compiled_matches(g, 1);
+    expect_compiled_matches(g, 2);
+}
+
 }  // namespace
 }  // namespace tessera::passes
