@@ -3,11 +3,17 @@
 // b0 | b1 << 8 | b2 << 16 | b3 << 24 of zero-extended bytes, which LLVM
 // emits literally (per 8 words on AVX2: 4 vpmovzxbd, 3 vpslld, 3 vpor); as a
 // shuffle of the four byte vectors, little-endian, the backend interleaves
-// them with unpack instructions, a few per 32 words.
+// them with unpack instructions, a few per 32 words. Where byte t of every
+// word is the same expression of the element 4i + t (a quantized row packed
+// into words: DynamicQuantizeLinear before an integer GEMM), the four
+// stride-4 reads are one contiguous read of 4n elements, and the n words are
+// that 4n-byte vector as it lies in memory: no gather, no shuffle.
 #include <optional>
 
 #include "engine/codegen/llvm/codegen_llvm.h"
+#include "engine/tir/functor.h"
 #include "engine/tir/op.h"
+#include "engine/tir/passes/simplify.h"
 
 namespace tessera::codegen {
 
@@ -46,6 +52,103 @@ std::optional<std::pair<Expr, int>> shifted_byte(const Expr& term, int lanes) {
     return std::nullopt;
 }
 
+/// Each load whose index is a stride-4 Ramp of n lanes, read from `shift`
+/// elements further on.
+class ShiftLoads : public tir::IRMutator {
+public:
+    ShiftLoads(int lanes, int64_t shift) : m_lanes(lanes), m_shift(shift) {}
+
+protected:
+    using tir::IRMutator::visit;
+    Expr visit(const tir::BufferLoad* op) override {
+        const tir::Ramp* r = op->indices.size() == 1 ? op->indices[0].as<tir::Ramp>() : nullptr;
+        if (!r || r->lanes != m_lanes || !tir::is_const_int(r->stride, 4))
+            return tir::IRMutator::visit(op);
+        const Expr base = r->base + tir::make_const(r->base.dtype(), double(m_shift));
+        return tir::BufferLoad::make(op->buffer, {tir::Ramp::make(base, r->stride, m_lanes)});
+    }
+
+private:
+    int m_lanes;
+    int64_t m_shift;
+};
+
+/// `e`, an expression of n lanes whose loads read stride-4 Ramps or one
+/// element, over 4n lanes: each stride-4 read becomes the contiguous read
+/// of the 4n elements from its first one; undefined where some node cannot
+/// be widened (another Ramp, a vector variable, a load of another form).
+class WidenLanes : public tir::IRMutator {
+public:
+    explicit WidenLanes(int lanes) : m_lanes(lanes) {}
+    bool failed = false;
+
+protected:
+    using tir::IRMutator::visit;
+    tir::DataType wide(tir::DataType t) {
+        if (t.lanes == 1) return t;
+        if (t.lanes != m_lanes) failed = true;
+        return t.with_lanes(4 * m_lanes);
+    }
+    Expr visit(const tir::BufferLoad* op) override {
+        const tir::Ramp* r = op->indices.size() == 1 ? op->indices[0].as<tir::Ramp>() : nullptr;
+        if (r && r->lanes == m_lanes && tir::is_const_int(r->stride, 4))
+            return tir::BufferLoad::make(
+                op->buffer, {tir::Ramp::make(r->base, tir::make_const(r->base.dtype(), 1.0), 4 * m_lanes)});
+        if (op->dtype.lanes != 1) failed = true;
+        return op;
+    }
+    Expr visit(const tir::Ramp* op) override {
+        failed = true;
+        return op;
+    }
+    Expr visit(const tir::Broadcast* op) override {
+        if (op->lanes != m_lanes) failed = true;
+        return tir::Broadcast::make(op->value, 4 * m_lanes);
+    }
+    Expr visit(const tir::Variable* op) override {
+        if (op->dtype.lanes != 1) failed = true;
+        return op;
+    }
+    Expr visit(const tir::Let* op) override {
+        failed = true;
+        return op;
+    }
+    Expr visit(const tir::Cast* op) override {
+        return tir::Cast::make(wide(op->dtype), mutate(op->value));
+    }
+    Expr visit(const Call* op) override {
+        std::vector<Expr> args;
+        for (const Expr& a : op->args) args.push_back(mutate(a));
+        return Call::make(wide(op->dtype), op->op, std::move(args));
+    }
+
+private:
+    int m_lanes;
+};
+
+/// The bytes of n words as one 4n-lane u8 expression, when byte t is byte 0's
+/// expression with its stride-4 reads moved t elements on; undefined otherwise.
+Expr contiguous_bytes(const std::vector<Expr>& bytes, int n) {
+    for (int64_t t = 1; t < 4; ++t) {
+        ShiftLoads shift(n, t);
+        if (!tir::structural_equal(tir::simplify(shift.mutate(bytes[0])),
+                                   tir::simplify(bytes[size_t(t)])))
+            return Expr();
+    }
+    WidenLanes widen(n);
+    Expr w = widen.mutate(bytes[0]);
+    if (widen.failed || w.dtype().lanes != 4 * n) return Expr();
+    // Byte 0 must read some stride-4 Ramp, else it does not vary by t.
+    bool strided = false;
+    tir::post_order_visit(tir::Evaluate::make(bytes[0]), [&](const tir::Object* o) {
+        if (o->node_type != tir::NodeType::BufferLoad) return;
+        const auto* l = static_cast<const tir::BufferLoad*>(o);
+        const tir::Ramp* r = l->indices.size() == 1 ? l->indices[0].as<tir::Ramp>() : nullptr;
+        strided = strided || (r && tir::is_const_int(r->stride, 4));
+    });
+    return strided ? w : Expr();
+}
+
 }  // namespace
 
 llvm::Value* CodeGenLLVM::emit_packed_bytes(const Call* op) {
@@ -66,6 +169,8 @@ llvm::Value* CodeGenLLVM::emit_packed_bytes(const Call* op) {
     for (const Expr& b : bytes)
         if (!b.defined()) return nullptr;
     const int n = t.lanes;
+    if (Expr wide = contiguous_bytes(bytes, n); wide.defined())
+        return m_b.CreateBitCast(emit(wide), llvm_type(t));
     std::vector<llvm::Value*> v;
     for (const Expr& b : bytes) v.push_back(emit(b));
     std::vector<int> pair(size_t(2 * n));
