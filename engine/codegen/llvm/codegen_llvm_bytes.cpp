@@ -93,7 +93,8 @@ protected:
         const tir::Ramp* r = op->indices.size() == 1 ? op->indices[0].as<tir::Ramp>() : nullptr;
         if (r && r->lanes == m_lanes && tir::is_const_int(r->stride, 4))
             return tir::BufferLoad::make(
-                op->buffer, {tir::Ramp::make(r->base, tir::make_const(r->base.dtype(), 1.0), 4 * m_lanes)});
+                op->buffer,
+                {tir::Ramp::make(r->base, tir::make_const(r->base.dtype(), 1.0), 4 * m_lanes)});
         if (op->dtype.lanes != 1) failed = true;
         return op;
     }
