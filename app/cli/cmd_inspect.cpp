@@ -25,8 +25,9 @@ CLI::App* add_inspect_command(CLI::App& app, InspectOptions& o) {
     add_input_shape_option(cmd, o.input_shapes);
     cmd->add_option("--op", o.op,
                     "the node (by name) whose kernel to print: with an opt level or passes, the "
-                    "kernel that runs it as `tessera run` builds it; else the op alone, "
-                    "unscheduled; all kernels if omitted");
+                    "kernel that runs it as `tessera run` builds it (or the kernel of that name, "
+                    "as `run --profile` prints it); else the op alone, unscheduled; all kernels "
+                    "if omitted");
     cmd->add_option("--threads", o.threads,
                     "threads the kernels are scheduled for (as `run --threads`; 0 = the default)")
         ->check(CLI::NonNegativeNumber);
@@ -138,10 +139,10 @@ int run_inspect(const InspectOptions& o) {
         std::shared_ptr<driver::CompiledModel> model = driver::build(g, bo);
         std::vector<tir::PrimFunc> funcs = model->kernels;
         if (!o.op.empty()) {
-            TS_USER_CHECK(model->graph.find_node(o.op) >= 0)
-                << "no node named '" << o.op << "' in " << mp.file << " after the graph passes"
-                << "; nodes are: " << node_list(model->graph, 10);
             const int k = model->kernel_of(o.op);
+            TS_USER_CHECK(k >= 0 || model->graph.find_node(o.op) >= 0)
+                << "no node or kernel named '" << o.op << "' in " << mp.file
+                << " after the graph passes; nodes are: " << node_list(model->graph, 10);
             TS_USER_CHECK(k >= 0) << "node '" << o.op << "' runs in no kernel";
             funcs = {model->kernels[size_t(k)]};
         }

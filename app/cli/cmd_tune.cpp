@@ -71,7 +71,9 @@ CLI::App* add_tune_command(CLI::App& app, TuneCmdOptions& o) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--seed", o.seed, "search seed");
     cmd->add_flag("--json", o.json, "one JSON line per trial, a summary object last");
-    cmd->add_option("--op", o.op, "tune only the kernel that runs this node");
+    cmd->add_option("--op", o.op,
+                    "tune only the kernel that runs this node (or the kernel of this name, as "
+                    "`run --profile` prints it)");
     cmd->add_option("--pin", o.pin,
                     "JSON {\"knobs\": {NAME: VALUE}}: knob values of the --op kernel kept "
                     "fixed; the tuner searches the others")

@@ -105,9 +105,18 @@ std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& ta
 TuneTask task_of_node(const graph::Graph& g, const std::string& node, const std::string& target,
                       int threads) {
     const int n = g.find_node(node);
-    TS_USER_CHECK(n >= 0) << "no node named '" << node << "' after the graph passes";
-    for (const std::vector<int>& group : passes::fused_groups(g)) {
-        if (std::find(group.begin(), group.end(), n) == group.end()) continue;
+    const std::vector<std::vector<int>> groups = passes::fused_groups(g);
+    // A kernel's name (run --profile's) first: the kernels of one ONNX node
+    // expanded into several (an int8 conv's im2col and GEMM) share its name.
+    const auto named = std::find_if(groups.begin(), groups.end(), [&](const std::vector<int>& gr) {
+        return topi::group_kernel_name(g, gr) == node;
+    });
+    TS_USER_CHECK(n >= 0 || named != groups.end())
+        << "no node or kernel named '" << node << "' after the graph passes";
+    for (const std::vector<int>& group : groups) {
+        if (named != groups.end() ? &group != &*named
+                                  : std::find(group.begin(), group.end(), n) == group.end())
+            continue;
         const std::string key = workload_key(topi::lower_group(g, group).func, target);
         for (TuneTask& t : extract_tasks(g, target, threads))
             if (t.key == key) return t;

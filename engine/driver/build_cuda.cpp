@@ -5,6 +5,7 @@
 #include "engine/core/error.h"
 #include "engine/driver/build_steps.h"
 #include "engine/driver/tune_gpu.h"
+#include "engine/topi/lower_group.h"
 
 namespace tessera::driver {
 
@@ -19,12 +20,16 @@ tir::PrimFunc apply_kernel_trace(const schedule::Trace& trace, const tir::PrimFu
     }
 }
 
-int traced_node(const graph::Graph& g, const std::vector<int>& group, const BuildOptions& options) {
+std::string traced_key(const graph::Graph& g, const std::vector<int>& group,
+                       const BuildOptions& options) {
+    if (options.kernel_traces.empty()) return "";
+    if (std::string kernel = topi::group_kernel_name(g, group); options.kernel_traces.count(kernel))
+        return kernel;
     for (int nd : group) {
         const std::string& name = g.nodes[size_t(nd)].name;
-        if (options.kernel_traces.count(name) && g.find_node(name) == nd) return nd;
+        if (options.kernel_traces.count(name) && g.find_node(name) == nd) return name;
     }
-    return -1;
+    return "";
 }
 
 void build_cuda_kernels(CompiledModel& model, const BuildOptions& options) {
@@ -37,10 +42,8 @@ void build_cuda_kernels(CompiledModel& model, const BuildOptions& options) {
     }
     const graph::Graph& g = model.graph;
     auto schedule = [&](const tir::PrimFunc& f, const std::vector<int>& nodes) {
-        if (const int nd = traced_node(g, nodes, options); nd >= 0) {
-            const std::string& name = g.nodes[size_t(nd)].name;
-            return apply_kernel_trace(options.kernel_traces.at(name), f, name, nodes.size());
-        }
+        if (const std::string key = traced_key(g, nodes, options); !key.empty())
+            return apply_kernel_trace(options.kernel_traces.at(key), f, key, nodes.size());
         return from_records ? from_records(f, nodes) : tir::PrimFunc();
     };
     model.cuda = build_cuda(g, {}, schedule, options.jit);

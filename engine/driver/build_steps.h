@@ -18,11 +18,14 @@ namespace tessera::driver {
 /// load_model.cpp: import options with `shapes` and constant folding.
 frontend::ImportOptions import_options(const std::map<std::string, std::vector<int64_t>>& shapes);
 
-/// The group's node with a hand trace (BuildOptions::kernel_traces; the
-/// first such node wins), or -1. A name several nodes share (one ONNX node
-/// expanded) is the node Graph::find_node picks, as `inspect --op` and
-/// `tune --op` read it.
-int traced_node(const graph::Graph& g, const std::vector<int>& group, const BuildOptions& options);
+/// The BuildOptions::kernel_traces key whose hand trace schedules the group,
+/// or "": the group's kernel name (as `run --profile` prints it), else the
+/// name of one of its nodes (the first such node wins). A node name several
+/// nodes share (one ONNX node expanded) is the node Graph::find_node picks,
+/// as `inspect --op` and `tune --op` read it; the other kernels of such a
+/// node (an int8 conv's im2col) are reached by their kernel names.
+std::string traced_key(const graph::Graph& g, const std::vector<int>& group,
+                       const BuildOptions& options);
 
 /// A hand trace (BuildOptions::kernel_traces) replayed on a fused group's
 /// unscheduled kernel; UserError "the schedule of node 'N' does not apply to

@@ -130,6 +130,8 @@ codegen::LlvmOptions llvm_options(const BuildOptions& options) {
 }
 
 int CompiledModel::kernel_of(const std::string& node) const {
+    for (size_t k = 0; k < kernels.size(); ++k)
+        if (kernels[k]->name == node) return int(k);
     const int n = graph.find_node(node);
     for (size_t k = 0; k < kernel_nodes.size() && n >= 0; ++k)
         if (std::find(kernel_nodes[k].begin(), kernel_nodes[k].end(), n) != kernel_nodes[k].end())

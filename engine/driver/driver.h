@@ -59,9 +59,12 @@ struct BuildOptions {
     /// the best record's trace instead of the default schedule. Empty = none.
     std::string records;
     /// Hand-written schedules (the studio's schedule editor), keyed by node
-    /// name: the fused group holding that node gets the trace replayed on its
-    /// loop IR instead of a tuned or default schedule. A trace that does not
-    /// replay on the group's kernel is a UserError naming the node.
+    /// name or by kernel name (as `run --profile` prints it: the kernels of
+    /// one ONNX node expanded into several, an int8 conv's im2col and GEMM,
+    /// share the node's name): the fused group holding that node, or that
+    /// kernel, gets the trace replayed on its loop IR instead of a tuned or
+    /// default schedule. A trace that does not replay on the group's kernel
+    /// is a UserError naming the node or kernel.
     std::map<std::string, schedule::Trace> kernel_traces;
     /// true: a hand trace that does not apply is not an error: the kernel
     /// keeps its record or default schedule and KernelSchedule::hand_error
@@ -112,7 +115,7 @@ struct RecordUse {
 struct KernelSchedule {
     tir::PrimFunc unscheduled;
     schedule::Trace trace;  // every step, operand packing included
-    /// "hand" (a BuildOptions::kernel_traces entry; `traced_node` names it),
+    /// "hand" (a BuildOptions::kernel_traces entry; `traced_node` is its key),
     /// "record" (the tuning records), "default" (the target's rules) or
     /// "none" (default schedules off).
     std::string source;
@@ -155,8 +158,9 @@ struct CompiledModel {
     int kernels_compiled() const;
 
     int records_applied() const;
-    /// The index in `kernels` of the kernel that runs the node named `node`;
-    /// -1 when no kernel does (a pass removed or folded it).
+    /// The index in `kernels` of the kernel named `node`, else of the kernel
+    /// that runs the node named `node`; -1 when no kernel does (a pass
+    /// removed or folded it).
     int kernel_of(const std::string& node) const;
     /// One line for people: "tuning records r.jsonl: 3 of 8 kernels tuned; 1
     /// skipped: fused_conv1 (tuned for 1 thread(s), this build runs 2)".

@@ -20,8 +20,7 @@ ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>&
     ks.args = lowered.args;
     const graph::Node& anchor = g.nodes[size_t(autotune::anchor_node(g, group))];
     ks.anchor = anchor.name;
-    if (const int nd = traced_node(g, group, options); nd >= 0) {
-        const std::string& node_name = g.nodes[size_t(nd)].name;
+    if (const std::string node_name = traced_key(g, group, options); !node_name.empty()) {
         const schedule::Trace& hand = options.kernel_traces.at(node_name);
         BuildOptions without = options;  // what the build would choose instead
         without.kernel_traces.clear();

@@ -162,7 +162,7 @@ TEST(KernelSchedules, AHandTraceIsTheKernelsScheduleAndRebuildsIt) {
     }
 }
 
-TEST(KernelSchedules, AHandTraceOfASharedNameSchedulesTheKernelFindNodePicks) {
+TEST(KernelSchedules, AHandTraceOfASharedNameSchedulesTheKernelFindNodePicksOrTheKernelNamed) {
     // One ONNX node expanded into two kernels under one name (a softmax of
     // the input, then a dense layer on it): a trace given for the name is
     // the heaviest node's, the kernel `inspect --op` and `tune --op` pick.
@@ -185,6 +185,25 @@ TEST(KernelSchedules, AHandTraceOfASharedNameSchedulesTheKernelFindNodePicks) {
     const KernelSchedule& eks = edited->schedules[size_t(edited->kernel_of("shared"))];
     EXPECT_EQ(eks.source, "hand");
     EXPECT_EQ(eks.trace.steps, hand.steps);
+    // The other kernel of the name (the softmax) by its kernel name, as
+    // `run --profile` prints it: kernel_of, the driver and `inspect --op`
+    // reach it, and its trace leaves the matmul's kernel alone.
+    int softmax = -1;
+    for (size_t k = 0; k < model->kernels.size(); ++k)
+        if (int(k) != model->kernel_of("shared")) softmax = int(k);
+    ASSERT_GE(softmax, 0);
+    const std::string kernel = model->kernels[size_t(softmax)]->name;
+    ASSERT_NE(kernel, "shared");
+    EXPECT_EQ(model->kernel_of(kernel), softmax);
+    const schedule::Trace soft = default_trace_less_last_step(*model, kernel);
+    BuildOptions by_kernel = o;
+    by_kernel.kernel_traces = {{kernel, soft}};
+    auto rebuilt = build(g, by_kernel);
+    const KernelSchedule& sks = rebuilt->schedules[size_t(rebuilt->kernel_of(kernel))];
+    EXPECT_EQ(sks.source, "hand");
+    EXPECT_EQ(sks.traced_node, kernel);
+    EXPECT_EQ(sks.trace.steps, soft.steps);
+    EXPECT_EQ(rebuilt->schedules[size_t(rebuilt->kernel_of("shared"))].source, "default");
 }
 
 }  // namespace
