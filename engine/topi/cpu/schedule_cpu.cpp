@@ -94,6 +94,19 @@ struct Rules {
     // per element), the columns vectorized by a width that divides them.
     bool im2col(const std::string& block, const graph::Node& n) {
         Names l = s.get_loops(block);
+        if (block.rfind("T_im2col_pad", 0) == 0 && l.size() >= 2) {
+            // The padded copy, row by row at any width: one vector loop per
+            // row, which loop_partition splits into the pad value at the
+            // edges and a contiguous copy between them. Fused into one loop
+            // with the rows (the injective rule's choice for rows shorter
+            // than a vector: 7 x 7 planes padded to 9 x 9), every byte took a
+            // div/mod and a select of its own, scalar.
+            const Names outer(l.begin(), l.end() - 1);
+            const std::string rows = outer.size() > 1 ? s.fuse(outer) : outer[0];
+            if (loop_extent(s.func(), l.back()) >= 4) vectorize_row(l.back(), 2 * int64_t(o.vector_lanes));
+            if (parallel_ok(work(s, s.get_loops(block)))) s.parallel(rows);
+            return true;
+        }
         const int64_t ow = n.attr_int("out_width", 0);
         if (l.size() < 2 || ow < 1 || loop_extent(s.func(), l.back()) % ow != 0) return false;
         Names rc = s.split(l.back(), {-1, ow});
