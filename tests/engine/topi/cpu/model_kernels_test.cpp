@@ -68,7 +68,8 @@ TEST(ModelKernels, ScalarMultiplyAndClipStayBlocked) {
 
 TEST(ModelKernels, ClipAwayFromZeroStaysBlockedAndTensorMultiplyGoesBackToNchw) {
     // clip(0.5, 6) leaves 0.5 in the padded channels (finite: it stays
-    // blocked); a multiply by a per-channel tensor needs NCHW.
+    // blocked, in the conv's epilogue); a multiply by a per-channel tensor
+    // needs NCHW.
     graph::Graph g;
     int x = input(g, "x", {1, 4, 5, 5});
     int c = node(g, "nn.conv2d", "c", {x, constant(g, "w", {4, 4, 1, 1}, 1)});
@@ -78,6 +79,33 @@ TEST(ModelKernels, ClipAwayFromZeroStaysBlockedAndTensorMultiplyGoesBackToNchw) 
     graph::Graph after = convert_layout(g, {});
     EXPECT_EQ(ops(after), (std::vector<std::string>{"layout_transform", "nn.conv2d_NCHWc", "clip",
                                                     "layout_transform", "multiply"}));
+    expect_same_outputs(g, after);
+}
+
+TEST(ModelKernels, AScaleAfterAPoolThatUnpacksAnywayRunsInNchw) {
+    // A quantization's x / scale after a blocked max pool whose result an
+    // NCHW reader (a residual add with an NCHW value) unpacks anyway: run
+    // blocked, it would unpack the pool a second time; it reads the one
+    // unpacked copy. After a conv it stays blocked (its epilogue).
+    graph::Graph g;
+    int x = input(g, "x", {1, 3, 8, 8});
+    int c = node(g, "nn.conv2d", "c", {x, constant(g, "w", {20, 3, 3, 3}, 1)},
+                 {{"padding", std::vector<int64_t>{1, 1, 1, 1}}});
+    int p = node(g, "nn.max_pool2d", "p", {c},
+                 {{"kernel", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
+    int q = node(g, "divide", "q", {p, constant(g, "scale", {}, 2, 0.25f)});
+    int r = node(g, "nn.relu", "r", {q});
+    int other = input(g, "other", {1, 20, 4, 4});
+    int a = node(g, "add", "a", {p, other});
+    g.outputs = {r, a};
+    graph::Graph after = convert_layout(g, {});
+    int unpacks = 0, blocked_divides = 0;
+    for (const graph::Node& n : after.nodes) {
+        unpacks += n.op == "layout_transform" && n.attr_str("dst_layout") == "NCHW";
+        blocked_divides += n.op == "divide" && after.values[size_t(n.outputs[0])].type.shape.size() == 5;
+    }
+    EXPECT_EQ(unpacks, 1);
+    EXPECT_EQ(blocked_divides, 0);
     expect_same_outputs(g, after);
 }
 
