@@ -61,11 +61,18 @@ Tensors global_max_pool2d(const graph::Node& n, const Tensors& in, const Types& 
     check_arity(n, in, out, 1, 1);
     const te::Tensor& x = in[0];
     const auto& xs = x.shape();
+    // No reduction axis of extent 1: over one row (H = 1, magika's max over
+    // 508 positions) the reduction is the CPU rule's row reduction in
+    // vectors, 0.31 -> 0.02 ms; with an extent-1 axis it ran scalar.
     te::Tensor y = te::compute(
         out[0].shape,
         [&](const std::vector<Var>& i) {
-            tir::IterVar ry = te::reduce_axis(xs[2], "ry"), rx = te::reduce_axis(xs[3], "rx");
-            return te::max(x(i[0], i[1], ry.var, rx.var), {ry, rx});
+            std::vector<tir::IterVar> axes;
+            if (xs[2] > 1) axes.push_back(te::reduce_axis(xs[2], "ry"));
+            if (xs[3] > 1 || axes.empty()) axes.push_back(te::reduce_axis(xs[3], "rx"));
+            const Expr h = xs[2] > 1 ? Expr(axes.front().var) : Expr(int64_t(0));
+            const Expr w = xs[3] > 1 || xs[2] == 1 ? Expr(axes.back().var) : Expr(int64_t(0));
+            return te::max(x(i[0], i[1], h, w), axes);
         },
         "pool_max", "pool");
     return {y};

@@ -114,7 +114,10 @@ TEST(ScheduleCpu, RowReductionsAccumulateInVectors) {
     graph::Graph argmax = one_node("argmax", {{3, 3788}}, {3, 1},
                                    {{"axis", int64_t(1)}, {"keepdims", int64_t(1)}});
     argmax.values[size_t(argmax.outputs[0])].type.dtype = graph::DType::Int64;
-    for (const graph::Graph* g : {&softmax, &ln, &sum, &argmax}) {
+    // A global max pool over one row (H = 1: magika's max over 508
+    // positions) has no reduction axis of extent 1, so it is a row reduction.
+    graph::Graph row_pool = one_node("nn.global_max_pool2d", {{1, 24, 1, 508}}, {1, 24, 1, 1});
+    for (const graph::Graph* g : {&softmax, &ln, &sum, &argmax, &row_pool}) {
         EXPECT_TRUE(reduces_in_vectors(*g)) << g->nodes[0].op;
         for (int threads : {1, 0}) check(*g, threads, 1e-5);
     }
