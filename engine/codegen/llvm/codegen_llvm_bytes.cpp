@@ -52,6 +52,12 @@ std::optional<std::pair<Expr, int>> shifted_byte(const Expr& term, int lanes) {
     return std::nullopt;
 }
 
+/// The index of `load` when it is a stride-4 Ramp of `lanes` lanes.
+const tir::Ramp* stride4_ramp(const tir::BufferLoad* load, int lanes) {
+    const tir::Ramp* r = load->indices.size() == 1 ? load->indices[0].as<tir::Ramp>() : nullptr;
+    return r && r->lanes == lanes && tir::is_const_int(r->stride, 4) ? r : nullptr;
+}
+
 /// Each load whose index is a stride-4 Ramp of n lanes, read from `shift`
 /// elements further on.
 class ShiftLoads : public tir::IRMutator {
@@ -61,9 +67,8 @@ public:
 protected:
     using tir::IRMutator::visit;
     Expr visit(const tir::BufferLoad* op) override {
-        const tir::Ramp* r = op->indices.size() == 1 ? op->indices[0].as<tir::Ramp>() : nullptr;
-        if (!r || r->lanes != m_lanes || !tir::is_const_int(r->stride, 4))
-            return tir::IRMutator::visit(op);
+        const tir::Ramp* r = stride4_ramp(op, m_lanes);
+        if (!r) return tir::IRMutator::visit(op);
         const Expr base = r->base + tir::make_const(r->base.dtype(), double(m_shift));
         return tir::BufferLoad::make(op->buffer, {tir::Ramp::make(base, r->stride, m_lanes)});
     }
@@ -81,6 +86,7 @@ class WidenLanes : public tir::IRMutator {
 public:
     explicit WidenLanes(int lanes) : m_lanes(lanes) {}
     bool failed = false;
+    bool widened_a_load = false;  // some stride-4 read became contiguous
 
 protected:
     using tir::IRMutator::visit;
@@ -90,11 +96,12 @@ protected:
         return t.with_lanes(4 * m_lanes);
     }
     Expr visit(const tir::BufferLoad* op) override {
-        const tir::Ramp* r = op->indices.size() == 1 ? op->indices[0].as<tir::Ramp>() : nullptr;
-        if (r && r->lanes == m_lanes && tir::is_const_int(r->stride, 4))
+        if (const tir::Ramp* r = stride4_ramp(op, m_lanes)) {
+            widened_a_load = true;
             return tir::BufferLoad::make(
                 op->buffer,
                 {tir::Ramp::make(r->base, tir::make_const(r->base.dtype(), 1.0), 4 * m_lanes)});
+        }
         if (op->dtype.lanes != 1) failed = true;
         return op;
     }
@@ -129,25 +136,36 @@ private:
 
 /// The bytes of n words as one 4n-lane u8 expression, when byte t is byte 0's
 /// expression with its stride-4 reads moved t elements on; undefined otherwise.
+/// Whether WidenLanes can widen `e` consistently: every vector node has n
+/// lanes, and every Ramp is the index of a stride-4 load of n lanes.
+bool widenable(const Expr& e, int n) {
+    bool ok = true;
+    int ramps = 0, strided_loads = 0;
+    tir::post_order_visit(tir::Evaluate::make(e), [&](const tir::Object* o) {
+        if (o->node_type == tir::NodeType::Evaluate) return;
+        const auto* x = static_cast<const tir::ExprNode*>(o);
+        ok = ok && (x->dtype.lanes == 1 || x->dtype.lanes == n) &&
+             o->node_type != tir::NodeType::Let;
+        ramps += o->node_type == tir::NodeType::Ramp;
+        if (o->node_type == tir::NodeType::BufferLoad)
+            strided_loads += stride4_ramp(static_cast<const tir::BufferLoad*>(o), n) != nullptr;
+    });
+    return ok && ramps == strided_loads;
+}
+
 Expr contiguous_bytes(const std::vector<Expr>& bytes, int n) {
+    if (!widenable(bytes[0], n)) return Expr();
+    // Byte 0 must read some stride-4 Ramp, else it does not vary by t.
+    WidenLanes widen(n);
+    Expr w = widen.mutate(bytes[0]);
+    if (widen.failed || !widen.widened_a_load || w.dtype().lanes != 4 * n) return Expr();
     for (int64_t t = 1; t < 4; ++t) {
         ShiftLoads shift(n, t);
         if (!tir::structural_equal(tir::simplify(shift.mutate(bytes[0])),
                                    tir::simplify(bytes[size_t(t)])))
             return Expr();
     }
-    WidenLanes widen(n);
-    Expr w = widen.mutate(bytes[0]);
-    if (widen.failed || w.dtype().lanes != 4 * n) return Expr();
-    // Byte 0 must read some stride-4 Ramp, else it does not vary by t.
-    bool strided = false;
-    tir::post_order_visit(tir::Evaluate::make(bytes[0]), [&](const tir::Object* o) {
-        if (o->node_type != tir::NodeType::BufferLoad) return;
-        const auto* l = static_cast<const tir::BufferLoad*>(o);
-        const tir::Ramp* r = l->indices.size() == 1 ? l->indices[0].as<tir::Ramp>() : nullptr;
-        strided = strided || (r && tir::is_const_int(r->stride, 4));
-    });
-    return strided ? w : Expr();
+    return w;
 }
 
 }  // namespace

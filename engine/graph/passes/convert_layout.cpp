@@ -57,11 +57,10 @@ struct Rewriter {
         feeds_blocked = reaches_blocked_reader();
     }
 
-    static bool elementwise_op(const std::string& op) {
-        static const std::set<std::string> ops = {
-            "nn.relu",       "clip", "sigmoid",  "tanh",     "nn.hard_sigmoid",
-            "nn.hard_swish", "add",  "subtract", "multiply", "divide"};
-        return ops.count(op) > 0;
+    // An elementwise op that can run blocked: one padded_result knows (it
+    // gives a value for operands of 1 in every op it lists).
+    static bool elementwise_op(const Node& n) {
+        return padded_result(n, std::vector<double>(n.inputs.size(), 1.0)).has_value();
     }
 
     std::vector<bool> reaches_blocked_reader() const {
@@ -70,7 +69,7 @@ struct Rewriter {
             const bool blocked_reader = convertible_conv(*n) || convertible_depthwise(*n) ||
                                         n->op == "nn.max_pool2d" || n->op == "nn.global_avg_pool2d";
             const bool passes_on =
-                elementwise_op(n->op) && n->outputs.size() == 1 && reach[size_t(n->outputs[0])];
+                elementwise_op(*n) && n->outputs.size() == 1 && reach[size_t(n->outputs[0])];
             if (blocked_reader && !n->inputs.empty()) reach[size_t(n->inputs[0])] = true;
             if (passes_on)
                 for (int v : n->inputs) reach[size_t(v)] = true;

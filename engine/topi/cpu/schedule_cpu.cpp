@@ -49,6 +49,16 @@ struct Rules {
             s.vectorize(s.split(loop, {-1, vf})[1]);
     }
 
+    // The outer loops fused into one row loop (parallel when the work pays),
+    // the innermost loop (of at least 4) a row of vectors of `vf` lanes.
+    void rows_in_vectors(const Names& loops, int64_t vf) {
+        const int64_t w = work(s, loops);
+        const Names outer(loops.begin(), loops.end() - 1);
+        const std::string rows = outer.size() > 1 ? s.fuse(outer) : outer[0];
+        if (loop_extent(s.func(), loops.back()) >= 4) vectorize_row(loops.back(), vf);
+        if (parallel_ok(w)) s.parallel(rows);
+    }
+
     void injective(const std::string& block) {
         Names loops = s.get_loops(block);
         if (loops.empty()) return;
@@ -74,10 +84,7 @@ struct Rules {
             // gather in every lane: a (128, 784) -> (1, 128, 28, 28) uint8
             // reshape ran at 1.1 GB/s, magika's unpacked conv output
             // (512 x 508) at 0.5 GB/s.
-            Names outer(loops.begin(), loops.end() - 1);
-            std::string fo = outer.size() > 1 ? s.fuse(outer) : outer[0];
-            vectorize_row(loops.back(), vf);
-            if (parallel_ok(w)) s.parallel(fo);
+            rows_in_vectors(loops, vf);
             return;
         }
         std::string fused = loops.size() > 1 ? s.fuse(loops) : loops[0];
@@ -101,10 +108,7 @@ struct Rules {
             // with the rows (the injective rule's choice for rows shorter
             // than a vector: 7 x 7 planes padded to 9 x 9), every byte took a
             // div/mod and a select of its own, scalar.
-            const Names outer(l.begin(), l.end() - 1);
-            const std::string rows = outer.size() > 1 ? s.fuse(outer) : outer[0];
-            if (loop_extent(s.func(), l.back()) >= 4) vectorize_row(l.back(), 2 * int64_t(o.vector_lanes));
-            if (parallel_ok(work(s, s.get_loops(block)))) s.parallel(rows);
+            rows_in_vectors(l, 2 * int64_t(o.vector_lanes));
             return true;
         }
         const int64_t ow = n.attr_int("out_width", 0);
@@ -130,7 +134,9 @@ struct Rules {
     // outside the output row, which becomes a vector loop accumulating in
     // place (its reads gather). PP-OCRv4 det's 2x2/2 deconvolution of 24
     // channels at 160 x 224: 32 ms scalar. Rows shorter than `min_row` stay.
-    bool accumulate_rows(const std::string& block, int64_t min_row) {
+    // With `contiguous_row`, only where every read's last index is the output
+    // row's variable (the row is contiguous in memory, no gather).
+    bool accumulate_rows(const std::string& block, int64_t min_row, bool contiguous_row = false) {
         Names l = s.get_loops(block);
         const tir::Block* b = find_block(s.func(), block);
         if (!b || l.size() != b->iter_vars.size() || l.size() < 3) return false;
@@ -139,6 +145,12 @@ struct Rules {
         for (size_t i = spatial; i < l.size(); ++i)
             if (b->iter_vars[i].kind != tir::IterKind::Reduce) return false;
         if (spatial < 2 || spatial == l.size()) return false;
+        if (contiguous_row) {
+            const tir::Var& j = b->iter_vars[spatial - 1].var;
+            for (const tir::BufferRegion& r : b->reads)
+                for (const auto& idx : schedule::detail::load_indices(b, r.buffer))
+                    if (idx.empty() || idx.back().as<tir::Variable>() != j.get()) return false;
+        }
         const int64_t row = loop_extent(s.func(), l[spatial - 1]);
         if (row < min_row) return false;
         Names order(l.begin(), l.begin() + long(spatial) - 1);
@@ -216,17 +228,7 @@ struct Rules {
     // accumulating in place, the reduction outside it. Each output ran as a
     // scalar sum over a column 1 KB apart (magika: 0.11 ms per sum).
     bool column_reduction(const std::string& block) {
-        const Names l = s.get_loops(block);
-        const tir::Block* b = find_block(s.func(), block);
-        if (!b || l.size() != b->iter_vars.size() || l.size() < 3) return false;
-        size_t spatial = 0;
-        while (spatial < l.size() && b->iter_vars[spatial].kind == tir::IterKind::Spatial) ++spatial;
-        if (spatial < 2 || spatial == l.size()) return false;
-        const tir::Var& j = b->iter_vars[spatial - 1].var;
-        for (const tir::BufferRegion& r : b->reads)
-            for (const auto& idx : schedule::detail::load_indices(b, r.buffer))
-                if (idx.empty() || idx.back().as<tir::Variable>() != j.get()) return false;
-        return accumulate_rows(block, o.vector_lanes);
+        return accumulate_rows(block, o.vector_lanes, /*contiguous_row=*/true);
     }
 
     // Parallel over the outermost spatial loop (softmax rows, pooled planes);
