@@ -23,7 +23,7 @@ void fillCpuCode(KernelCode& code, const tir::PrimFunc& f, const codegen::LlvmOp
 }  // namespace
 
 KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings,
-                        const KernelTraces& traces, const QString& node,
+                        const KernelTraces& traces, const QString& node, const QString& kernel,
                         std::shared_ptr<const driver::CompiledModel> cached,
                         const JobContext& context) {
     KernelCode code;
@@ -35,10 +35,16 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
     context.throwIfCancelled();
     const driver::CompiledModel& model = *code.model;
     const std::string name = node.toStdString();
-    TS_USER_CHECK(model.graph.find_node(name) >= 0)
-        << "node '" << name << "' does not run: the graph passes (" << options.passes.size()
-        << ") removed or folded it";
-    const int k = model.kernel_of(name);
+    // The kernel asked for by name, if this build has it (a graph edit
+    // renames kernels: then the node's own).
+    int k = kernel.isEmpty() ? -1 : model.kernel_of(kernel.toStdString());
+    if (k >= 0 && model.kernels[size_t(k)]->name != kernel.toStdString()) k = -1;
+    if (k < 0) {
+        TS_USER_CHECK(model.graph.find_node(name) >= 0)
+            << "node '" << name << "' does not run: the graph passes (" << options.passes.size()
+            << ") removed or folded it";
+        k = model.kernel_of(name);
+    }
     TS_USER_CHECK(k >= 0) << "node '" << name << "' runs in no kernel";
     const tir::PrimFunc& f = model.kernels[size_t(k)];
     code.kernel = QString::fromStdString(f->name);

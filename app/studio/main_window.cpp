@@ -180,6 +180,14 @@ void MainWindow::connectControllers() {
         const int node = document() ? document()->graph().find_node(name.toStdString()) : -1;
         if (node >= 0) m_graphView->setCurrentNode(node);
     });
+    connect(m_runs, &RunController::kernelRequested, this,
+            [this](const QString& kernel, const QString& name) {
+                const int node =
+                    document() ? document()->graph().find_node(name.toStdString()) : -1;
+                if (node < 0) return;
+                m_graphView->setCurrentNode(node);    // shows the node's own kernel ...
+                m_schedules->showNode(node, kernel);  // ... then the one asked for
+            });
     connect(m_runs, &RunController::finished, this, [this]() {
         m_status->showModel();
         m_perfDock->raise();  // the result, in front of the Messages tab

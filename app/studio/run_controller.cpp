@@ -47,8 +47,8 @@ RunController::RunController(Workspace* workspace, QWidget* panelParent)
     m_kernelTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     m_kernelTable->verticalHeader()->setVisible(false);
     connect(m_kernelTable, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-        if (const QTableWidgetItem* kernel = m_kernelTable->item(row, 0))  // its first node
-            emit nodeRequested(kernel->data(Qt::UserRole).toString());
+        if (const QTableWidgetItem* kernel = m_kernelTable->item(row, 0))  // and its first node
+            emit kernelRequested(kernel->text(), kernel->data(Qt::UserRole).toString());
     });
     m_plotTabs->addTab(m_kernelTable, "Kernels");
     m_plotTabs->addTab(m_layerErrors, "Int8 error");

@@ -71,8 +71,11 @@ signals:
     void failed(const QString& message);
     /// Relative time per node of the open model (-1: not run), after a Run.
     void nodeHeat(const QVector<double>& heat);
-    /// The user asked for a node (double-click in the kernel table).
+    /// The user asked for a node (double-click in the int8 error table).
     void nodeRequested(const QString& name);
+    /// The user asked for a kernel (double-click in the kernel table): its
+    /// name and its first node.
+    void kernelRequested(const QString& kernel, const QString& node);
 
 private:
     void show(const RunResult& result);

@@ -60,11 +60,12 @@ QString ScheduleController::buildKey() const {
     return key;
 }
 
-void ScheduleController::showNode(int node) {
+void ScheduleController::showNode(int node, const QString& kernel) {
     m_jobs->cancel();
     m_shown = KernelCode();
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     m_node = document && node >= 0 && node < document->nodeCount() ? node : -1;
+    m_requestedKernel = m_node >= 0 ? kernel : QString();
     if (m_node < 0) {
         m_panes->clear();
         m_kernel.clear();
@@ -102,9 +103,11 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
         return;
     }
     const driver::KernelSchedule& ks = model.schedules[size_t(code.index)];
-    // Edits are kept under the node whose trace the build replays.
-    const QString traceNode =
-        QString::fromStdString(ks.traced_node.empty() ? ks.anchor : ks.traced_node);
+    // Edits are kept under the key whose trace the build replays: the
+    // anchor node's name, or the kernel's own where that name reaches
+    // another kernel (the im2col and the GEMM of one int8 conv node).
+    QString traceNode = QString::fromStdString(ks.traced_node.empty() ? ks.anchor : ks.traced_node);
+    if (ks.traced_node.empty() && model.kernel_of(ks.anchor) != code.index) traceNode = code.kernel;
     // Measure: the kernel with the editor's trace, timed inside the model as
     // `run --profile` times it.
     std::shared_ptr<const graph::Graph> graph = m_workspace->document()->snapshot();
@@ -150,7 +153,8 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
                          .arg(steps.size());
     m_editor->setFunction(title, ks.unscheduled, code.flops, steps, measurer);
     // The rule's knobs, for pinning and "Tune the rest".
-    const int anchor = model.graph.find_node(ks.anchor);
+    const std::vector<int>& members = model.kernel_nodes[size_t(code.index)];
+    const int anchor = members.empty() ? -1 : autotune::anchor_node(model.graph, members);
     if (anchor >= 0) {
         const graph::Node& an = model.graph.nodes[size_t(anchor)];
         m_editor->knobPanel()->setKnobs(topi::cpu_schedule_knobs(
@@ -268,12 +272,13 @@ void ScheduleController::showKernel() {
     std::shared_ptr<const graph::Graph> graph = document->snapshot();
     const BuildSettings settings = m_workspace->buildSettings();
     const KernelTraces traces = m_workspace->kernelTraces();
+    const QString kernel = m_requestedKernel;
     emit titleChanged("Code - building the kernel of " + name + "...");
     m_jobs->start(
         "Building the kernel of " + name,
-        [graph, settings, traces, name, cached](const JobContext& context) {
+        [graph, settings, traces, name, kernel, cached](const JobContext& context) {
             try {
-                return kernelCodeOf(*graph, settings, traces, name, cached, context);
+                return kernelCodeOf(*graph, settings, traces, name, kernel, cached, context);
             } catch (const UserError& e) {  // shown in the panes, not as a failed job
                 KernelCode failed;
                 failed.node = name;

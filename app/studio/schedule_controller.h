@@ -29,8 +29,10 @@ class ScheduleController : public QObject {
 public:
     ScheduleController(Workspace* workspace, ScheduleEditor* editor, widgets::CodePanes* panes);
 
-    /// Shows the kernel and schedule of `node` of the open model (-1 clears).
-    void showNode(int node);
+    /// Shows the kernel and schedule of `node` of the open model (-1 clears);
+    /// with `kernel`, that kernel of the node (a name as the kernel table
+    /// prints it: an int8 conv's node runs in an im2col and a GEMM kernel).
+    void showNode(int node, const QString& kernel = QString());
     /// Shows the current node's kernel again (the settings changed).
     void refresh();
     /// The same, built again (the tuning records changed).
@@ -72,7 +74,8 @@ private:
     widgets::CodePanes* m_panes;
     JobRunner* m_jobs;
     int m_node = -1;
-    QString m_traceNode;  // the node the editor's steps are kept under
+    QString m_requestedKernel;  // showNode's kernel of the node ("": the node's own)
+    QString m_traceNode;  // the node (or kernel name) the editor's steps are kept under
     QString m_loggedHandError;  // the last failing hand schedule reported
     std::vector<schedule::Step> m_builtSteps;  // the kernel's trace without a hand schedule
     QString m_kernel;  // shown in the panes

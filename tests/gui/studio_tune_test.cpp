@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QFile>
+#include <QMap>
 #include <QMenu>
 #include <QProgressBar>
 #include <QSignalSpy>
@@ -16,6 +17,7 @@
 #include <QLabel>
 #include <QTableWidget>
 
+#include "app/studio/build_settings_bar.h"
 #include "app/studio/knob_panel.h"
 #include "app/studio/loop_tree_model.h"
 #include "engine/autotune/space.h"
@@ -43,6 +45,17 @@ using Studio = OpenStudio;
 ScheduleEditor* editorTuningInto(Studio& s, const QString& db, const std::string& node) {
     s.window.workspace()->setTuningDatabase(db);
     return editorOn(s.window, node);
+}
+
+// Selects `node` in the graph and waits until the code panes show a kernel: its name.
+QString selectAndWaitForKernelOf(Studio& s, const QString& node) {
+    QSignalSpy shown(&s.window, &MainWindow::kernelCodeShown);
+    s.window.graphView()->setCurrentNode(-1);
+    s.window.graphView()->setCurrentNode(
+        s.window.document()->graph().find_node(node.toStdString()));
+    if (!QTest::qWaitFor([&]() { return !shown.isEmpty() && !s.window.isCompilingCode(); }, 60000))
+        return "(timeout)";
+    return shown.last().first().toString();
 }
 
 QString kernelIrOf(const RunResult& run, const QString& name) {
@@ -99,6 +112,74 @@ TEST(StudioRun, RunUsesTheEditedSchedule) {
         EXPECT_FALSE(defaultIr.contains(line)) << line.toStdString();
     }
     EXPECT_EQ(s.window.workspace()->kernelTraces().count(node.toStdString()), 1u);
+}
+
+// One node, two kernels (issue 19): an int8 conv's node runs in an im2col
+// kernel and a GEMM kernel of its name. A double-click in the kernel table
+// opens the kernel of that row, whichever of them the node alone reaches;
+// its edits are kept under the kernel's name and schedule that kernel only.
+TEST(StudioRun, TheKernelTableOpensEachKernelOfANodeAndEditsScheduleThatKernel) {
+    Studio s(QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/qdq_conv/model.onnx");
+    ASSERT_TRUE(s.ok);
+    s.window.settingsBar()->setThreads(1);
+    QString error;
+    const RunResult* before = s.run(&error);
+    ASSERT_NE(before, nullptr) << error.toStdString();
+    // Kernels that share their first node's name with another kernel.
+    QMap<QString, QStringList> byNode;
+    for (const auto& k : before->kernels)
+        if (!k.nodeNames.isEmpty()) byNode[k.nodeNames.first()] << k.kernel;
+    QString node;
+    for (auto it = byNode.begin(); it != byNode.end(); ++it)
+        if (it.value().size() == 2) node = it.key();
+    ASSERT_FALSE(node.isEmpty()) << "no node of qdq_conv runs in two kernels";
+    const QStringList kernels = byNode[node];
+    std::map<QString, QString> defaultIr;
+    for (const auto& k : before->kernels) defaultIr[k.kernel] = k.loopIr;
+
+    QTableWidget* table = s.window.runs()->kernelTable();
+    ScheduleEditor* editor = s.window.scheduleEditor();
+    auto openRow = [&](const QString& kernel) {
+        QSignalSpy shown(&s.window, &MainWindow::kernelCodeShown);
+        for (int row = 0; row < table->rowCount(); ++row)
+            if (table->item(row, 0)->text() == kernel) emit table->cellDoubleClicked(row, 0);
+        return QTest::qWaitFor(
+            [&]() {
+                return !s.window.isCompilingCode() && !shown.isEmpty() &&
+                       shown.last().first().toString() == kernel && editor->base().defined();
+            },
+            60000);
+    };
+    for (const QString& kernel : kernels) {
+        ASSERT_TRUE(openRow(kernel)) << kernel.toStdString();
+        // The panes and the editor show that kernel, as the run compiled it.
+        EXPECT_EQ(s.window.codePanes()->text("Loop IR").trimmed().toStdString(),
+                  defaultIr[kernel].trimmed().toStdString());
+        EXPECT_TRUE(editor->findChild<QLabel*>()->text().contains(kernel))
+            << editor->findChild<QLabel*>()->text().toStdString();
+    }
+    // An edit of the kernel the node alone does not reach (the other one is
+    // opened by selecting the node in the graph).
+    const QString byNodeKernel = selectAndWaitForKernelOf(s, node);
+    ASSERT_TRUE(kernels.contains(byNodeKernel)) << byNodeKernel.toStdString();
+    const QString other = kernels[0] == byNodeKernel ? kernels[1] : kernels[0];
+    ASSERT_TRUE(openRow(other));
+    bool split = false;
+    for (const auto& row : editor->loopModel()->rows())
+        if (!split && row.kind != "block" && row.extent.toLongLong() >= 4 &&
+            row.extent.toLongLong() % 2 == 0)
+            split = editor->addStep(makeStep("split", {row.name.toStdString()}, {-1, 2}));
+    ASSERT_TRUE(split) << editor->errorText().toStdString();
+    const QString inner = QString::fromStdString(editor->steps().back().outputs[1]);
+    EXPECT_EQ(s.window.workspace()->kernelTraces().count(other.toStdString()), 1u);
+    EXPECT_EQ(s.window.workspace()->kernelTraces().count(node.toStdString()), 0u);
+
+    const RunResult* after = s.run(&error);
+    ASSERT_NE(after, nullptr) << error.toStdString();
+    for (const auto& k : after->kernels) {
+        if (k.kernel == other) EXPECT_TRUE(k.loopIr.contains(inner)) << k.loopIr.toStdString();
+        if (k.kernel == byNodeKernel) EXPECT_EQ(k.loopIr, defaultIr[byNodeKernel]);
+    }
 }
 
 TEST(StudioTune, ShortTuningJobPlotsTrialsAsTheyArrive) {
