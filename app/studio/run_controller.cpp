@@ -263,6 +263,11 @@ void RunController::show(const RunResult& result) {
         for (const QString& skipped : result.recordsSkipped)
             m_workspace->log("Tuning record not applied to " + skipped);
     }
+    for (const QString& key : result.tracesUnmatched)
+        m_workspace->log("warning: the hand schedule of '" + key +
+                         "' scheduled no kernel of this build: no node or kernel of that name "
+                         "runs in it (a graph edit removes nodes and renumbers kernel names); it "
+                         "stays in the session");
     m_workspace->log(QString("Run finished: %1 ms median, %2 GFLOP/s, %3 kernels (%4)%5")
             .arg(result.medianMs, 0, 'f', 3)
             .arg(result.gflops, 0, 'f', 2)

@@ -125,6 +125,8 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
             result.recordsSkipped << QString::fromStdString(u.kernel + ": " + u.reason);
     }
     result.recordsApplied = int(tuned.size());
+    for (const std::string& key : driver::unmatched_traces(*compiled, options.kernel_traces))
+        result.tracesUnmatched << QString::fromStdString(key);
     result.medianMs = timing.median_ms;
     result.minMs = timing.min_ms;
     result.repeat = timing.repeat;

@@ -49,6 +49,9 @@ struct RunResult {
     int recordsApplied = 0;  // kernels scheduled by tuning records
     /// "kernel: reason" for each kernel whose records were not applied.
     QStringList recordsSkipped;
+    /// Hand schedules (the editor's) that scheduled no kernel of this build:
+    /// their node or kernel is not in it (driver::unmatched_traces).
+    QStringList tracesUnmatched;
     /// A quantized model's per-layer error against its float reading, on the
     /// Run's inputs (empty for a float model); why there is none otherwise.
     QVector<LayerErrorRow> layerErrors;

@@ -123,6 +123,9 @@ void SessionController::checkSchedules() {
             for (const driver::KernelSchedule& ks : model->schedules)
                 if (!ks.hand_error.empty())
                     failing << QString::fromStdString(ks.traced_node + ": " + ks.hand_error);
+            for (const std::string& key : driver::unmatched_traces(*model, options.kernel_traces))
+                failing << QString::fromStdString(
+                    key + ": no node or kernel of that name runs in this build");
             return failing;
         },
         [this, total](const QStringList& failing) {

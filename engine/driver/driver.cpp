@@ -139,6 +139,17 @@ int CompiledModel::kernel_of(const std::string& node) const {
     return -1;
 }
 
+std::vector<std::string> unmatched_traces(const CompiledModel& model,
+                                          const std::map<std::string, schedule::Trace>& traces) {
+    std::vector<std::string> out;
+    if (model.target != "llvm") return out;
+    std::set<std::string> used;
+    for (const KernelSchedule& ks : model.schedules) used.insert(ks.traced_node);
+    for (const auto& entry : traces)
+        if (!used.count(entry.first)) out.push_back(entry.first);
+    return out;
+}
+
 int CompiledModel::records_applied() const {
     int n = 0;
     for (const RecordUse& u : record_uses) n += u.applied ? 1 : 0;

@@ -170,6 +170,13 @@ struct CompiledModel {
     std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
 };
 
+/// The keys of `traces` (BuildOptions::kernel_traces) that scheduled no
+/// kernel of `model` (target "llvm"; empty for others): no node or kernel of
+/// that name is in this build (a graph edit removed or renumbered it, a pass
+/// folded the node). The build ignores them; the studio says so.
+std::vector<std::string> unmatched_traces(const CompiledModel& model,
+                                          const std::map<std::string, schedule::Trace>& traces);
+
 /// The one way to build a model, for every target: optimizes the graph
 /// (optimize()), lowers each fused group into one kernel scheduled by a hand
 /// trace, a tuning record or the target's default rules, and compiles them

@@ -623,6 +623,32 @@ TEST(StudioSession, AScheduleThatNoLongerAppliesIsReportedWithItsStep) {
     EXPECT_TRUE(editor->errorText().contains("no_such_loop")) << editor->errorText().toStdString();
 }
 
+// A session schedule kept under a kernel name this build does not have (a
+// graph edit renumbers kernels) replays nowhere: the check says so instead
+// of counting it as replayed.
+TEST(StudioSession, AScheduleOfAKernelNotInTheBuildIsReported) {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("s.tessera-session");
+    {
+        Studio s;
+        ASSERT_TRUE(s.ok);
+        ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu1");
+        ASSERT_NE(editor, nullptr);
+        s.window.workspace()->setTrace("fused_conv1_relu1_gone_99", editor->steps());
+        ASSERT_TRUE(s.window.sessions()->save(path));
+    }
+    MainWindow window;
+    window.setDialogsSuppressed(true);
+    QSignalSpy checked(window.sessions(), &tessera::studio::SessionController::schedulesChecked);
+    window.sessions()->open(path);
+    ASSERT_TRUE(checked.wait(60000));
+    EXPECT_EQ(checked.first().at(0).toInt(), 0);
+    const QStringList failing = checked.first().at(1).toStringList();
+    ASSERT_EQ(failing.size(), 1);
+    EXPECT_TRUE(failing[0].startsWith("fused_conv1_relu1_gone_99: no node or kernel"))
+        << failing[0].toStdString();
+}
+
 TEST(ScheduleEditorWidget, DraggingAConsumerBlockOffersItsProducersLoops) {
     Studio s;
     ASSERT_TRUE(s.ok);

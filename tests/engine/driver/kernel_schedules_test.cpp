@@ -162,6 +162,25 @@ TEST(KernelSchedules, AHandTraceIsTheKernelsScheduleAndRebuildsIt) {
     }
 }
 
+// A hand trace whose key names no node or kernel of the build (a graph edit
+// removed the node, or renumbered the kernel it named) schedules nothing, and
+// unmatched_traces names it: the studio's Run and session check report it
+// instead of counting it as replayed.
+TEST(KernelSchedules, AHandTraceOfANameNotInTheBuildIsUnmatched) {
+    const graph::Graph g = encoder_piece();
+    BuildOptions o;
+    o.jit = false;
+    o.threads = 1;
+    auto model = build(g, o);
+    const schedule::Trace hand = default_trace_less_last_step(*model, "rowsum");
+    o.kernel_traces = {{"rowsum", hand}, {"fused_gone_17", hand}, {"no_such_node", hand}};
+    auto edited = build(g, o);
+    EXPECT_EQ(edited->schedules[size_t(edited->kernel_of("rowsum"))].source, "hand");
+    EXPECT_EQ(unmatched_traces(*edited, o.kernel_traces),
+              (std::vector<std::string>{"fused_gone_17", "no_such_node"}));
+    EXPECT_TRUE(unmatched_traces(*edited, {{"rowsum", hand}}).empty());
+}
+
 TEST(KernelSchedules, AHandTraceOfASharedNameSchedulesTheKernelFindNodePicksOrTheKernelNamed) {
     // One ONNX node expanded into two kernels under one name (a softmax of
     // the input, then a dense layer on it): a trace given for the name is
