@@ -583,6 +583,16 @@ TEST(ScheduleEditorWidget, EveryPrimitiveCanBeAddedAndInsertedAnywhere) {
     EXPECT_TRUE(why.contains("'x'")) << why.toStdString();
 }
 
+// Opens the session at `path` in `window`: its schedule check's count of
+// traces that replay and the ones that do not (-1 and none: no check came).
+static std::pair<int, QStringList> openSessionAndCheck(MainWindow& window, const QString& path) {
+    window.setDialogsSuppressed(true);
+    QSignalSpy checked(window.sessions(), &tessera::studio::SessionController::schedulesChecked);
+    window.sessions()->open(path);
+    if (!checked.wait(60000)) return {-1, {}};
+    return {checked.first().at(0).toInt(), checked.first().at(1).toStringList()};
+}
+
 TEST(StudioSession, AScheduleThatNoLongerAppliesIsReportedWithItsStep) {
     QTemporaryDir dir;
     const QString path = dir.filePath("s.tessera-session");
@@ -605,12 +615,8 @@ TEST(StudioSession, AScheduleThatNoLongerAppliesIsReportedWithItsStep) {
         ASSERT_TRUE(s.window.sessions()->save(path));
     }
     MainWindow window;
-    window.setDialogsSuppressed(true);
-    QSignalSpy checked(window.sessions(), &tessera::studio::SessionController::schedulesChecked);
-    window.sessions()->open(path);
-    ASSERT_TRUE(checked.wait(60000));
-    EXPECT_EQ(checked.first().at(0).toInt(), 0);
-    const QStringList failing = checked.first().at(1).toStringList();
+    const auto [replayed, failing] = openSessionAndCheck(window, path);
+    EXPECT_EQ(replayed, 0);
     ASSERT_EQ(failing.size(), 1);
     EXPECT_TRUE(failing[0].contains("no_such_loop")) << failing[0].toStdString();
     EXPECT_TRUE(failing[0].contains(QString("schedule step %1").arg(steps.size() - 1)))
@@ -638,12 +644,8 @@ TEST(StudioSession, AScheduleOfAKernelNotInTheBuildIsReported) {
         ASSERT_TRUE(s.window.sessions()->save(path));
     }
     MainWindow window;
-    window.setDialogsSuppressed(true);
-    QSignalSpy checked(window.sessions(), &tessera::studio::SessionController::schedulesChecked);
-    window.sessions()->open(path);
-    ASSERT_TRUE(checked.wait(60000));
-    EXPECT_EQ(checked.first().at(0).toInt(), 0);
-    const QStringList failing = checked.first().at(1).toStringList();
+    const auto [replayed, failing] = openSessionAndCheck(window, path);
+    EXPECT_EQ(replayed, 0);
     ASSERT_EQ(failing.size(), 1);
     EXPECT_TRUE(failing[0].startsWith("fused_conv1_relu1_gone_99: no node or kernel"))
         << failing[0].toStdString();
