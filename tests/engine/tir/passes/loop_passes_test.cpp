@@ -288,6 +288,31 @@ TEST(LoopPartition, SplitsOffThePartialLastPanelOfAPackedOperand) {
     expect_same_results(f, g);
 }
 
+TEST(LoopPartition, KeepsAParallelLoopOneLoopThatBranchesAtItsTail) {
+    // 10 columns in two parallel blocks of 6: split into two loops, the
+    // second block would be a parallel loop of one iteration of its own,
+    // run on one thread after the first. One parallel loop stays, its body
+    // branching into the full block and the tail, each without a guard.
+    Buffer A("A", f32, {Expr(10)}), B("B", f32, {Expr(10)});
+    Var j0("j0"), j1("j1");
+    Expr c = j0 * 6 + j1;
+    Stmt guarded =
+        IfThenElse::make(c < 10, BufferStore::make(B, BufferLoad::make(A, {c}) * Expr(2.0), {c}));
+    Stmt s = For::make(j0, Expr(0), Expr(2), ForKind::Parallel,
+                       For::make(j1, Expr(0), Expr(6), ForKind::Serial, guarded));
+    PrimFunc f("f", {A, B}, s);
+    PrimFunc g = loop_partition(f);
+    EXPECT_EQ(print(g->body),
+              "for j0 in T.parallel(2):\n"
+              "    if j0 < 1:\n"
+              "        for j1 in T.serial(6):\n"
+              "            B[j0 * 6 + j1] = A[j0 * 6 + j1] * T.float32(2)\n"
+              "    else:\n"
+              "        for j1 in T.serial(4):\n"
+              "            B[j0 * 6 + j1] = A[j0 * 6 + j1] * T.float32(2)\n");
+    expect_same_results(f, g);
+}
+
 TEST(LoopPartition, LeavesTheSelectsOfASerialLoopAlone) {
     // Only a vector loop pays for its copies: a serial loop keeps its select.
     PrimFunc f = padded_row(ForKind::Serial);
