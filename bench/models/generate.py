@@ -25,6 +25,9 @@ convolutions, as inference exports from PyTorch do):
                        one BERT-base-shaped encoder layer (hidden 768, 12
                        heads, FFN 3072) at sequence 128 and 512, batch 1
   bert_base_s128_b8    the same at batch 8
+  decoder_causal_s2048 the small block's ops at sequence 2048, hidden 512, 8
+                       heads, FFN 2048, with a causal mask (Where before the
+                       Softmax, as decoders export it)
 """
 import argparse
 import os
@@ -145,7 +148,7 @@ def mobilenetv2():
 
 
 def transformer_encoder(seq=128, hidden=256, heads=4, ffn=1024, decomposed_ln=False, batch=1,
-                        name="transformer_encoder"):
+                        name="transformer_encoder", causal=False):
     b = Builder(4)
     dh = hidden // heads
 
@@ -176,6 +179,11 @@ def transformer_encoder(seq=128, hidden=256, heads=4, ffn=1024, decomposed_ln=Fa
     v = split_heads(linear(x, hidden, hidden))
     kt = b.op("Transpose", [k], perm=[0, 1, 3, 2])
     s = b.op("Mul", [b.op("MatMul", [q, kt]), b.const("scale", np.float32(1 / np.sqrt(dh)))])
+    if causal:
+        # As decoders export it: where(keep, scores, -inf), keep the lower
+        # triangle (each position attends to itself and the ones before).
+        keep = np.tril(np.ones((seq, seq), dtype=bool))[None, None]
+        s = b.op("Where", [b.const("causal", keep), s, b.const("neg_inf", np.float32(-np.inf))])
     p = b.op("Softmax", [s], axis=-1)
     a = b.op("Transpose", [b.op("MatMul", [p, v])], perm=[0, 2, 1, 3])
     a = b.op("Reshape", [a, b.const("shape", np.array([batch, seq, hidden], np.int64))])
@@ -202,6 +210,10 @@ MODELS = {
     "bert_base_s512": lambda: transformer_encoder(512, 768, 12, 3072, name="bert_base_s512"),
     "bert_base_s128_b8": lambda: transformer_encoder(128, 768, 12, 3072, batch=8,
                                                       name="bert_base_s128_b8"),
+    # A long causal sequence (a decoder's prefill): 8 heads of 64 over 2048
+    # positions, the mask a constant where(keep, scores, -inf).
+    "decoder_causal_s2048": lambda: transformer_encoder(2048, 512, 8, 2048, causal=True,
+                                                         name="decoder_causal_s2048"),
 }
 
 

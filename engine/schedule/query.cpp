@@ -2,7 +2,9 @@
 #include "engine/schedule/query.h"
 
 #include <algorithm>
+#include <memory>
 
+#include "engine/arith/analyzer.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 
@@ -43,6 +45,24 @@ int64_t work(const Schedule& s, const std::vector<std::string>& loops) {
     int64_t w = 1;
     for (const std::string& l : loops) w *= std::max<int64_t>(loop_extent(s.func(), l), 1);
     return w;
+}
+
+std::optional<int64_t> element_step(const tir::Block* b, const tir::BufferLoad* load,
+                                    const tir::Var& var) {
+    tir::Expr offset = tir::Expr(int64_t(0));
+    for (size_t d = 0; d < load->indices.size(); ++d) {
+        const int64_t* extent = tir::as_const_int(load->buffer->shape[d]);
+        if (!extent) return std::nullopt;
+        offset = offset * tir::Expr(*extent) + load->indices[d];
+    }
+    arith::Analyzer ana;
+    std::vector<std::unique_ptr<arith::ScopedBind>> bounds;
+    for (const tir::IterVar& iv : b->iter_vars)
+        bounds.push_back(std::make_unique<arith::ScopedBind>(ana, iv.var, iv.dom));
+    const tir::Expr moved = tir::substitute(offset, {{var.get(), var + tir::Expr(int64_t(1))}});
+    const tir::Expr delta = ana.simplify(moved - offset);
+    if (const int64_t* d = tir::as_const_int(delta)) return *d;
+    return std::nullopt;
 }
 
 }  // namespace tessera::schedule

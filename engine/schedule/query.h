@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,12 @@ bool is_reduction(const tir::Block* b);
 
 /// Product of the loops' extents (unknown extents count as 1).
 int64_t work(const Schedule& s, const std::vector<std::string>& loops);
+
+/// How many elements apart `load` (in block `b`) reads when `b`'s
+/// iteration variable `var` moves by one and the others stay (the load's
+/// row-major element offset, its divisions and remainders simplified with
+/// the variables' domains); nullopt when that is not one constant.
+std::optional<int64_t> element_step(const tir::Block* b, const tir::BufferLoad* load,
+                                    const tir::Var& var);
 
 }  // namespace tessera::schedule

@@ -89,6 +89,30 @@ TEST(ScheduleCpu, ElementwiseAndReductions) {
     }
 }
 
+TEST(ScheduleCpu, ATransposeCopiesTilesWhoseLinesStayInCache) {
+    // K^T of attention heads, [S, H, D] -> [H, D, S]: the output row over S
+    // reads its input H * D elements apart, D one element apart. The loop
+    // over blocks of S runs outside the D loop, so a block's input lines are
+    // read once for all of its D columns.
+    graph::Graph kt = one_node("transpose", {{128, 4, 40}}, {4, 40, 128},
+                               {{"axes", std::vector<int64_t>{1, 2, 0}}});
+    tir::PrimFunc f = topi::lower_node(kt, 0);
+    topi::CpuScheduleOptions o;
+    o.threads = 1;
+    o.vector_lanes = codegen::host_vector_lanes();
+    const std::string text = tir::print(topi::schedule_cpu_default(f, kt.nodes[0], o));
+    // (H, S / W) fused, then D, then the vector of W positions.
+    EXPECT_NE(text.find("for i0_i2_0_fused, i1 in T.grid("), std::string::npos) << text;
+    for (int threads : {1, 0}) check(kt, threads, 0);
+    // A copy without a transposed last axis keeps its rows.
+    graph::Graph rows = one_node("transpose", {{4, 40, 128}}, {40, 4, 128},
+                                 {{"axes", std::vector<int64_t>{1, 0, 2}}});
+    const std::string rows_text =
+        tir::print(topi::schedule_cpu_default(topi::lower_node(rows, 0), rows.nodes[0], o));
+    EXPECT_NE(rows_text.find("for i0_i1_fused, i2_0 in T.grid("), std::string::npos) << rows_text;
+    check(rows, 0, 0);
+}
+
 /// Whether the default schedule of node 0 accumulates a reduction in
 /// vectors: an rfactor buffer (X_rf) and a vectorized loop.
 bool reduces_in_vectors(const graph::Graph& g) {
