@@ -23,8 +23,8 @@ void fillCpuCode(KernelCode& code, const tir::PrimFunc& f, const codegen::LlvmOp
 }  // namespace
 
 KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings,
-                        const KernelTraces& traces, const QString& node, const QString& kernel,
-                        std::shared_ptr<const driver::CompiledModel> cached,
+                        const KernelTraces& traces, const QString& node, const QString& op,
+                        const QString& kernel, std::shared_ptr<const driver::CompiledModel> cached,
                         const JobContext& context) {
     KernelCode code;
     code.node = node;
@@ -44,6 +44,12 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
             << "node '" << name << "' does not run: the graph passes (" << options.passes.size()
             << ") removed or folded it";
         k = model.kernel_of(name);
+        // Of a name several nodes share, the kernel of the node with `op`.
+        for (size_t i = 0; i < model.kernel_nodes.size() && !op.isEmpty(); ++i)
+            for (int n : model.kernel_nodes[i]) {
+                const graph::Node& member = model.graph.nodes[size_t(n)];
+                if (member.name == name && member.op == op.toStdString()) k = int(i);
+            }
     }
     TS_USER_CHECK(k >= 0) << "node '" << name << "' runs in no kernel";
     const tir::PrimFunc& f = model.kernels[size_t(k)];

@@ -183,7 +183,10 @@ void RunController::run() {
                                   : QString();
     m_workspace->log("Running " + document->displayName() + " (build, time, profile): " +
                      settings.describe() +
-                     (traces.empty() ? QString() : QString(", %1 hand schedules").arg(traces.size())));
+                     (traces.empty() ? QString()
+                                     : QString(", %1 hand schedule%2")
+                                           .arg(traces.size())
+                                           .arg(traces.size() == 1 ? "" : "s")));
     m_jobs->start(
         "Running " + document->displayName(),
         [graph, traces, settings, kernels, quantized](const JobContext& context) {

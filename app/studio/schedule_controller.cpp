@@ -142,6 +142,10 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
     const auto source = sources.find(ks.source);
     const QString sourceText =
         source == sources.end() ? QString::fromStdString(ks.source) : source->second;
+    const auto built = sources.find(ks.source == "hand" ? ks.replaced_source : ks.source);
+    m_builtSource =
+        built == sources.end() ? QString::fromStdString(ks.replaced_source) : built->second;
+    m_kernelLabel = QString("kernel %1 (%2)").arg(code.kernel, code.nodes.join(", "));
     const QString title =
         handFailed ? QString("kernel %1 (%2) \u00b7 hand schedule (%3 steps) does not apply: the "
                              "build uses the %4")
@@ -195,6 +199,10 @@ void ScheduleController::onStepsChanged() {
         m_workspace->removeTrace(m_traceNode);  // edited back to what the build chooses
     else
         m_workspace->setTrace(m_traceNode, steps);
+    m_editor->setTitle(
+        QString("%1 \u00b7 %2 \u00b7 %3 steps")
+            .arg(m_kernelLabel, steps == m_builtSteps ? m_builtSource : QString("hand schedule"))
+            .arg(steps.size()));
     m_workspace->noteBuildInputChanged("schedules");
     if (m_shown.model && m_shown.index >= 0 && size_t(m_shown.index) < m_shown.model->schedules.size())
         showEditedKernel();  // only this kernel again, from the build shown
@@ -267,6 +275,7 @@ void ScheduleController::showKernel() {
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     if (!document || m_node < 0 || m_node >= document->nodeCount()) return;
     const QString name = QString::fromStdString(document->graph().nodes[size_t(m_node)].name);
+    const QString op = QString::fromStdString(document->graph().nodes[size_t(m_node)].op);
     const QString key = buildKey();
     std::shared_ptr<const driver::CompiledModel> cached = key == m_buildKey ? m_build : nullptr;
     std::shared_ptr<const graph::Graph> graph = document->snapshot();
@@ -276,9 +285,9 @@ void ScheduleController::showKernel() {
     emit titleChanged("Code - building the kernel of " + name + "...");
     m_jobs->start(
         "Building the kernel of " + name,
-        [graph, settings, traces, name, kernel, cached](const JobContext& context) {
+        [graph, settings, traces, name, op, kernel, cached](const JobContext& context) {
             try {
-                return kernelCodeOf(*graph, settings, traces, name, kernel, cached, context);
+                return kernelCodeOf(*graph, settings, traces, name, op, kernel, cached, context);
             } catch (const UserError& e) {  // shown in the panes, not as a failed job
                 KernelCode failed;
                 failed.node = name;

@@ -78,6 +78,8 @@ private:
     QString m_traceNode;  // the node (or kernel name) the editor's steps are kept under
     QString m_loggedHandError;  // the last failing hand schedule reported
     std::vector<schedule::Step> m_builtSteps;  // the kernel's trace without a hand schedule
+    QString m_builtSource;  // what scheduled it then ("default schedule", "tuned record")
+    QString m_kernelLabel;  // "kernel K (nodes)": the editor's title, with the source
     QString m_kernel;  // shown in the panes
     QString m_title;
     KernelCode m_shown;  // the kernel the panes show, from a full build (no model: none)

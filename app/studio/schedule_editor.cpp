@@ -210,6 +210,10 @@ void ScheduleEditor::setFunction(const QString& title, const tir::PrimFunc& func
     replay();
 }
 
+void ScheduleEditor::setTitle(const QString& title) {
+    if (m_base.defined()) m_title->setText("<b>" + title.toHtmlEscaped() + "</b>");
+}
+
 bool ScheduleEditor::addStep(const schedule::Step& step) {
     if (!m_base.defined()) return false;
     try {

@@ -64,6 +64,9 @@ public:
     void setFunction(const QString& title, const tir::PrimFunc& func, double flops,
                      const std::vector<schedule::Step>& steps = {}, KernelMeasurer measurer = {});
     void setKernelMeasurer(KernelMeasurer measurer) { m_measurer = std::move(measurer); }
+    /// The title above the loop tree (setFunction's), e.g. after an edit
+    /// made the steps a hand schedule.
+    void setTitle(const QString& title);
     /// The unscheduled function the steps replay on.
     const tir::PrimFunc& base() const { return m_base; }
 

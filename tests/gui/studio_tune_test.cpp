@@ -47,12 +47,11 @@ ScheduleEditor* editorTuningInto(Studio& s, const QString& db, const std::string
     return editorOn(s.window, node);
 }
 
-// Selects `node` in the graph and waits until the code panes show a kernel: its name.
-QString selectAndWaitForKernelOf(Studio& s, const QString& node) {
+// Selects node `index` in the graph and waits until the code panes show a kernel: its name.
+QString selectAndWaitForKernelOf(Studio& s, int index) {
     QSignalSpy shown(&s.window, &MainWindow::kernelCodeShown);
     s.window.graphView()->setCurrentNode(-1);
-    s.window.graphView()->setCurrentNode(
-        s.window.document()->graph().find_node(node.toStdString()));
+    s.window.graphView()->setCurrentNode(index);
     if (!QTest::qWaitFor([&]() { return !shown.isEmpty() && !s.window.isCompilingCode(); }, 60000))
         return "(timeout)";
     return shown.last().first().toString();
@@ -158,10 +157,27 @@ TEST(StudioRun, TheKernelTableOpensEachKernelOfANodeAndEditsScheduleThatKernel) 
         EXPECT_TRUE(editor->findChild<QLabel*>()->text().contains(kernel))
             << editor->findChild<QLabel*>()->text().toStdString();
     }
-    // An edit of the kernel the node alone does not reach (the other one is
-    // opened by selecting the node in the graph).
-    const QString byNodeKernel = selectAndWaitForKernelOf(s, node);
-    ASSERT_TRUE(kernels.contains(byNodeKernel)) << byNodeKernel.toStdString();
+    // Each of the nodes of that name, selected in the graph, shows its own
+    // kernel (the im2col node the im2col kernel, the GEMM node the GEMM's).
+    std::vector<int> named;
+    QStringList bySelection;
+    const auto& nodes = s.window.document()->graph().nodes;
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (QString::fromStdString(nodes[i].name) == node) named.push_back(int(i));
+    std::map<std::string, QString> byOp;
+    for (int i : named) {
+        bySelection << selectAndWaitForKernelOf(s, i);
+        byOp[nodes[size_t(i)].op] = bySelection.back();
+    }
+    ASSERT_TRUE(byOp.count("nn.im2col_int8x4") && byOp.count("nn.matmul_i8u8"))
+        << bySelection.join(", ").toStdString();
+    EXPECT_NE(byOp["nn.im2col_int8x4"], byOp["nn.matmul_i8u8"]);
+    for (const QString& k : bySelection) EXPECT_TRUE(kernels.contains(k)) << k.toStdString();
+    // An edit of the kernel the name alone does not reach (the hand traces'
+    // node of that name is in the other one), opened from the table.
+    const int byName = s.window.document()->graph().find_node(node.toStdString());
+    const QString byNodeKernel =
+        bySelection[int(std::find(named.begin(), named.end(), byName) - named.begin())];
     const QString other = kernels[0] == byNodeKernel ? kernels[1] : kernels[0];
     ASSERT_TRUE(openRow(other));
     bool split = false;
@@ -170,6 +186,9 @@ TEST(StudioRun, TheKernelTableOpensEachKernelOfANodeAndEditsScheduleThatKernel) 
             row.extent.toLongLong() % 2 == 0)
             split = editor->addStep(makeStep("split", {row.name.toStdString()}, {-1, 2}));
     ASSERT_TRUE(split) << editor->errorText().toStdString();
+    // The title says what the steps now are.
+    const QString title = editor->findChild<QLabel*>()->text();
+    EXPECT_TRUE(title.contains("hand schedule") && title.contains(other)) << title.toStdString();
     const QString inner = QString::fromStdString(editor->steps().back().outputs[1]);
     EXPECT_EQ(s.window.workspace()->kernelTraces().count(other.toStdString()), 1u);
     EXPECT_EQ(s.window.workspace()->kernelTraces().count(node.toStdString()), 0u);
