@@ -3,6 +3,7 @@
 #include "engine/graph/passes/fuse_attention.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "engine/graph/passes/graph_rewrite.h"
 
@@ -15,6 +16,12 @@ namespace {
 /// kernels ran faster (BERT-base, 1 thread, AVX-512: sequence 128, 0.39 ms
 /// for the three against 0.45 fused; sequence 512, 5.9 against 5.0).
 constexpr int64_t kMinScores = 256 * 256;
+
+/// A causal attention over at least this many positions runs in blocks of
+/// kCausalBlock query rows, each against the keys up to its last row: the
+/// blocks of scores above the diagonal, all masked, are never computed.
+constexpr int64_t kCausalMinRows = 1024;
+constexpr int64_t kCausalBlock = 256;
 
 struct Match {
     std::vector<int> nodes;  // the matched nodes, the last matmul last
@@ -137,6 +144,121 @@ private:
     }
 };
 
+/// Whether value `v` is a constant bool causal mask for [Sq, Sk] = [n, n]
+/// scores: 1s for leading dims, true exactly where key <= query.
+bool is_causal_mask(const graph::Value& v, int64_t n) {
+    const std::vector<int64_t>& s = v.type.shape;
+    if (!v.is_constant() || v.type.dtype != graph::DType::Bool || s.size() < 2 ||
+        s[s.size() - 2] != n || s.back() != n || v.type.num_elements() != n * n)
+        return false;
+    const uint8_t* keep = v.constant->as<uint8_t>();
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j)
+            if ((keep[i * n + j] != 0) != (j <= i)) return false;
+    return true;
+}
+
+/// Node `a` (nn.attention with a constant causal mask over n >=
+/// kCausalMinRows positions) as blocks of kCausalBlock query rows: block c
+/// takes Q's rows [cB, (c + 1)B), the first (c + 1)B keys (K^T's columns,
+/// V's rows) and its part of the mask; the blocks' outputs are concatenated
+/// into a's output. Appends the nodes to `out` (whose values are g's).
+void append_causal_blocks(graph::Graph& out, const graph::Node& a, NameGen& names) {
+    const std::vector<int64_t> q = out.values[size_t(a.inputs[0])].type.shape;
+    const std::vector<int64_t> kt = out.values[size_t(a.inputs[1])].type.shape;
+    const std::vector<int64_t> v = out.values[size_t(a.inputs[2])].type.shape;
+    const size_t r = q.size();
+    const int64_t n = q[r - 2];
+    const uint8_t* keep = out.values[size_t(a.inputs[3])].constant->as<uint8_t>();
+    auto add = [&](const std::string& hint, graph::TensorType t) {
+        graph::Value val;
+        val.name = names.fresh(hint);
+        val.type = std::move(t);
+        return out.add_value(std::move(val));
+    };
+    // x's elements [begin, end) along `axis` (all of the other dims).
+    auto slice = [&](int x, const std::vector<int64_t>& shape, size_t axis, int64_t begin,
+                     int64_t end, const std::string& hint) {
+        if (begin == 0 && end == shape[axis]) return x;
+        std::vector<int64_t> b(shape.size(), 0), e = shape, st(shape.size(), 1);
+        b[axis] = begin;
+        e[axis] = end;
+        std::vector<int64_t> sliced = shape;
+        sliced[axis] = end - begin;
+        graph::Node n;
+        n.op = "strided_slice";
+        n.name = a.name;
+        n.inputs = {x};
+        n.attrs = {{"begin", b}, {"end", e}, {"strides", st}};
+        const int y = add(hint, {out.values[size_t(x)].type.dtype, sliced});
+        n.outputs = {y};
+        out.add_node(std::move(n));
+        return y;
+    };
+    std::vector<int> blocks;
+    for (int64_t c = 0; c * kCausalBlock < n; ++c) {
+        const int64_t r0 = c * kCausalBlock, r1 = std::min(n, r0 + kCausalBlock);
+        graph::Node b = a;
+        b.inputs = {slice(a.inputs[0], q, r - 2, r0, r1, a.name + "_q"),
+                    slice(a.inputs[1], kt, r - 1, 0, r1, a.name + "_kt"),
+                    slice(a.inputs[2], v, r - 2, 0, r1, a.name + "_v")};
+        // The block's mask: rows [r0, r1) of the first r1 columns.
+        graph::Value m;
+        m.name = names.fresh(a.name + "_causal");
+        m.type = {graph::DType::Bool, std::vector<int64_t>(r - 2, 1)};
+        m.type.shape.insert(m.type.shape.end(), {r1 - r0, r1});
+        auto data = std::make_shared<graph::ConstantData>();
+        data->bytes.resize(size_t((r1 - r0) * r1));
+        for (int64_t i = r0; i < r1; ++i)
+            for (int64_t j = 0; j < r1; ++j)
+                data->bytes[size_t((i - r0) * r1 + j)] = keep[i * n + j];
+        m.constant = std::move(data);
+        b.inputs.push_back(out.add_value(std::move(m)));
+        std::vector<int64_t> rows = q;
+        rows[r - 2] = r1 - r0;
+        rows[r - 1] = v[r - 1];
+        b.outputs = {add(a.name + "_rows", {graph::DType::Float32, rows})};
+        out.add_node(b);
+        blocks.push_back(b.outputs[0]);
+    }
+    graph::Node cat;
+    cat.op = "concatenate";
+    cat.name = a.name;
+    cat.inputs = blocks;
+    cat.attrs = {{"axis", int64_t(r - 2)}};
+    cat.outputs = a.outputs;
+    out.add_node(std::move(cat));
+}
+
+/// Every causal attention over at least kCausalMinRows positions in blocks
+/// (append_causal_blocks); `g` itself when there is none.
+graph::Graph split_causal(const graph::Graph& g) {
+    auto causal = [&](const graph::Node& n) {
+        if (n.op != "nn.attention" || n.inputs.size() != 4 || !n.attrs.count("mask_fill"))
+            return false;
+        const std::vector<int64_t>& q = g.values[size_t(n.inputs[0])].type.shape;
+        const std::vector<int64_t>& kt = g.values[size_t(n.inputs[1])].type.shape;
+        const int64_t rows = q[q.size() - 2];
+        return rows >= kCausalMinRows && kt.back() == rows &&
+               is_causal_mask(g.values[size_t(n.inputs[3])], rows);
+    };
+    if (std::none_of(g.nodes.begin(), g.nodes.end(), causal)) return g;
+    graph::Graph out;
+    out.name = g.name;
+    out.values = g.values;
+    for (graph::Value& v : out.values) v.producer = -1;
+    out.inputs = g.inputs;
+    out.outputs = g.outputs;
+    NameGen names(g);
+    for (const graph::Node& n : g.nodes) {
+        if (causal(n))
+            append_causal_blocks(out, n, names);
+        else
+            out.add_node(n);
+    }
+    return compact(out, std::vector<bool>(out.nodes.size(), true));
+}
+
 }  // namespace
 
 graph::Graph fuse_attention(const graph::Graph& in, const PassContext&) {
@@ -163,7 +285,7 @@ graph::Graph fuse_attention(const graph::Graph& in, const PassContext&) {
             if (k != m.nodes.back()) keep[size_t(k)] = false;
         changed = true;
     }
-    return changed ? compact(g, keep) : in;
+    return changed ? split_causal(compact(g, keep)) : in;
 }
 
 }  // namespace tessera::passes

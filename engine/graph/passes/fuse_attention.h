@@ -17,7 +17,11 @@ namespace tessera::passes {
 /// (float32, or bool for where) broadcastable to the scores; every intermediate must have no
 /// other reader and not be a graph output, and a head's scores at least
 /// 256 x 256 (Sq x Sk; shorter sequences run faster unfused). The matched
-/// nodes are removed.
+/// nodes are removed. A causal attention (a constant keep mask, true exactly
+/// where key <= query) over at least 1024 positions becomes blocks of 256
+/// query rows, each an nn.attention against the keys up to its last row (Q,
+/// K^T and V sliced, its part of the mask), concatenated: the all-masked
+/// scores above the diagonal are not computed.
 graph::Graph fuse_attention(const graph::Graph& g, const PassContext& ctx);
 
 }  // namespace tessera::passes
