@@ -354,6 +354,19 @@ TEST(StudioTruth, NoKernelOfTheExampleModelsPlotsAboveTheRoofline) {
 // while a point is above them: a measurement beside a busy parallel test
 // can come out low, but no number of them lifts a float roof above an
 // integer kernel.
+// The memory roofs the roofline draws get slower from L1 to DRAM: an L3
+// that measures no faster than memory (a VM's share of the host's L3) is
+// left out rather than drawn at or under the DRAM roof.
+TEST(StudioTruth, MemoryRoofsGetSlowerFromL1ToMemory) {
+    const studio::MachinePeaks peaks = studio::measureMachinePeaks();
+    ASSERT_GE(peaks.roofs.size(), 3);
+    EXPECT_EQ(peaks.roofs.front().name, "L1");
+    EXPECT_EQ(peaks.roofs.back().name, "DRAM");
+    for (int i = 1; i < peaks.roofs.size(); ++i)
+        EXPECT_GT(peaks.roofs[i - 1].gbps, peaks.roofs[i].gbps)
+            << peaks.method().toStdString();
+}
+
 TEST(StudioTruth, IntegerGemmsPlotUnderTheIntegerCeiling) {
     OpenStudio s(QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/int8_dense.onnx");
     ASSERT_TRUE(s.ok);
