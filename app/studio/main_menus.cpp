@@ -65,11 +65,16 @@ MainMenus::MainMenus(MainWindow* window, const QList<QDockWidget*>& docks)
 void MainMenus::createFileMenu() {
     QMenu* fileMenu = m_window->menuBar()->addMenu("&File");
     m_openAction = fileMenu->addAction(m_window->style()->standardIcon(QStyle::SP_DialogOpenButton),
-                                       "&Open...", m_window->loads(), &LoadController::openDialog);
+                                       "&Open...", m_window, [this]() {
+                                           if (m_window->maySetAsideWork())
+                                               m_window->loads()->openDialog();
+                                       });
     m_openAction->setShortcut(QKeySequence::Open);
     m_recentMenu = fileMenu->addMenu("Open &recent");
     SessionController* sessions = m_window->sessions();
-    fileMenu->addAction("Open &session...", sessions, &SessionController::openDialog);
+    fileMenu->addAction("Open &session...", sessions, [this, sessions]() {
+        if (m_window->maySetAsideWork()) sessions->openDialog();
+    });
     fileMenu->addAction("Save s&ession...", sessions, &SessionController::saveDialog)
         ->setShortcut(QKeySequence::Save);
     fileMenu

@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QStatusBar>
@@ -51,7 +52,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_exports(new ExportController(m_workspace)),
       m_sessions(new SessionController(
           m_workspace, m_settingsBar, m_passPanel,
-          {[this](const QString& path) { openModel(path); },
+          {[this](const QString& path) { m_loads->open(path); },  // asked before the session
            [this](const graph::GraphEdit& edit) { return m_edits->apply(edit); },
            [this]() { showNode(m_graphView->currentNode()); }})),
       m_schedules(new ScheduleController(m_workspace, m_scheduleEditor, m_codePanes)),
@@ -196,9 +197,16 @@ void MainWindow::connectControllers() {
     connect(m_schedules, &ScheduleController::tuneRestRequested, m_tunes, &TuneController::start);
     connect(m_tunes, &TuneController::finished, m_schedules, &ScheduleController::rebuild);
     connect(m_sessions, &SessionController::failed, this, &MainWindow::loadFailed);
+    // The title's '*': graph edits or hand schedules that no saved session holds.
+    auto markModified = [this]() { setWindowModified(m_sessions->hasUnsavedChanges()); };
+    connect(m_workspace, &Workspace::buildInputChanged, this, markModified);
+    connect(m_sessions, &SessionController::restored, this, markModified);
+    connect(m_sessions, &SessionController::saved, this, markModified);
 }
 
-void MainWindow::openModel(const QString& path) { m_loads->open(path); }
+void MainWindow::openModel(const QString& path) {
+    if (maySetAsideWork()) m_loads->open(path);
+}
 
 bool MainWindow::isLoading() const { return m_loads->isLoading(); }
 
@@ -216,7 +224,8 @@ void MainWindow::showDocument() {
     m_undo->clear();
     m_selectAfterLayout = QString();
     m_menus->addRecentFile(document()->path());
-    setWindowTitle(document()->displayName() + " - Tessera Studio");
+    setWindowTitle(document()->displayName() + "[*] - Tessera Studio");
+    setWindowModified(false);
     m_status->showModel();
     m_graphView->setGraph(document()->graphViewData());
     m_passPanel->setGraph(document()->snapshot());
@@ -315,7 +324,22 @@ void MainWindow::dropEvent(QDropEvent* event) {
     openModel(path);
 }
 
+bool MainWindow::maySetAsideWork() {
+    if (!m_sessions->hasUnsavedChanges() || dialogsSuppressed()) return true;
+    const auto answer = QMessageBox::question(
+        this, "Unsaved edits and schedules",
+        "The graph edits and hand schedules of " + document()->displayName() +
+            " are in no saved session. Save them as a session first?",
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Discard) return true;
+    return answer == QMessageBox::Save && m_sessions->saveDialog();
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!maySetAsideWork()) {
+        event->ignore();
+        return;
+    }
     QSettings().setValue("window/state", saveState());
     QFile::remove(SessionController::autosavePath());  // a normal exit: nothing to recover
     QMainWindow::closeEvent(event);

@@ -52,6 +52,10 @@ public:
 
     /// When set, errors only go to the Messages dock (screenshot mode, tests).
     void setDialogsSuppressed(bool suppressed) { m_workspace->setDialogsSuppressed(suppressed); }
+    /// True when nothing unsaved would be lost by opening another model or
+    /// quitting, or the user saved it as a session or chose to discard it
+    /// (asked in a dialog; with dialogs suppressed, true).
+    bool maySetAsideWork();
     bool dialogsSuppressed() const { return m_workspace->dialogsSuppressed(); }
 
     Workspace* workspace() const { return m_workspace; }

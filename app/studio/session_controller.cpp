@@ -62,6 +62,8 @@ bool SessionController::save(const QString& path) {
         return false;
     }
     m_workspace->log("Saved session " + path);
+    markSaved();
+    emit saved();
     return true;
 }
 
@@ -82,7 +84,10 @@ void SessionController::open(const QString& path) {
 void SessionController::modelShown() {
     std::unique_ptr<Session> s = std::move(m_pending);
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
-    if (!s || !document) return;
+    if (!s || !document) {
+        markSaved();  // a model just opened: nothing of the user's yet
+        return;
+    }
     const QString sha = fileSha256(document->path());
     if (!s->modelSha256.isEmpty() && sha != s->modelSha256)
         m_workspace->log("warning: " + document->path() +
@@ -103,6 +108,7 @@ void SessionController::modelShown() {
     m_workspace->log(QString("Session restored: %1 edits, %2 schedule traces")
                          .arg(s->edits.size())
                          .arg(s->traces.size()));
+    markSaved();
     emit restored();
     if (!s->traces.isEmpty()) checkSchedules();
 }
@@ -138,12 +144,30 @@ void SessionController::checkSchedules() {
         });
 }
 
-void SessionController::saveDialog() {
+bool SessionController::saveDialog() {
     const QString path = QFileDialog::getSaveFileName(m_workspace->dialogParent(), "Save session",
                                                       "model.tessera-session",
                                                       "Tessera sessions (*.tessera-session)");
-    if (!path.isEmpty()) save(path);
+    return !path.isEmpty() && save(path);
 }
+
+namespace {
+
+// The user's work in a session: its graph edits and hand schedules.
+QByteArray workOf(const Session& s) {
+    Session work;
+    work.edits = s.edits;
+    work.traces = s.traces;
+    return work.toJson();
+}
+
+}  // namespace
+
+bool SessionController::hasUnsavedChanges() const {
+    return m_workspace->document() && workOf(currentSession()) != m_savedWork;
+}
+
+void SessionController::markSaved() { m_savedWork = workOf(currentSession()); }
 
 void SessionController::openDialog() {
     const QString path =

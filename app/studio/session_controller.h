@@ -46,8 +46,17 @@ public:
     /// Builds the open model with the workspace's hand schedules (no JIT) and
     /// reports each that no longer applies (schedulesChecked).
     void checkSchedules();
-    void saveDialog();
+    /// Asks where to save; false when the user cancelled or the save failed.
+    bool saveDialog();
     void openDialog();
+
+    /// Whether the open model has graph edits or hand schedules that no saved
+    /// session holds (since the model was opened, its session restored or
+    /// the session saved).
+    bool hasUnsavedChanges() const;
+    /// What is open now counts as saved (a model just opened, a session
+    /// restored or saved).
+    void markSaved();
 
     /// Writes the autosave file now if anything changed since the last one
     /// (also every 30 s).
@@ -59,6 +68,8 @@ public:
 
 signals:
     void restored();
+    /// save() wrote the session.
+    void saved();
     /// After restored(): the session's hand schedules were replayed on the
     /// kernels this machine builds; `failing` lists those whose step no
     /// longer applies (node: the schedule error), also logged.
@@ -72,6 +83,7 @@ private:
     Hooks m_hooks;
     std::unique_ptr<Session> m_pending;  // applied once its model is shown
     QByteArray m_lastAutosave;
+    QByteArray m_savedWork;  // the edits and traces last saved or restored (workOf)
     JobRunner* m_checks;
 };
 

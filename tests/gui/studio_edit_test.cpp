@@ -651,6 +651,35 @@ TEST(StudioSession, AScheduleOfAKernelNotInTheBuildIsReported) {
         << failing[0].toStdString();
 }
 
+// Work that no saved session holds marks the window modified (its title's
+// '*'), and quitting or opening another model asks to save it first (a
+// dialog, not shown here); saving the session clears the mark.
+TEST(StudioSession, AHandScheduleNotInASavedSessionMarksTheWindowModified) {
+    QTemporaryDir dir;
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    EXPECT_FALSE(s.window.isWindowModified());
+    EXPECT_FALSE(s.window.sessions()->hasUnsavedChanges());
+    EXPECT_TRUE(s.window.windowTitle().contains("[*]")) << s.window.windowTitle().toStdString();
+    ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu1");
+    ASSERT_NE(editor, nullptr);
+    const std::vector<schedule::Step> built = editor->steps();
+    bool split = false;
+    for (const auto& row : editor->loopModel()->rows())
+        if (!split && row.kind != "block" && row.extent.toLongLong() >= 4)
+            split = editor->addStep(makeStep("split", {row.name.toStdString()}, {-1, 2}));
+    ASSERT_TRUE(split) << editor->errorText().toStdString();
+    EXPECT_TRUE(s.window.sessions()->hasUnsavedChanges());
+    EXPECT_TRUE(s.window.isWindowModified());
+    ASSERT_TRUE(s.window.sessions()->save(dir.filePath("s.tessera-session")));
+    EXPECT_FALSE(s.window.sessions()->hasUnsavedChanges());
+    EXPECT_FALSE(s.window.isWindowModified());
+    // Dialogs suppressed: nothing to ask, the window may close.
+    editor->setSteps(built);
+    EXPECT_TRUE(s.window.sessions()->hasUnsavedChanges());  // the saved schedule was dropped
+    EXPECT_TRUE(s.window.maySetAsideWork());
+}
+
 TEST(ScheduleEditorWidget, DraggingAConsumerBlockOffersItsProducersLoops) {
     Studio s;
     ASSERT_TRUE(s.ok);
