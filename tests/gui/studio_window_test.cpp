@@ -1,6 +1,7 @@
 // MainWindow behaviours: drop-to-open, rendering, bad files, selection, Run.
 #include <gtest/gtest.h>
 
+#include <QTableWidget>
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
@@ -184,6 +185,10 @@ TEST(StudioWindow, RunShowsOneBarPerKernel) {
     EXPECT_GT(run->medianMs, 0);
     EXPECT_GT(run->gflops, 0);
     EXPECT_TRUE(studio.window.runs()->perfLabel()->text().contains("GFLOP/s"));
+    // The kernels' cold-cache times and their sum, which exceeds the latency, are said so.
+    EXPECT_TRUE(studio.window.runs()->perfLabel()->text().contains("kernels timed with cold caches"));
+    EXPECT_TRUE(studio.window.runs()->kernelTable()->horizontalHeaderItem(2)->toolTip().contains(
+        "more than the latency"));
     EXPECT_FALSE(studio.window.runs()->isRunning());
 }
 
