@@ -1,7 +1,6 @@
 // MainWindow behaviours: drop-to-open, rendering, bad files, selection, Run.
 #include <gtest/gtest.h>
 
-#include <QTableWidget>
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
@@ -12,6 +11,7 @@
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTreeView>
 #include <QTemporaryDir>
 #include <QTreeWidget>
