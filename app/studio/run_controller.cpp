@@ -37,6 +37,8 @@ RunController::RunController(Workspace* workspace, QWidget* panelParent)
     layout->setContentsMargins(4, 4, 4, 4);
     m_perfLabel->setText("Run (F5) to measure latency and GFLOP/s.");
     m_perfLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Wrapped: one long line would widen the dock and squeeze the graph.
+    m_perfLabel->setWordWrap(true);
     layout->addWidget(m_perfLabel);
     m_plotTabs->addTab(m_perfPlot, "Time per kernel");
     m_plotTabs->addTab(m_roofline, "Roofline");
