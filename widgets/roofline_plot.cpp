@@ -77,6 +77,7 @@ QStringList RooflinePlot::kernelsAbove(double tolerance) const {
 
 void RooflinePlot::redraw() {
     m_plot->clearItems();
+    QVector<QCPItemText*> fixed, kernelLabels;  // the peaks' labels, the kernels' (in order)
     const double xlo = 0.01, xhi = 1000;
     QVector<double> rx, ry;
     const double fastest = m_roofs.isEmpty() ? 0 : m_roofs.first().second;
@@ -86,6 +87,7 @@ void RooflinePlot::redraw() {
             ry << attainable(x);
         }
         auto* label = new QCPItemText(m_plot);
+        fixed.push_back(label);
         label->position->setCoords(xhi * 0.8, m_peak * 1.35);
         label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
         QStringList roofs;  // the solid roof first, then the dashed ones from the top
@@ -119,6 +121,7 @@ void RooflinePlot::redraw() {
         roof->setPen(QPen(QColor(0x2a, 0x7a, 0x3a, 200), 1.5, Qt::DotLine));
         roof->setData(x, y);
         auto* label = new QCPItemText(m_plot);
+        fixed.push_back(label);
         label->position->setCoords(xhi * 0.8, m_int8Peak * 1.35);
         label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
         label->setText(QString("int8 dot-product peak %1 GOP/s").arg(m_int8Peak, 0, 'f', 1));
@@ -149,6 +152,7 @@ void RooflinePlot::redraw() {
         QFont f = font();
         f.setPointSizeF(7.5);
         text->setFont(f);
+        kernelLabels.push_back(text);
         ++m_count;
     }
     m_plot->graph(1)->setData(px, py);
@@ -157,6 +161,24 @@ void RooflinePlot::redraw() {
     for (double y : py) bottom = std::min(bottom, y / 2);
     m_plot->yAxis->setRange(bottom, top * 3);
     m_plot->replot();
+    // Labels that would cover the peaks' or an earlier (more important)
+    // kernel's label are hidden: on ResNet-18 they piled up into one blot
+    // over the roofs' legend. Their points stay, with tooltips.
+    QVector<QRectF> taken;
+    auto rect = [](QCPItemText* t) {
+        return QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized();
+    };
+    for (QCPItemText* t : fixed) taken << rect(t);
+    bool hidden = false;
+    for (QCPItemText* t : kernelLabels) {
+        const QRectF r = rect(t);
+        const bool covers = std::any_of(taken.begin(), taken.end(),
+                                        [&](const QRectF& other) { return other.intersects(r); });
+        t->setVisible(!covers);
+        hidden |= covers;
+        if (!covers) taken << r;
+    }
+    if (hidden) m_plot->replot();
 }
 
 }  // namespace tessera::widgets

@@ -210,6 +210,39 @@ TEST(RooflinePlot, LabelsStayInsideThePlot) {
     EXPECT_EQ(labels, 2);
 }
 
+// Kernels crowded near the peak (ResNet-18's convs): a label that would
+// cover the peaks' legend or a label drawn before it is hidden; the points
+// stay. No two visible labels overlap.
+TEST(RooflinePlot, VisibleLabelsCoverNeitherEachOtherNorThePeaks) {
+    RooflinePlot plot;
+    plot.resize(420, 300);
+    plot.show();
+    plot.setPeaks(100, 20);
+    QStringList names;
+    QVector<double> intensity, gflops;
+    for (int i = 0; i < 10; ++i) {
+        names << QString("fused_conv_%1_relu").arg(i);
+        intensity << 20.0 + i;
+        gflops << 70.0 + i;
+    }
+    plot.setKernels(names, intensity, gflops);
+    plot.plot()->replot();
+    QVector<QRectF> shown;
+    int kernels = 0;
+    for (int i = 0; i < plot.plot()->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i));
+        if (!text || !text->visible()) continue;
+        kernels += text->text().contains("fused_conv") ? 1 : 0;
+        shown << QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition())
+                     .normalized();
+    }
+    EXPECT_GE(kernels, 1);
+    EXPECT_LT(kernels, 10);
+    for (int a = 0; a < shown.size(); ++a)
+        for (int b = a + 1; b < shown.size(); ++b)
+            EXPECT_FALSE(shown[a].intersects(shown[b])) << a << " " << b;
+}
+
 TEST(GraphViewBig, ThousandNodesLayOutOffThreadAndRenderAtEveryZoom) {
     GraphView view;
     view.resize(900, 700);
