@@ -75,8 +75,10 @@ void MainMenus::createFileMenu() {
     fileMenu->addAction("Open &session...", sessions, [this, sessions]() {
         if (m_window->maySetAsideWork()) sessions->openDialog();
     });
-    fileMenu->addAction("Save s&ession...", sessions, &SessionController::saveDialog)
+    fileMenu->addAction("Save s&ession", sessions, &SessionController::saveSession)
         ->setShortcut(QKeySequence::Save);
+    fileMenu->addAction("Save session &as...", sessions, &SessionController::saveDialog)
+        ->setShortcut(QKeySequence::SaveAs);
     fileMenu
         ->addAction("&Save model as ONNX...", m_window->edits(), &EditController::saveOnnxDialog)
         ->setShortcut(QKeySequence::SaveAs);

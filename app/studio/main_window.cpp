@@ -6,6 +6,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
@@ -198,7 +199,10 @@ void MainWindow::connectControllers() {
     connect(m_tunes, &TuneController::finished, m_schedules, &ScheduleController::rebuild);
     connect(m_sessions, &SessionController::failed, this, &MainWindow::loadFailed);
     // The title's '*': graph edits or hand schedules that no saved session holds.
-    auto markModified = [this]() { setWindowModified(m_sessions->hasUnsavedChanges()); };
+    auto markModified = [this]() {
+        updateTitle();
+        setWindowModified(m_sessions->hasUnsavedChanges());
+    };
     connect(m_workspace, &Workspace::buildInputChanged, this, markModified);
     connect(m_sessions, &SessionController::restored, this, markModified);
     connect(m_sessions, &SessionController::saved, this, markModified);
@@ -224,7 +228,7 @@ void MainWindow::showDocument() {
     m_undo->clear();
     m_selectAfterLayout = QString();
     m_menus->addRecentFile(document()->path());
-    setWindowTitle(document()->displayName() + "[*] - Tessera Studio");
+    updateTitle();
     setWindowModified(false);
     m_status->showModel();
     m_graphView->setGraph(document()->graphViewData());
@@ -324,15 +328,28 @@ void MainWindow::dropEvent(QDropEvent* event) {
     openModel(path);
 }
 
+void MainWindow::updateTitle() {
+    if (!document()) return;
+    const QString session = m_sessions->sessionPath();
+    setWindowTitle(document()->displayName() +
+                   (session.isEmpty() ? QString() : " (" + QFileInfo(session).fileName() + ")") +
+                   "[*] - Tessera Studio");
+}
+
 bool MainWindow::maySetAsideWork() {
     if (!m_sessions->hasUnsavedChanges() || dialogsSuppressed()) return true;
+    const QString session = m_sessions->sessionPath();
+    const QString what =
+        session.isEmpty()
+            ? "The graph edits and hand schedules of " + document()->displayName() +
+                  " are in no saved session. Save them as a session first?"
+            : "The graph edits and hand schedules of " + document()->displayName() +
+                  " changed since " + QFileInfo(session).fileName() + " was saved. Save it first?";
     const auto answer = QMessageBox::question(
-        this, "Unsaved edits and schedules",
-        "The graph edits and hand schedules of " + document()->displayName() +
-            " are in no saved session. Save them as a session first?",
+        this, "Unsaved edits and schedules", what,
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Discard) return true;
-    return answer == QMessageBox::Save && m_sessions->saveDialog();
+    return answer == QMessageBox::Save && m_sessions->saveSession();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

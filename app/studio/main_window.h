@@ -56,6 +56,8 @@ public:
     /// quitting, or the user saved it as a session or chose to discard it
     /// (asked in a dialog; with dialogs suppressed, true).
     bool maySetAsideWork();
+    /// "model.onnx (session file)[*] - Tessera Studio".
+    void updateTitle();
     bool dialogsSuppressed() const { return m_workspace->dialogsSuppressed(); }
 
     Workspace* workspace() const { return m_workspace; }

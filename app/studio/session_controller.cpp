@@ -62,6 +62,7 @@ bool SessionController::save(const QString& path) {
         return false;
     }
     m_workspace->log("Saved session " + path);
+    m_path = path == autosavePath() ? QString() : path;
     markSaved();
     emit saved();
     return true;
@@ -78,6 +79,7 @@ void SessionController::open(const QString& path) {
     m_workspace->log("Opening session " + path);
     const QString model = session->modelPath;
     m_pending = std::move(session);
+    m_pendingPath = path == autosavePath() ? QString() : path;  // a recovery is saved elsewhere
     m_hooks.openModel(model);
 }
 
@@ -85,9 +87,11 @@ void SessionController::modelShown() {
     std::unique_ptr<Session> s = std::move(m_pending);
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     if (!s || !document) {
+        m_path.clear();
         markSaved();  // a model just opened: nothing of the user's yet
         return;
     }
+    m_path = m_pendingPath;
     const QString sha = fileSha256(document->path());
     if (!s->modelSha256.isEmpty() && sha != s->modelSha256)
         m_workspace->log("warning: " + document->path() +
@@ -143,6 +147,8 @@ void SessionController::checkSchedules() {
             emit schedulesChecked(total - int(failing.size()), failing);
         });
 }
+
+bool SessionController::saveSession() { return m_path.isEmpty() ? saveDialog() : save(m_path); }
 
 bool SessionController::saveDialog() {
     const QString path = QFileDialog::getSaveFileName(m_workspace->dialogParent(), "Save session",

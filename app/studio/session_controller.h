@@ -48,6 +48,11 @@ public:
     void checkSchedules();
     /// Asks where to save; false when the user cancelled or the save failed.
     bool saveDialog();
+    /// Saves to the session file the open work came from or was last saved
+    /// to (Ctrl+S); asks where when there is none.
+    bool saveSession();
+    /// That file ("" when the model was opened on its own).
+    QString sessionPath() const { return m_path; }
     void openDialog();
 
     /// Whether the open model has graph edits or hand schedules that no saved
@@ -82,6 +87,8 @@ private:
     PassPipelinePanel* m_passPanel;
     Hooks m_hooks;
     std::unique_ptr<Session> m_pending;  // applied once its model is shown
+    QString m_pendingPath;               // ... and the file it came from
+    QString m_path;                      // see sessionPath()
     QByteArray m_lastAutosave;
     QByteArray m_savedWork;  // the edits and traces last saved or restored (workOf)
     JobRunner* m_checks;

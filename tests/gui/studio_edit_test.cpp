@@ -671,13 +671,22 @@ TEST(StudioSession, AHandScheduleNotInASavedSessionMarksTheWindowModified) {
     ASSERT_TRUE(split) << editor->errorText().toStdString();
     EXPECT_TRUE(s.window.sessions()->hasUnsavedChanges());
     EXPECT_TRUE(s.window.isWindowModified());
-    ASSERT_TRUE(s.window.sessions()->save(dir.filePath("s.tessera-session")));
+    const QString path = dir.filePath("s.tessera-session");
+    ASSERT_TRUE(s.window.sessions()->save(path));
     EXPECT_FALSE(s.window.sessions()->hasUnsavedChanges());
     EXPECT_FALSE(s.window.isWindowModified());
+    EXPECT_TRUE(s.window.windowTitle().contains("(s.tessera-session)"))
+        << s.window.windowTitle().toStdString();
     // Dialogs suppressed: nothing to ask, the window may close.
     editor->setSteps(built);
     EXPECT_TRUE(s.window.sessions()->hasUnsavedChanges());  // the saved schedule was dropped
     EXPECT_TRUE(s.window.maySetAsideWork());
+    // Ctrl+S saves to the session's own file, without asking where.
+    ASSERT_TRUE(s.window.sessions()->saveSession());
+    EXPECT_FALSE(s.window.isWindowModified());
+    tessera::studio::Session saved;
+    ASSERT_TRUE(tessera::studio::Session::load(path, &saved, nullptr));
+    EXPECT_TRUE(saved.traces.isEmpty());
 }
 
 TEST(ScheduleEditorWidget, DraggingAConsumerBlockOffersItsProducersLoops) {
