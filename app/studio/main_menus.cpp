@@ -77,8 +77,8 @@ void MainMenus::createFileMenu() {
     });
     fileMenu->addAction("Save s&ession", sessions, &SessionController::saveSession)
         ->setShortcut(QKeySequence::Save);
-    fileMenu->addAction("Save session &as...", sessions, &SessionController::saveDialog)
-        ->setShortcut(QKeySequence::SaveAs);
+    // (Ctrl+Shift+S stays "Save model as ONNX...".)
+    fileMenu->addAction("Save session &as...", sessions, &SessionController::saveDialog);
     fileMenu
         ->addAction("&Save model as ONNX...", m_window->edits(), &EditController::saveOnnxDialog)
         ->setShortcut(QKeySequence::SaveAs);
