@@ -406,7 +406,7 @@ tessera_cli_exit(cli_inspect_memory EXPECT 0
 # (Rows are sorted by time; with every kernel timed on flushed caches, the
 # layout packing kernels may take as long as the tiny conv.)
 tessera_cli_exit(cli_run_profile_table EXPECT 0
-                 STDOUT "kernel +nodes +calls +time ms +% +GFLOP/s +GB/s\n(.*\n)*Conv_0 +Conv_0 +1 .*\"peak_bytes\":[1-9]"
+                 STDOUT "kernel +nodes +calls +time ms +% +GFLOP/s +GB/s\n(.*\n)*Conv_0 +Conv_0 +1 .*\ntotal .*\neach kernel timed alone, its buffers flushed .*\"peak_bytes\":[1-9]"
                  ARGS run /usr/share/libonnx-testdata/data/pytorch-converted/test_Conv2d --profile --json --repeat 2)
 
 # ---- autotuning: a short tune of the example model records trials, a second

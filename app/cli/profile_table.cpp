@@ -73,6 +73,9 @@ nlohmann::json print_profile(std::vector<ProfileRow> rows, std::ostream& os) {
                   total > 0 ? 100.0 : 0.0, total > 0 ? flops / total / 1e9 : 0.0,
                   total > 0 ? bytes / total / 1e9 : 0.0);
     os << line << "\n";
+    os << "each kernel timed alone, its buffers flushed from the caches first (as the tuner "
+          "and the studio's editor time it): together they take longer than the latency, "
+          "where a kernel reads what the one before left in cache\n";
     if (any_effective)
         os << "* effective GFLOP/s: the op's FLOPs (the direct convolution's); the Winograd "
               "kernel executes other work (work_flops in --json)\n";
