@@ -108,6 +108,7 @@ void EditController::install(std::shared_ptr<const graph::Graph> graph,
     if (!m_select.isEmpty()) keep = m_select;  // a new node is selected once shown
     document()->setGraph(std::move(graph));
     document()->edits() = edits;
+    m_workspace->noteBuildInputChanged("graph edited");
     emit graphInstalled(keep);
 }
 

@@ -56,7 +56,7 @@ MainWindow::MainWindow(QWidget* parent)
           {[this](const QString& path) { m_loads->open(path); },  // asked before the session
            [this](const graph::GraphEdit& edit) { return m_edits->apply(edit); },
            [this]() { showNode(m_graphView->currentNode()); }})),
-      m_schedules(new ScheduleController(m_workspace, m_scheduleEditor, m_codePanes)),
+      m_schedules(new ScheduleController(m_workspace, m_scheduleEditor, m_codePanes, m_undo)),
       m_edits(new EditController(m_workspace, m_undo, m_graphView)),
       m_collapses(new CollapseController(m_workspace, m_graphView)) {
     forbid_engine_work_on_this_thread(true);  // the UI thread: engine work runs in jobs
@@ -169,8 +169,6 @@ void MainWindow::connectControllers() {
                 m_codePanes->showKind(1, target == "cuda" ? "CUDA C" : "LLVM IR");
                 buildInputsChanged();
             });
-    connect(m_undo, &QUndoStack::indexChanged, this,
-            [this]() { m_workspace->noteBuildInputChanged("graph edited"); });
     connect(m_schedules, &ScheduleController::titleChanged, m_codeDock,
             &QDockWidget::setWindowTitle);
     connect(m_schedules, &ScheduleController::kernelShown, this, &MainWindow::kernelCodeShown);

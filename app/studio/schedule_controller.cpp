@@ -2,6 +2,9 @@
 // schedule editor's trace of the selected node.
 #include "app/studio/schedule_controller.h"
 
+#include <QUndoCommand>
+#include <QUndoStack>
+
 #include "app/studio/kernel_code_job.h"
 #include "app/studio/knob_panel.h"
 #include "engine/autotune/task.h"
@@ -13,13 +16,45 @@
 
 namespace tessera::studio {
 
+namespace {
+
+using Steps = std::optional<std::vector<schedule::Step>>;
+
+// One schedule edit on the undo stack: a kernel's hand schedule before and
+// after (none: the build's own). Pushed after the edit took effect, so its
+// first redo does nothing.
+class ScheduleEditCommand : public QUndoCommand {
+public:
+    using Apply = std::function<void(const QString& key, const Steps& steps)>;
+    ScheduleEditCommand(QString key, Steps before, Steps after, Apply apply)
+        : QUndoCommand("schedule of " + key),
+          m_key(std::move(key)),
+          m_before(std::move(before)),
+          m_after(std::move(after)),
+          m_apply(std::move(apply)) {}
+    void undo() override { m_apply(m_key, m_before); }
+    void redo() override {
+        if (m_pushed) m_apply(m_key, m_after);
+        m_pushed = true;
+    }
+
+private:
+    QString m_key;
+    Steps m_before, m_after;
+    Apply m_apply;
+    bool m_pushed = false;
+};
+
+}  // namespace
+
 ScheduleController::ScheduleController(Workspace* workspace, ScheduleEditor* editor,
-                                       widgets::CodePanes* panes)
+                                       widgets::CodePanes* panes, QUndoStack* undo)
     : QObject(workspace),
       m_workspace(workspace),
       m_editor(editor),
       m_panes(panes),
-      m_jobs(new JobRunner(this)) {
+      m_jobs(new JobRunner(this)),
+      m_undo(undo) {
     connect(m_editor, &ScheduleEditor::stepsChanged, this, &ScheduleController::onStepsChanged);
     connect(m_editor->knobPanel(), &KnobPanel::tuneRestRequested, this, [this](int trials) {
         const TuneScope scope = tuneScope();
@@ -195,6 +230,11 @@ void ScheduleController::onStepsChanged() {
     const bool hand = m_workspace->traces().contains(m_traceNode);
     if (hand && m_workspace->traces().value(m_traceNode) == steps) return;  // shown again
     if (!hand && steps == m_builtSteps) return;  // the default or tuned trace, shown
+    if (m_undo && !m_replaying)
+        m_undo->push(new ScheduleEditCommand(
+            m_traceNode, hand ? Steps(m_workspace->traces().value(m_traceNode)) : Steps(),
+            steps == m_builtSteps ? Steps() : Steps(steps),
+            [this](const QString& key, const Steps& s) { applyTrace(key, s); }));
     if (steps == m_builtSteps)
         m_workspace->removeTrace(m_traceNode);  // edited back to what the build chooses
     else
@@ -208,6 +248,20 @@ void ScheduleController::onStepsChanged() {
         showEditedKernel();  // only this kernel again, from the build shown
     else
         showKernel();  // the kernel that runs, with the new schedule
+}
+
+void ScheduleController::applyTrace(const QString& key, const Steps& steps) {
+    m_replaying = true;
+    if (key == m_traceNode && m_editor->base().defined()) {
+        m_editor->setSteps(steps ? *steps : m_builtSteps);  // onStepsChanged keeps it
+    } else {
+        if (steps)
+            m_workspace->setTrace(key, *steps);
+        else
+            m_workspace->removeTrace(key);
+        m_workspace->noteBuildInputChanged("schedules");
+    }
+    m_replaying = false;
 }
 
 void ScheduleController::showEditedKernel() {

@@ -9,10 +9,13 @@
 #include <QStringList>
 #include <QVector>
 #include <memory>
+#include <optional>
 
 #include "app/studio/kernel_code_job.h"
 #include "app/studio/tune_job.h"
 #include "engine/driver/driver.h"
+
+class QUndoStack;
 
 namespace tessera::widgets {
 class CodePanes;
@@ -27,7 +30,9 @@ class Workspace;
 class ScheduleController : public QObject {
     Q_OBJECT
 public:
-    ScheduleController(Workspace* workspace, ScheduleEditor* editor, widgets::CodePanes* panes);
+    /// Schedule edits go on `undo` (Edit > Undo), with the graph edits.
+    ScheduleController(Workspace* workspace, ScheduleEditor* editor, widgets::CodePanes* panes,
+                       QUndoStack* undo = nullptr);
 
     /// Shows the kernel and schedule of `node` of the open model (-1 clears);
     /// with `kernel`, that kernel of the node (a name as the kernel table
@@ -66,6 +71,9 @@ private:
     /// The editor on the selected node alone (targets whose kernels are not traces).
     void showNodeAlone(const tir::PrimFunc& alone);
     void onStepsChanged();
+    /// Undo / redo of a schedule edit: `key`'s hand schedule becomes `steps`
+    /// (none: the build's own), in the editor when it shows that kernel.
+    void applyTrace(const QString& key, const std::optional<std::vector<schedule::Step>>& steps);
     /// What the scheduled build of the code views depends on.
     QString buildKey() const;
 
@@ -73,6 +81,8 @@ private:
     ScheduleEditor* m_editor;
     widgets::CodePanes* m_panes;
     JobRunner* m_jobs;
+    QUndoStack* m_undo;
+    bool m_replaying = false;  // applyTrace at work: its edit is no new undo step
     int m_node = -1;
     QString m_requestedKernel;  // showNode's kernel of the node ("": the node's own)
     QString m_traceNode;  // the node (or kernel name) the editor's steps are kept under

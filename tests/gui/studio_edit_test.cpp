@@ -689,6 +689,35 @@ TEST(StudioSession, AHandScheduleNotInASavedSessionMarksTheWindowModified) {
     EXPECT_TRUE(saved.traces.isEmpty());
 }
 
+// A schedule edit is an Edit > Undo step like a graph edit: undo gives the
+// kernel back the build's own schedule (the hand schedule dropped), redo the
+// edit again; both show in the editor that shows the kernel.
+TEST(ScheduleEditorWidget, ScheduleEditsUndoAndRedo) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu1");
+    ASSERT_NE(editor, nullptr);
+    const std::vector<schedule::Step> built = editor->steps();
+    const int before = s.window.undoStack()->count();
+    bool split = false;
+    for (const auto& row : editor->loopModel()->rows())
+        if (!split && row.kind != "block" && row.extent.toLongLong() >= 4)
+            split = editor->addStep(makeStep("split", {row.name.toStdString()}, {-1, 2}));
+    ASSERT_TRUE(split) << editor->errorText().toStdString();
+    const std::vector<schedule::Step> edited = editor->steps();
+    EXPECT_EQ(s.window.undoStack()->count(), before + 1);
+    ASSERT_EQ(s.window.workspace()->kernelTraces().size(), 1u);
+    const QString key = QString::fromStdString(s.window.workspace()->kernelTraces().begin()->first);
+    s.window.undoStack()->undo();
+    EXPECT_EQ(editor->steps(), built);
+    EXPECT_TRUE(s.window.workspace()->kernelTraces().empty());
+    EXPECT_FALSE(s.window.sessions()->hasUnsavedChanges());
+    s.window.undoStack()->redo();
+    EXPECT_EQ(editor->steps(), edited);
+    EXPECT_EQ(s.window.traceOf(key), edited);
+    EXPECT_EQ(s.window.undoStack()->count(), before + 1);  // undo and redo push nothing
+}
+
 TEST(ScheduleEditorWidget, DraggingAConsumerBlockOffersItsProducersLoops) {
     Studio s;
     ASSERT_TRUE(s.ok);
