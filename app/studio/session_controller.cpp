@@ -157,23 +157,21 @@ bool SessionController::saveDialog() {
     return !path.isEmpty() && save(path);
 }
 
-namespace {
-
-// The user's work in a session: its graph edits and hand schedules.
-QByteArray workOf(const Session& s) {
+QByteArray SessionController::currentWork() const {
+    // Not currentSession(): that hashes the model file, and this runs on the
+    // UI thread after every edit.
     Session work;
-    work.edits = s.edits;
-    work.traces = s.traces;
+    if (const std::shared_ptr<ModelDocument>& document = m_workspace->document())
+        work.edits = document->edits();
+    work.traces = m_workspace->traces();
     return work.toJson();
 }
 
-}  // namespace
-
 bool SessionController::hasUnsavedChanges() const {
-    return m_workspace->document() && workOf(currentSession()) != m_savedWork;
+    return m_workspace->document() && currentWork() != m_savedWork;
 }
 
-void SessionController::markSaved() { m_savedWork = workOf(currentSession()); }
+void SessionController::markSaved() { m_savedWork = currentWork(); }
 
 void SessionController::openDialog() {
     const QString path =

@@ -82,6 +82,9 @@ signals:
     void failed(const QString& message);
 
 private:
+    /// The user's work in the session: its graph edits and hand schedules.
+    QByteArray currentWork() const;
+
     Workspace* m_workspace;
     BuildSettingsBar* m_settingsBar;
     PassPipelinePanel* m_passPanel;
@@ -90,7 +93,7 @@ private:
     QString m_pendingPath;               // ... and the file it came from
     QString m_path;                      // see sessionPath()
     QByteArray m_lastAutosave;
-    QByteArray m_savedWork;  // the edits and traces last saved or restored (workOf)
+    QByteArray m_savedWork;  // currentWork() when last saved or restored
     JobRunner* m_checks;
 };
 
