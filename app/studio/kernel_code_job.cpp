@@ -43,13 +43,7 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
         TS_USER_CHECK(model.graph.find_node(name) >= 0)
             << "node '" << name << "' does not run: the graph passes (" << options.passes.size()
             << ") removed or folded it";
-        k = model.kernel_of(name);
-        // Of a name several nodes share, the kernel of the node with `op`.
-        for (size_t i = 0; i < model.kernel_nodes.size() && !op.isEmpty(); ++i)
-            for (int n : model.kernel_nodes[i]) {
-                const graph::Node& member = model.graph.nodes[size_t(n)];
-                if (member.name == name && member.op == op.toStdString()) k = int(i);
-            }
+        k = model.kernel_of(name, op.toStdString());
     }
     TS_USER_CHECK(k >= 0) << "node '" << name << "' runs in no kernel";
     const tir::PrimFunc& f = model.kernels[size_t(k)];

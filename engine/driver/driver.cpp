@@ -129,9 +129,13 @@ codegen::LlvmOptions llvm_options(const BuildOptions& options) {
     return llvm;
 }
 
-int CompiledModel::kernel_of(const std::string& node) const {
+int CompiledModel::kernel_of(const std::string& node, const std::string& op) const {
     for (size_t k = 0; k < kernels.size(); ++k)
         if (kernels[k]->name == node) return int(k);
+    for (size_t k = 0; k < kernel_nodes.size() && !op.empty(); ++k)
+        for (int n : kernel_nodes[k])
+            if (graph.nodes[size_t(n)].name == node && graph.nodes[size_t(n)].op == op)
+                return int(k);
     const int n = graph.find_node(node);
     for (size_t k = 0; k < kernel_nodes.size() && n >= 0; ++k)
         if (std::find(kernel_nodes[k].begin(), kernel_nodes[k].end(), n) != kernel_nodes[k].end())

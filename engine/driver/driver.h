@@ -159,9 +159,11 @@ struct CompiledModel {
 
     int records_applied() const;
     /// The index in `kernels` of the kernel named `node`, else of the kernel
-    /// that runs the node named `node`; -1 when no kernel does (a pass
+    /// that runs the node named `node` (of a name several nodes share, the
+    /// one Graph::find_node picks, or with `op` the one applying that op:
+    /// an int8 conv's im2col and GEMM nodes); -1 when no kernel does (a pass
     /// removed or folded it).
-    int kernel_of(const std::string& node) const;
+    int kernel_of(const std::string& node, const std::string& op = "") const;
     /// One line for people: "tuning records r.jsonl: 3 of 8 kernels tuned; 1
     /// skipped: fused_conv1 (tuned for 1 thread(s), this build runs 2)".
     /// Empty when the build had no records.

@@ -214,6 +214,8 @@ TEST(KernelSchedules, AHandTraceOfASharedNameSchedulesTheKernelFindNodePicksOrTh
     const std::string kernel = model->kernels[size_t(softmax)]->name;
     ASSERT_NE(kernel, "shared");
     EXPECT_EQ(model->kernel_of(kernel), softmax);
+    EXPECT_EQ(model->kernel_of("shared", "nn.softmax"), softmax);  // by its node's op
+    EXPECT_EQ(model->kernel_of("shared", "nn.matmul"), model->kernel_of("shared"));
     const schedule::Trace soft = default_trace_less_last_step(*model, kernel);
     BuildOptions by_kernel = o;
     by_kernel.kernel_traces = {{kernel, soft}};
