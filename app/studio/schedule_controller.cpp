@@ -174,22 +174,20 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
     static const std::map<std::string, QString> sources = {
         {"default", "default schedule"}, {"record", "tuned record"},
         {"hand", "hand schedule"}, {"none", "unscheduled"}};
-    const auto source = sources.find(ks.source);
-    const QString sourceText =
-        source == sources.end() ? QString::fromStdString(ks.source) : source->second;
-    const auto built = sources.find(ks.source == "hand" ? ks.replaced_source : ks.source);
-    m_builtSource =
-        built == sources.end() ? QString::fromStdString(ks.replaced_source) : built->second;
+    auto describe = [](const std::string& s) {
+        const auto it = sources.find(s);
+        return it == sources.end() ? QString::fromStdString(s) : it->second;
+    };
+    const QString sourceText = describe(ks.source);
+    m_builtSource = describe(ks.source == "hand" ? ks.replaced_source : ks.source);
     m_kernelLabel = QString("kernel %1 (%2)").arg(code.kernel, code.nodes.join(", "));
     const QString title =
-        handFailed ? QString("kernel %1 (%2) \u00b7 hand schedule (%3 steps) does not apply: the "
-                             "build uses the %4")
-                         .arg(code.kernel, code.nodes.join(", "))
+        handFailed ? QString("%1 \u00b7 hand schedule (%2 steps) does not apply: the build uses "
+                             "the %3")
+                         .arg(m_kernelLabel)
                          .arg(steps.size())
                          .arg(sourceText)
-                   : QString("kernel %1 (%2) \u00b7 %3 \u00b7 %4 steps")
-                         .arg(code.kernel, code.nodes.join(", "), sourceText)
-                         .arg(steps.size());
+                   : editorTitle(sourceText, steps.size());
     m_editor->setFunction(title, ks.unscheduled, code.flops, steps, measurer);
     // The rule's knobs, for pinning and "Tune the rest".
     const std::vector<int>& members = model.kernel_nodes[size_t(code.index)];
@@ -239,15 +237,17 @@ void ScheduleController::onStepsChanged() {
         m_workspace->removeTrace(m_traceNode);  // edited back to what the build chooses
     else
         m_workspace->setTrace(m_traceNode, steps);
-    m_editor->setTitle(
-        QString("%1 \u00b7 %2 \u00b7 %3 steps")
-            .arg(m_kernelLabel, steps == m_builtSteps ? m_builtSource : QString("hand schedule"))
-            .arg(steps.size()));
+    m_editor->setTitle(editorTitle(steps == m_builtSteps ? m_builtSource : "hand schedule",
+                                   steps.size()));
     m_workspace->noteBuildInputChanged("schedules");
     if (m_shown.model && m_shown.index >= 0 && size_t(m_shown.index) < m_shown.model->schedules.size())
         showEditedKernel();  // only this kernel again, from the build shown
     else
         showKernel();  // the kernel that runs, with the new schedule
+}
+
+QString ScheduleController::editorTitle(const QString& source, size_t steps) const {
+    return QString("%1 \u00b7 %2 \u00b7 %3 steps").arg(m_kernelLabel, source).arg(steps);
 }
 
 void ScheduleController::applyTrace(const QString& key, const Steps& steps) {

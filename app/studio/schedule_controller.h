@@ -71,6 +71,8 @@ private:
     /// The editor on the selected node alone (targets whose kernels are not traces).
     void showNodeAlone(const tir::PrimFunc& alone);
     void onStepsChanged();
+    /// "kernel K (nodes) · source · N steps": the editor's title.
+    QString editorTitle(const QString& source, size_t steps) const;
     /// Undo / redo of a schedule edit: `key`'s hand schedule becomes `steps`
     /// (none: the build's own), in the editor when it shows that kernel.
     void applyTrace(const QString& key, const std::optional<std::vector<schedule::Step>>& steps);
