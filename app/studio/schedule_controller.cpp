@@ -237,8 +237,8 @@ void ScheduleController::onStepsChanged() {
         m_workspace->removeTrace(m_traceNode);  // edited back to what the build chooses
     else
         m_workspace->setTrace(m_traceNode, steps);
-    m_editor->setTitle(editorTitle(steps == m_builtSteps ? m_builtSource : "hand schedule",
-                                   steps.size()));
+    m_editor->setTitle(
+        editorTitle(steps == m_builtSteps ? m_builtSource : "hand schedule", steps.size()));
     m_workspace->noteBuildInputChanged("schedules");
     if (m_shown.model && m_shown.index >= 0 && size_t(m_shown.index) < m_shown.model->schedules.size())
         showEditedKernel();  // only this kernel again, from the build shown
