@@ -19,6 +19,7 @@
 #include "app/studio/knob_panel.h"
 #include "app/studio/schedule_trace_model.h"
 #include "app/studio/step_dialog.h"
+#include "engine/schedule/query.h"
 #include "engine/schedule/schedule.h"
 #include "engine/tir/printer.h"
 #include "widgets/series_plot.h"
@@ -59,9 +60,11 @@ ScheduleEditor::ScheduleEditor(QWidget* parent)
     buildUi();
     connect(m_loopModel, &LoopTreeModel::loopDropped, this, &ScheduleEditor::onLoopDropped);
     // While a block is dragged, the loops it may be computed at are highlighted.
-    connect(m_loopModel, &LoopTreeModel::dragStarted, this, [this](const QString& source, bool isBlock) {
-        m_loopModel->setLegalTargets(isBlock ? legalComputeAtTargets(source) : QSet<QString>());
-    });
+    connect(
+        m_loopModel, &LoopTreeModel::dragStarted, this,
+        [this](const QString& source, bool isBlock) {
+            m_loopModel->setLegalTargets(isBlock ? legalComputeAtTargets(source) : QSet<QString>());
+        });
     setFunction({}, {}, 0);
 }
 
@@ -112,11 +115,13 @@ void ScheduleEditor::buildUi() {
     m_traceList->setDragDropMode(QAbstractItemView::InternalMove);
     m_traceList->setDefaultDropAction(Qt::MoveAction);
     m_traceList->setEditTriggers(QAbstractItemView::NoEditTriggers);  // double-click edits a split
-    m_traceList->setToolTip("The trace: uncheck to disable a step, drag to reorder, "
-                            "double-click a split to edit its factors, Delete to remove");
+    m_traceList->setToolTip(
+        "The trace: uncheck to disable a step, drag to reorder, "
+        "double-click a split to edit its factors, Delete to remove");
     auto* more = new QPushButton("Add step...", controls);
-    more->setToolTip("Any primitive (tile, compute_inline, cache_read/write, rfactor, "
-                     "decompose_reduction, annotate, pack_operand...), after the selected step");
+    more->setToolTip(
+        "Any primitive (tile, compute_inline, cache_read/write, rfactor, "
+        "decompose_reduction, annotate, pack_operand...), after the selected step");
     auto* remove = new QPushButton("Remove step", controls);
     m_measureButton = new QPushButton("Measure", controls);
     m_measureButton->setToolTip("Compile and time the scheduled kernel in the background");
@@ -181,8 +186,8 @@ void ScheduleEditor::buildUi() {
         QStringList current;
         for (int64_t f : step.ints) current << QString::number(f);
         bool ok = false;
-        const QString text = QInputDialog::getText(this, "Split factors", "Factors:", QLineEdit::Normal,
-                                                   current.join(", "), &ok);
+        const QString text = QInputDialog::getText(
+            this, "Split factors", "Factors:", QLineEdit::Normal, current.join(", "), &ok);
         std::vector<int64_t> factors;
         if (ok && parseFactors(text, &factors)) {
             std::vector<schedule::Step> steps = m_steps;
@@ -197,7 +202,8 @@ void ScheduleEditor::buildUi() {
 }
 
 void ScheduleEditor::setFunction(const QString& title, const tir::PrimFunc& func, double flops,
-                                 const std::vector<schedule::Step>& steps, KernelMeasurer measurer) {
+                                 const std::vector<schedule::Step>& steps,
+                                 KernelMeasurer measurer) {
     m_jobs->cancel();
     m_base = func;
     m_measurer = std::move(measurer);
@@ -293,6 +299,9 @@ void ScheduleEditor::moveStep(int from, int to) {
 void ScheduleEditor::replay() {
     m_error.clear();
     m_errorStep = -1;
+    m_notes = QStringList();
+    for (size_t i = 0; i < m_steps.size(); ++i) m_notes << QString();
+    QString note;  // the last step's note, shown when nothing failed
     QString previous;
     if (!m_base.defined()) {
         m_scheduled = {};
@@ -304,8 +313,16 @@ void ScheduleEditor::replay() {
             if (!m_steps[i].enabled) continue;
             const tir::PrimFunc current = s.func();
             try {
+                const std::string dropped = schedule::kind_dropped_by(current, m_steps[i]);
                 s.apply(m_steps[i]);
                 before = current;
+                if (!dropped.empty()) {
+                    m_notes[int(i)] = QString::fromStdString(dropped);
+                    note = QString("step %1 (%2): %3")
+                               .arg(i + 1)
+                               .arg(QString::fromStdString(m_steps[i].op))
+                               .arg(m_notes[int(i)]);
+                }
             } catch (const std::exception& e) {
                 m_errorStep = int(i);
                 m_error = QString("step %1 (%2): %3")
@@ -336,14 +353,17 @@ void ScheduleEditor::replay() {
         m_loopView->scrollTo(index, QAbstractItemView::PositionAtCenter);
         break;
     }
-    m_errorLabel->setStyleSheet("color: #b00020;");
-    m_errorLabel->setText(m_error);
+    // A failure in red; else what a step undid (a split parallel loop), in amber.
+    m_errorLabel->setStyleSheet(m_error.isEmpty() ? "color: #9a6700;" : "color: #b00020;");
+    m_errorLabel->setText(m_error.isEmpty() ? note : m_error);
     refreshTrace();
     m_measureButton->setEnabled(m_scheduled.defined());
     emit loopIrChanged(m_loopIr, previous);
     emit stepsChanged();
 }
 
-void ScheduleEditor::refreshTrace() { m_traceModel->setTrace(m_steps, m_errorStep, m_error); }
+void ScheduleEditor::refreshTrace() {
+    m_traceModel->setTrace(m_steps, m_errorStep, m_error, m_notes);
+}
 
 }  // namespace tessera::studio

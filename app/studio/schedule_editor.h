@@ -97,6 +97,9 @@ public:
     QString errorText() const { return m_error; }
     /// Index of the failing step, or -1.
     int errorStep() const { return m_errorStep; }
+    /// Per step: what it undid without failing (a split of a parallel loop
+    /// leaves serial parts), or empty.
+    const QStringList& stepNotes() const { return m_notes; }
 
     LoopTreeModel* loopModel() const { return m_loopModel; }
     QTreeView* loopTree() const { return m_loopView; }
@@ -113,7 +116,6 @@ public:
     /// "compute_at" or "reverse_compute_at", whichever applies first for
     /// dropping `block` on `loop`; empty when neither does.
     std::string placementAt(const QString& block, const QString& loop) const;
-
 
 public slots:
     /// Times the scheduled kernel in the background; adds a point to the plot.
@@ -142,6 +144,7 @@ private:
     std::vector<schedule::Step> m_steps;
     QString m_loopIr, m_error;
     int m_errorStep = -1;
+    QStringList m_notes;  // per step, see stepNotes()
 
     LoopTreeModel* m_loopModel;
     QTreeView* m_loopView;

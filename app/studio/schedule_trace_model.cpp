@@ -18,12 +18,13 @@ QString joinNames(const std::vector<std::string>& names) {
 ScheduleTraceModel::ScheduleTraceModel(QObject* parent) : QAbstractListModel(parent) {}
 
 void ScheduleTraceModel::setTrace(const std::vector<schedule::Step>& steps, int errorStep,
-                                  const QString& error) {
+                                  const QString& error, const QStringList& notes) {
     if (steps.size() != m_steps.size()) {
         beginResetModel();
         m_steps = steps;
         m_errorStep = errorStep;
         m_error = error;
+        m_notes = notes;
         endResetModel();
         return;
     }
@@ -31,6 +32,7 @@ void ScheduleTraceModel::setTrace(const std::vector<schedule::Step>& steps, int 
     m_steps = steps;
     m_errorStep = errorStep;
     m_error = error;
+    m_notes = notes;
     if (!m_steps.empty()) emit dataChanged(index(0), index(int(m_steps.size()) - 1));
 }
 
@@ -59,6 +61,7 @@ QVariant ScheduleTraceModel::data(const QModelIndex& index, int role) const {
     const int row = index.row();
     const bool failed = row == m_errorStep;
     const bool skipped = m_errorStep >= 0 && row > m_errorStep;  // not applied
+    const QString note = row < m_notes.size() ? m_notes[row] : QString();
     switch (role) {
         case Qt::DisplayRole:
             return QString("%1. %2").arg(row + 1).arg(describeStep(m_steps[size_t(row)]));
@@ -67,10 +70,12 @@ QVariant ScheduleTraceModel::data(const QModelIndex& index, int role) const {
         case Qt::ForegroundRole:
             if (failed) return QColor(0xb0, 0x00, 0x20);
             if (skipped) return QColor(Qt::gray);
+            if (!note.isEmpty()) return QColor(0x9a, 0x67, 0x00);
             return {};
         case Qt::ToolTipRole:
             if (failed) return m_error;
             if (skipped) return QString("Not applied: an earlier step failed");
+            if (!note.isEmpty()) return note;
             return {};
         default:
             return {};

@@ -8,6 +8,7 @@
 
 #include <QAbstractListModel>
 #include <QString>
+#include <QStringList>
 #include <vector>
 
 #include "engine/schedule/trace.h"
@@ -19,8 +20,10 @@ class ScheduleTraceModel : public QAbstractListModel {
 public:
     explicit ScheduleTraceModel(QObject* parent = nullptr);
 
-    /// Shows `steps`; `errorStep` (or -1) failed with `error`.
-    void setTrace(const std::vector<schedule::Step>& steps, int errorStep, const QString& error);
+    /// Shows `steps`; `errorStep` (or -1) failed with `error`; `notes` (per
+    /// step, may be empty) say what a step that applied undid.
+    void setTrace(const std::vector<schedule::Step>& steps, int errorStep, const QString& error,
+                  const QStringList& notes = {});
     const std::vector<schedule::Step>& steps() const { return m_steps; }
 
     /// "split i [-1, 32] → i_0, i_1": a step as the list shows it.
@@ -45,6 +48,7 @@ private:
     std::vector<schedule::Step> m_steps;
     int m_errorStep = -1;
     QString m_error;
+    QStringList m_notes;
 };
 
 }  // namespace tessera::studio

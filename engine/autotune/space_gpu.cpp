@@ -17,12 +17,6 @@ using Names = std::vector<std::string>;
 
 namespace {
 
-int64_t product(const std::vector<int64_t>& v) {
-    int64_t p = 1;
-    for (int64_t x : v) p *= x;
-    return p;
-}
-
 // Injective blocks that are not function outputs, inlined into their readers.
 void inline_producers(schedule::Schedule& s) {
     for (const std::string& b : s.blocks()) {

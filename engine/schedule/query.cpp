@@ -35,6 +35,26 @@ int64_t loop_extent(const tir::PrimFunc& f, const std::string& loop) {
     return ext;
 }
 
+std::string kind_dropped_by(const tir::PrimFunc& f, const Step& step) {
+    if (step.op != "split" && step.op != "fuse") return {};
+    for (const std::string& loop : step.loops) {
+        std::string kind;
+        tir::post_order_visit(f->body, [&](const tir::Object* o) {
+            if (o->node_type != tir::NodeType::For) return;
+            auto* l = static_cast<const tir::For*>(o);
+            if (l->loop_var.name() == loop && l->kind != tir::ForKind::Serial)
+                kind = l->kind == tir::ForKind::ThreadBinding ? "bound to " + l->thread_tag
+                       : l->kind == tir::ForKind::Unrolled    ? "unrolled"
+                                                              : tir::for_kind_name(l->kind);
+        });
+        if (kind.empty()) continue;
+        return "loop '" + loop + "' was " + kind + ": " +
+               (step.op == "split" ? "its parts are serial; mark one of them again"
+                                   : "the fused loop is serial; mark it again");
+    }
+    return {};
+}
+
 bool is_reduction(const tir::Block* b) {
     for (const tir::IterVar& iv : b->iter_vars)
         if (iv.kind == tir::IterKind::Reduce) return true;

@@ -18,6 +18,13 @@ const tir::Block* find_block(const tir::PrimFunc& f, const std::string& name);
 /// or its extent is not a constant.
 int64_t loop_extent(const tir::PrimFunc& f, const std::string& loop);
 
+/// What applying `step` to `f` undoes without failing: a split or fuse of a
+/// parallel, vectorized, unrolled or bound loop makes serial loops of it (as
+/// TVM's primitives do). One line naming the loop and its kind, e.g. "loop
+/// 'i' was parallel: its parts are serial; mark one of them again"; empty
+/// when the step drops nothing.
+std::string kind_dropped_by(const tir::PrimFunc& f, const Step& step);
+
 /// True when the block has a reduction iteration variable.
 bool is_reduction(const tir::Block* b);
 

@@ -223,6 +223,19 @@ TEST(ScheduleEditorWidget, StepsUpdateLoopIrLiveAndIllegalStepsKeepTheTrace) {
     editor->removeStep(1);
     editor->removeStep(0);
     EXPECT_EQ(editor->loopIr(), original);
+
+    // Splitting a parallel loop applies with serial parts: the step is marked
+    // with a note saying so (not an error), and the label shows it.
+    ASSERT_TRUE(editor->addStep(makeStep("parallel", {loops[0]}, {})));
+    ASSERT_TRUE(editor->addStep(makeStep("split", {loops[0]}, {-1, 2})));
+    EXPECT_EQ(editor->errorStep(), -1);
+    ASSERT_EQ(editor->stepNotes().size(), 2);
+    EXPECT_TRUE(editor->stepNotes()[0].isEmpty());
+    EXPECT_TRUE(editor->stepNotes()[1].contains("was parallel")) << editor->stepNotes()[1].toStdString();
+    EXPECT_EQ(trace->data(trace->index(1, 0), Qt::ToolTipRole).toString(), editor->stepNotes()[1]);
+    EXPECT_FALSE(trace->data(trace->index(0, 0), Qt::ToolTipRole).isValid());
+    editor->removeStep(1);
+    EXPECT_TRUE(editor->stepNotes()[0].isEmpty());
 }
 
 TEST(ScheduleEditorWidget, OpensOnTheKernelThatRunsWithItsTraceAndKeepsEdits) {

@@ -4,9 +4,11 @@
 
 #include <functional>
 
+#include "engine/schedule/query.h"
 #include "engine/schedule/schedule.h"
 #include "engine/te/tensor.h"
 #include "engine/tir/op.h"
+#include "engine/tir/printer.h"
 
 namespace tessera::schedule {
 namespace {
@@ -228,6 +230,41 @@ TEST(ScheduleErrors, SplitOfAnEmptyLoopIsRefused) {
         EXPECT_NE(e.reason().find("extent 0"), std::string::npos) << e.what();
     }
     EXPECT_TRUE(s.func().get() == before.get());
+}
+}  // namespace
+}  // namespace tessera::schedule
+
+namespace tessera::schedule {
+namespace {
+// Splitting or fusing a parallel (vectorized, unrolled, bound) loop applies,
+// as in TVM, with serial loops: kind_dropped_by says so, so that the editor
+// can tell the user; a serial loop or another primitive drops nothing.
+TEST(ScheduleQuery, ASplitOrFuseOfAMarkedLoopSaysItsKindIsDropped) {
+    Schedule s(two_stage());
+    const std::vector<std::string> loops = s.get_loops("C");  // i0_1, i1_1, k
+    auto step = [](std::string op, std::vector<std::string> on, std::vector<int64_t> ints) {
+        Step st;
+        st.op = std::move(op);
+        st.loops = std::move(on);
+        st.ints = std::move(ints);
+        return st;
+    };
+    const Step split = step("split", {loops[0]}, {2, -1});
+    EXPECT_EQ(kind_dropped_by(s.func(), split), "");
+    s.parallel(loops[0]);
+    EXPECT_EQ(kind_dropped_by(s.func(), split),
+              "loop '" + loops[0] + "' was parallel: its parts are serial; mark one of them again");
+    const Step fuse = step("fuse", {loops[0], loops[1]}, {});
+    EXPECT_NE(kind_dropped_by(s.func(), fuse).find("was parallel: the fused loop is serial"),
+              std::string::npos);
+    const Step vectorize = step("vectorize", {loops[0]}, {});
+    EXPECT_EQ(kind_dropped_by(s.func(), vectorize), "");
+    s.unroll(loops[1]);
+    const Step split_inner = step("split", {loops[1]}, {2, -1});
+    EXPECT_NE(kind_dropped_by(s.func(), split_inner).find("was unrolled"), std::string::npos);
+    // And the split really leaves serial loops.
+    s.split(loops[0], {2, -1});
+    EXPECT_EQ(tir::print(s.func()).find("parallel"), std::string::npos) << tir::print(s.func());
 }
 }  // namespace
 }  // namespace tessera::schedule
