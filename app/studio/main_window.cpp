@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -68,7 +69,8 @@ MainWindow::MainWindow(QWidget* parent)
                                    m_perfDock, m_messagesDock});
     m_status = new JobStatus(statusBar(), m_runs->lastRunLabel(), m_workspace, m_graphView);
     m_status->watch({m_loads->jobs(), m_runs->jobs(), m_tunes->jobs()}, true);
-    m_status->watch({m_scheduleEditor->jobs(), m_passPanel->jobs(), m_exports->jobs(), m_edits->jobs()}, false);
+    m_status->watch(
+        {m_scheduleEditor->jobs(), m_passPanel->jobs(), m_exports->jobs(), m_edits->jobs()}, false);
     connectControllers();
 
     resize(1600, 1000);
@@ -89,10 +91,21 @@ MainWindow::~MainWindow() {
 void MainWindow::createDocks() {
     setCorner(Qt::TopRightCorner, Qt::RightDockWidgetArea);
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
-    auto dock = [this](const QString& title, const QString& name, QWidget* widget) {
+    // Docks whose panels stack many controls scroll them when the window is
+    // small, instead of holding the whole window at the panels' full height.
+    auto dock = [this](const QString& title, const QString& name, QWidget* widget,
+                       bool scroll = false) {
         auto* d = new QDockWidget(title, this);
         d->setObjectName(name);
-        d->setWidget(widget);
+        if (scroll) {
+            auto* area = new QScrollArea(d);
+            area->setFrameShape(QFrame::NoFrame);
+            area->setWidgetResizable(true);
+            area->setWidget(widget);
+            d->setWidget(area);
+        } else {
+            d->setWidget(widget);
+        }
         return d;
     };
     m_properties->setModel(m_propertyModel);
@@ -102,11 +115,11 @@ void MainWindow::createDocks() {
                                   QAbstractItemView::EditKeyPressed);
     m_propertiesDock = dock("Properties", "PropertiesDock", m_properties);
     addDockWidget(Qt::RightDockWidgetArea, m_propertiesDock);
-    m_scheduleDock = dock("Schedule", "ScheduleDock", m_scheduleEditor);
+    m_scheduleDock = dock("Schedule", "ScheduleDock", m_scheduleEditor, true);
 
     m_codeDock = dock("Code", "CodeDock", m_codePanes);
     addDockWidget(Qt::BottomDockWidgetArea, m_codeDock);
-    m_passDock = dock("Pass pipeline", "PassPipelineDock", m_passPanel);
+    m_passDock = dock("Pass pipeline", "PassPipelineDock", m_passPanel, true);
     addDockWidget(Qt::BottomDockWidgetArea, m_passDock);
     tabifyDockWidget(m_codeDock, m_passDock);
     m_codeDock->raise();
@@ -297,7 +310,8 @@ bool MainWindow::raiseView(const QString& name) {
     if (!dock) return false;
     dock->show();
     dock->raise();
-    dock->widget()->setFocus();
+    auto* area = qobject_cast<QScrollArea*>(dock->widget());
+    (area ? area->widget() : dock->widget())->setFocus();
     return true;
 }
 

@@ -756,3 +756,15 @@ TEST(ScheduleEditorWidget, DraggingAConsumerBlockOffersItsProducersLoops) {
     EXPECT_EQ(editor->steps()[0].op, "reverse_compute_at");
     EXPECT_EQ(editor->errorStep(), -1) << editor->errorText().toStdString();
 }
+// The window fits a small laptop's screen: docks that stack many controls
+// (the schedule editor, the pass pipeline) scroll instead of holding the
+// window at their full height (it needed 970 pixels).
+TEST(StudioLayout, TheMainWindowFitsA1280By720Screen) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    s.select("conv1");
+    ASSERT_TRUE(s.window.raiseView("schedule"));
+    const QSize min = s.window.minimumSizeHint().expandedTo(s.window.minimumSize());
+    EXPECT_LE(min.width(), 1280);
+    EXPECT_LE(min.height(), 680);  // the screen less a taskbar and the title bar
+}
