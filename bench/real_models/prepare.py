@@ -15,6 +15,7 @@ the package's own Python front-end feeds the model (read from the wheels'
 sources), so that the graph runs the path it runs in real use.
 
 Usage: prepare.py CASE_DIR --package P --version V --wheel-file PATH_IN_WHEEL
+                  [--converted-from CASE]
 """
 import argparse
 import json
@@ -234,20 +235,24 @@ def main():
     ap.add_argument("--package", required=True)
     ap.add_argument("--version", required=True)
     ap.add_argument("--wheel-file", required=True, help="path of the model inside the wheel")
+    ap.add_argument("--converted-from", metavar="CASE",
+                    help="the case whose model this one's is, converted to another opset: "
+                         "its recipe and seed give the same inputs")
     a = ap.parse_args()
 
     case = Path(a.case_dir)
     name = case.name
-    if name not in RECIPES:
-        sys.exit(f"prepare.py: no input recipe for '{name}'; add one to RECIPES")
-    task, make = RECIPES[name]
+    source = a.converted_from or name
+    if source not in RECIPES:
+        sys.exit(f"prepare.py: no input recipe for '{source}'; add one to RECIPES")
+    task, make = RECIPES[source]
 
     model_path = case / "model.onnx"
     m = onnx.load(str(model_path), load_external_data=False)
     inits = {i.name for i in m.graph.initializer}
     inputs = [i for i in m.graph.input if i.name not in inits]
 
-    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    rng = np.random.default_rng(zlib.crc32(source.encode()))
     feeds = make(rng)
     got, want = sorted(feeds), sorted(i.name for i in inputs)
     if got != want:
@@ -300,6 +305,9 @@ def main():
         "ort_opt_vs_no_opt_max_abs_diff": opt_diff,
         "ort_version": ort.__version__,
     }
+    if a.converted_from:
+        info["converted_from"] = {"case": a.converted_from,
+                                  "tool": f"onnx.version_converter (onnx {onnx.__version__})"}
     (case / "info.json").write_text(json.dumps(info, indent=2) + "\n")
     print(f"prepared {name}: inputs "
           + ", ".join(f"{i['name']}{i['chosen_shape']}" for i in info["inputs"])
