@@ -389,7 +389,7 @@ tessera_cli_exit(cli_inspect_trace EXPECT 0
                  ARGS inspect ${TESSERA_NODE_DATA}/test_matmul_2d --print loop --op MatMul_0
                       --trace ${CLI_SCRATCH}/trace_ok.json)
 tessera_cli_exit(cli_inspect_trace_bad_step EXPECT 2
-                 STDERR "trace_bad_step.json: schedule step 1 \\(vectorize\\): cannot vectorize loop 'k_1'"
+                 STDERR "trace_bad_step.json: schedule step 2 \\(vectorize\\): cannot vectorize loop 'k_1'"
                  ARGS inspect ${TESSERA_NODE_DATA}/test_matmul_2d --print loop --op MatMul_0
                       --trace ${CLI_SCRATCH}/trace_bad_step.json)
 tessera_cli_exit(cli_inspect_trace_bad_json EXPECT 2 STDERR "trace_bad_json.json: not valid JSON"

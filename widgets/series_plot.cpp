@@ -3,11 +3,11 @@
 
 #include <qcustomplot.h>
 
-#include "widgets/theme.h"
-
 #include <QSvgGenerator>
-#include <algorithm>
 #include <QVBoxLayout>
+#include <algorithm>
+
+#include "widgets/theme.h"
 
 namespace tessera::widgets {
 
@@ -20,7 +20,8 @@ SeriesPlot::SeriesPlot(const QString& yLabel, QWidget* parent)
     setMinimumHeight(120);
     m_points = m_plot->addGraph();
     m_points->setLineStyle(QCPGraph::lsNone);
-    m_points->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x2a, 0x5d, 0x9f), 7));
+    m_points->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0x2a, 0x5d, 0x9f), 7));
     m_points->setName("measured");
     m_bestLine = m_plot->addGraph();
     m_bestLine->setLineStyle(QCPGraph::lsStepLeft);
@@ -49,6 +50,7 @@ void SeriesPlot::addPoint(double value, const QString& label) {
 
 void SeriesPlot::clear() {
     m_points->data()->clear();
+    m_points->setName("measured");  // no "last:" kernel of what was cleared
     m_bestLine->data()->clear();
     m_best = 0;
     m_plot->xAxis->setRange(0.5, 5.5);

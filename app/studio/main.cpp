@@ -5,9 +5,9 @@
 #include <QEventLoop>
 #include <QFileInfo>
 #include <QIcon>
+#include <QImage>
 #include <QMessageBox>
 #include <QTemporaryDir>
-#include <QImage>
 #include <QTimer>
 #include <cstdio>
 
@@ -65,7 +65,8 @@ void showExampleSchedule(MainWindow& window) {
     }
     bool done = false;
     QObject::connect(editor, &tessera::studio::ScheduleEditor::measured, [&]() { done = true; });
-    QObject::connect(editor, &tessera::studio::ScheduleEditor::measureFailed, [&]() { done = true; });
+    QObject::connect(editor, &tessera::studio::ScheduleEditor::measureFailed,
+                     [&]() { done = true; });
     editor->measure();
     waitUntil([&]() { return done; }, 60000);
     window.codePanes()->setDiffEnabled(true);
@@ -103,8 +104,10 @@ int takeScreenshot(QApplication& app, MainWindow& window, const QString& model, 
     if (view == "passes") {
         bool done = false;
         auto* panel = window.passPanel();
-        QObject::connect(panel, &tessera::studio::PassPipelinePanel::applied, [&]() { done = true; });
-        QObject::connect(panel, &tessera::studio::PassPipelinePanel::applyFailed, [&]() { done = true; });
+        QObject::connect(panel, &tessera::studio::PassPipelinePanel::applied,
+                         [&]() { done = true; });
+        QObject::connect(panel, &tessera::studio::PassPipelinePanel::applyFailed,
+                         [&]() { done = true; });
         panel->apply();
         waitUntil([&]() { return done; }, 60000);
     }
@@ -162,10 +165,10 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument("model", "ONNX model (or .tessera-session) to open.", "[MODEL]");
-    const QCommandLineOption screenshotOption("screenshot",
-                                              "Render the window to FILE (a PNG image) and exit.", "FILE");
-    const QCommandLineOption viewOption("view", "View to raise: graph, schedule, code, passes, plots or tuning.", "NAME",
-                                        "graph");
+    const QCommandLineOption screenshotOption(
+        "screenshot", "Render the window to FILE (a PNG image) and exit.", "FILE");
+    const QCommandLineOption viewOption(
+        "view", "View to raise: graph, schedule, code, passes, plots or tuning.", "NAME", "graph");
     parser.addOption(screenshotOption);
     parser.addOption(viewOption);
     parser.process(app);
@@ -184,10 +187,13 @@ int main(int argc, char** argv) {
         MainWindow window;
         window.setDialogsSuppressed(screenshot);
         if (!window.raiseView(view)) {
-            std::fprintf(stderr, "error: unknown --view '%s' (use graph, schedule, code, passes, plots or tuning)\n",
-                         qPrintable(view));
+            std::fprintf(
+                stderr,
+                "error: unknown --view '%s' (use graph, schedule, code, passes, plots or tuning)\n",
+                qPrintable(view));
             return kExitUserError;
         }
+        if (!screenshot) window.fitToScreen();  // a screenshot keeps the full default size
         window.show();
         if (screenshot) {
             return takeScreenshot(app, window, model, view, parser.value(screenshotOption));

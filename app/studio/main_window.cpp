@@ -7,10 +7,12 @@
 #include <QDropEvent>
 #include <QFile>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
@@ -78,6 +80,15 @@ MainWindow::MainWindow(QWidget* parent)
     resizeDocks({m_codeDock}, {360}, Qt::Vertical);
     resizeDocks({m_propertiesDock, m_perfDock}, {560, 380}, Qt::Vertical);
     restoreState(QSettings().value("window/state").toByteArray());
+}
+
+void MainWindow::fitToScreen() {
+    const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    if (!screen) return;
+    const QRect available = screen->availableGeometry();
+    const QSize room = available.size() - QSize(16, 48);
+    resize(size().boundedTo(room).expandedTo(minimumSizeHint()));
+    move(available.center() - QPoint(width() / 2, height() / 2));
 }
 
 MainWindow::~MainWindow() {
@@ -234,6 +245,7 @@ QProgressBar* MainWindow::progressBar() const { return m_status->progressBar(); 
 // A model was opened: what showed the previous one is cleared, the graph laid out.
 void MainWindow::showDocument() {
     m_runs->clearResult();  // a result for the old model would be stale
+    m_tunes->clearResult();
     m_codePanes->clear();
     m_propertyModel->setRows({});
     m_undo->clear();
@@ -260,6 +272,8 @@ void MainWindow::onLayoutFinished() {
     m_graphView->setCurrentNode(document()->preferredNode());
     emit modelLoaded(document()->path());
     m_sessions->modelShown();
+    updateTitle();  // a model opened on its own is in no session any more
+    setWindowModified(m_sessions->hasUnsavedChanges());
 }
 
 void MainWindow::showNode(int node) {

@@ -70,6 +70,11 @@ public:
     EditController* edits() const { return m_edits; }
     MainMenus* menus() const { return m_menus; }
 
+    /// Shrinks the window to the screen's free area (less room for the
+    /// window manager's title bar) where its default size does not fit, and
+    /// centres it there.
+    void fitToScreen();
+
     /// Starts loading a model in the background (LoadController). modelLoaded
     /// follows once it is shown and laid out, or loadFailed (the previous model stays open).
     void openModel(const QString& path);

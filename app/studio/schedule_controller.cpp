@@ -7,9 +7,9 @@
 
 #include "app/studio/kernel_code_job.h"
 #include "app/studio/knob_panel.h"
-#include "engine/autotune/task.h"
 #include "app/studio/schedule_editor.h"
 #include "app/studio/workspace.h"
+#include "engine/autotune/task.h"
 #include "engine/core/error.h"
 #include "engine/tir/structural_equal.h"
 #include "widgets/code_panes.h"
@@ -61,12 +61,13 @@ ScheduleController::ScheduleController(Workspace* workspace, ScheduleEditor* edi
         if (scope.node.isEmpty()) return;
         if (m_workspace->traces().contains(scope.node)) {
             m_workspace->removeTrace(scope.node);
-            m_workspace->log(scope.pins.steps.empty()
-                                 ? "The hand schedule of " + scope.node + " gives way to the tuned record."
-                                 : QString("The %1 steps of %2's hand schedule are pinned; the tuner "
-                                           "schedules the rest and its record keeps them.")
-                                       .arg(scope.pins.steps.size())
-                                       .arg(scope.node));
+            m_workspace->log(
+                scope.pins.steps.empty()
+                    ? "The hand schedule of " + scope.node + " gives way to the tuned record."
+                    : QString("The %1 steps of %2's hand schedule are pinned; the tuner "
+                              "schedules the rest and its record keeps them.")
+                          .arg(scope.pins.steps.size())
+                          .arg(scope.node));
         }
         emit tuneRestRequested(trials, scope);
     });
@@ -149,11 +150,10 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
     const driver::BuildOptions options =
         m_workspace->buildSettings().buildOptions(m_workspace->kernelTraces());
     const std::string node = traceNode.toStdString();
-    ScheduleEditor::KernelMeasurer measurer = [graph, options, node](
-                                                  const schedule::Trace& trace,
-                                                  const std::function<bool(int)>& each) {
-        return driver::profile_in_model(*graph, options, node, trace, 20, each);
-    };
+    ScheduleEditor::KernelMeasurer measurer =
+        [graph, options, node](const schedule::Trace& trace, const std::function<bool(int)>& each) {
+            return driver::profile_in_model(*graph, options, node, trace, 20, each);
+        };
     // A hand schedule that does not apply: the editor shows its steps (the
     // failing one marked), the panes the schedule the build fell back to.
     const bool handFailed = !ks.hand_error.empty();
@@ -163,17 +163,18 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
         m_workspace->log("warning: " + oneLine(m_loggedHandError) + "; the code panes show the " +
                          QString::fromStdString(ks.source) + " schedule");
     }
-    if (traceNode == m_traceNode && m_editor->steps() == steps &&
-        m_editor->base().defined() && tir::structural_equal(m_editor->base(), ks.unscheduled)) {
+    if (traceNode == m_traceNode && m_editor->steps() == steps && m_editor->base().defined() &&
+        tir::structural_equal(m_editor->base(), ks.unscheduled)) {
         m_editor->setKernelMeasurer(measurer);  // what the editor shows (an edit, rebuilt)
         return;
     }
     m_traceNode = traceNode;
     // What the build chooses without a hand schedule.
     m_builtSteps = ks.source == "hand" ? ks.replaced.steps : ks.trace.steps;
-    static const std::map<std::string, QString> sources = {
-        {"default", "default schedule"}, {"record", "tuned record"},
-        {"hand", "hand schedule"}, {"none", "unscheduled"}};
+    static const std::map<std::string, QString> sources = {{"default", "default schedule"},
+                                                           {"record", "tuned record"},
+                                                           {"hand", "hand schedule"},
+                                                           {"none", "unscheduled"}};
     auto describe = [](const std::string& s) {
         const auto it = sources.find(s);
         return it == sources.end() ? QString::fromStdString(s) : it->second;
@@ -182,8 +183,9 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
     m_builtSource = describe(ks.source == "hand" ? ks.replaced_source : ks.source);
     m_kernelLabel = QString("kernel %1 (%2)").arg(code.kernel, code.nodes.join(", "));
     const QString title =
-        handFailed ? QString("%1 \u00b7 hand schedule (%2 steps) does not apply: the build uses "
-                             "the %3")
+        handFailed ? QString(
+                         "%1 \u00b7 hand schedule (%2 steps) does not apply: the build uses "
+                         "the %3")
                          .arg(m_kernelLabel)
                          .arg(steps.size())
                          .arg(sourceText)
@@ -195,7 +197,8 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
     if (anchor >= 0) {
         const graph::Node& an = model.graph.nodes[size_t(anchor)];
         m_editor->knobPanel()->setKnobs(topi::cpu_schedule_knobs(
-            ks.unscheduled, an, autotune::default_rule_options(model.graph, an, model.llvm.threads)));
+            ks.unscheduled, an,
+            autotune::default_rule_options(model.graph, an, model.llvm.threads)));
     }
 }
 
@@ -240,7 +243,8 @@ void ScheduleController::onStepsChanged() {
     m_editor->setTitle(
         editorTitle(steps == m_builtSteps ? m_builtSource : "hand schedule", steps.size()));
     m_workspace->noteBuildInputChanged("schedules");
-    if (m_shown.model && m_shown.index >= 0 && size_t(m_shown.index) < m_shown.model->schedules.size())
+    if (m_shown.model && m_shown.index >= 0 &&
+        size_t(m_shown.index) < m_shown.model->schedules.size())
         showEditedKernel();  // only this kernel again, from the build shown
     else
         showKernel();  // the kernel that runs, with the new schedule
@@ -292,7 +296,14 @@ void ScheduleController::showEditedKernel() {
 
 void ScheduleController::showError(const QString& node, const QString& error) {
     m_panes->clear();
-    m_panes->setText("Loop IR", "# the kernel of node '" + node + "':\n# " + oneLine(error) + "\n");
+    // Every pane says why it shows no code (none says "select a node" while one is).
+    const QString why = "the kernel of node '" + node + "': " + oneLine(error) + "\n";
+    for (const auto& [kind, comment] : {std::pair{QString("Loop IR"), QString("# ")},
+                                        {QString("LLVM IR"), QString("; ")},
+                                        {QString("Assembly"), QString("# ")},
+                                        {QString("CUDA C"), QString("// ")},
+                                        {QString("PTX"), QString("// ")}})
+        m_panes->setText(kind, comment + why);
     m_kernel.clear();
     m_title = "Code - " + node;
     emit titleChanged(m_title);

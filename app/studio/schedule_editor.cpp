@@ -50,6 +50,17 @@ bool parseFactors(const QString& text, std::vector<int64_t>* out) {
     return !out->empty();
 }
 
+// "step 3 (reorder): no loop named 'i2_3_0'": the step as the trace lists it
+// (numbered from 1, disabled steps counted), the reason without the engine's
+// own step prefix.
+QString stepError(size_t index, const schedule::Step& step, const std::exception& e) {
+    const auto* se = dynamic_cast<const schedule::ScheduleError*>(&e);
+    return QString("step %1 (%2): %3")
+        .arg(index + 1)
+        .arg(QString::fromStdString(step.op))
+        .arg(oneLine(QString::fromStdString(se ? se->reason() : std::string(e.what()))));
+}
+
 }  // namespace
 
 ScheduleEditor::ScheduleEditor(QWidget* parent)
@@ -230,7 +241,7 @@ bool ScheduleEditor::addStep(const schedule::Step& step) {
         recorded.enabled = true;
         m_steps.push_back(recorded);
     } catch (const std::exception& e) {
-        m_error = oneLine(QString::fromStdString(e.what()));
+        m_error = stepError(m_steps.size(), step, e);
         m_errorLabel->setText("Not applied: " + m_error);
         return false;
     }
@@ -249,7 +260,7 @@ bool ScheduleEditor::insertStep(int index, const schedule::Step& step) {
         recorded.enabled = true;
         m_steps.insert(m_steps.begin() + index, recorded);
     } catch (const std::exception& e) {
-        m_error = oneLine(QString::fromStdString(e.what()));
+        m_error = stepError(size_t(index), step, e);
         m_errorLabel->setText("Not applied: " + m_error);
         return false;
     }
@@ -325,10 +336,7 @@ void ScheduleEditor::replay() {
                 }
             } catch (const std::exception& e) {
                 m_errorStep = int(i);
-                m_error = QString("step %1 (%2): %3")
-                              .arg(i + 1)
-                              .arg(QString::fromStdString(m_steps[i].op))
-                              .arg(oneLine(QString::fromStdString(e.what())));
+                m_error = stepError(i, m_steps[i], e);
                 break;  // the later steps stay in the trace, not applied
             }
         }

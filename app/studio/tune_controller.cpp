@@ -29,16 +29,18 @@ TuneController::TuneController(Workspace* workspace, QWidget* plotParent)
     });
 }
 
+void TuneController::clearResult() { m_plot->clear(); }
+
 bool TuneController::isTuning() const { return m_jobs->isRunning(); }
 
 void TuneController::tuneDialog() {
     int trials = 64;
     if (!m_workspace->dialogsSuppressed()) {
         bool ok = false;
-        trials = QInputDialog::getInt(m_workspace->dialogParent(), "Tune kernels",
-                                      "Trials (measured candidates, all kernels):\n" +
-                                          m_workspace->tuningDatabase(),
-                                      64, 1, 100000, 16, &ok);
+        trials = QInputDialog::getInt(
+            m_workspace->dialogParent(), "Tune kernels",
+            "Trials (measured candidates, all kernels):\n" + m_workspace->tuningDatabase(), 64, 1,
+            100000, 16, &ok);
         if (!ok) return;
     }
     start(trials);
@@ -56,9 +58,10 @@ void TuneController::start(int trials, const TuneScope& scope) {
     m_plot->clear();
     emit started();
     m_workspace->log(QString("Tuning %1: %2 trials for %3, database %4")
-                         .arg(scope.node.isEmpty() ? document->displayName()
-                                                   : "the kernel of " + scope.node + " (pinned: " +
-                                                         QString::fromStdString(scope.pins.to_json()) + ")")
+                         .arg(scope.node.isEmpty()
+                                  ? document->displayName()
+                                  : "the kernel of " + scope.node + " (pinned: " +
+                                        QString::fromStdString(scope.pins.to_json()) + ")")
                          .arg(trials)
                          .arg(settings.describe(), settings.records));
     // Points travel to the UI thread; those of a superseded or cancelled job are dropped.

@@ -33,6 +33,8 @@ public:
     /// Asks for the trial count, then start.
     void tuneDialog();
     bool isTuning() const;
+    /// Empties the plot (another model was opened: its trials are not this one's).
+    void clearResult();
     JobRunner* jobs() const { return m_jobs; }
     widgets::SeriesPlot* plot() const { return m_plot; }
 

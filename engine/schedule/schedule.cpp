@@ -12,9 +12,15 @@ namespace tessera::schedule {
 
 using namespace tir;
 
-ScheduleError::ScheduleError(int step_index, const std::string& primitive, const std::string& reason)
-    : UserError("schedule step " + std::to_string(step_index) + " (" + primitive + "): " + reason),
-      m_step(step_index), m_primitive(primitive), m_reason(reason) {}
+ScheduleError::ScheduleError(int step_index, const std::string& primitive,
+                             const std::string& reason)
+    // Numbered from 1, as the editor lists a trace and as a user counts the
+    // steps of a trace file (disabled steps included).
+    : UserError("schedule step " + std::to_string(step_index + 1) + " (" + primitive +
+                "): " + reason),
+      m_step(step_index),
+      m_primitive(primitive),
+      m_reason(reason) {}
 
 namespace {
 Step make_step(std::string op, std::string block = {}, std::vector<std::string> loops = {},
@@ -57,13 +63,15 @@ std::vector<std::string> Schedule::blocks() const {
 
 std::string Schedule::get_block(const std::string& name) const {
     auto p = detail::find_block(m_func->body, name);
-    if (!p || name == "root") ScheduleState::fail(*this, "get_block", "no block named '" + name + "'");
+    if (!p || name == "root")
+        ScheduleState::fail(*this, "get_block", "no block named '" + name + "'");
     return name;
 }
 
 std::vector<std::string> Schedule::get_loops(const std::string& block) const {
     auto p = detail::find_block(m_func->body, block);
-    if (!p || block == "root") ScheduleState::fail(*this, "get_loops", "no block named '" + block + "'");
+    if (!p || block == "root")
+        ScheduleState::fail(*this, "get_loops", "no block named '" + block + "'");
     std::vector<std::string> out;
     for (const For* l : detail::loops_on_path(*p)) out.push_back(l->loop_var.name());
     return out;
@@ -95,15 +103,18 @@ std::vector<std::string> Schedule::get_producers(const std::string& block) const
     return related(m_func, block, false);
 }
 
-std::vector<std::string> Schedule::split(const std::string& loop, const std::vector<int64_t>& factors) {
+std::vector<std::string> Schedule::split(const std::string& loop,
+                                         const std::vector<int64_t>& factors) {
     Step st = make_step("split", {}, {loop}, factors);
-    ScheduleState::commit(*this, st, [&](Step& s) { return detail::split(m_func, loop, factors, s.outputs); });
+    ScheduleState::commit(*this, st,
+                          [&](Step& s) { return detail::split(m_func, loop, factors, s.outputs); });
     return m_trace.steps.back().outputs;
 }
 
 std::string Schedule::fuse(const std::vector<std::string>& loops) {
     Step st = make_step("fuse", {}, loops);
-    ScheduleState::commit(*this, st, [&](Step& s) { return detail::fuse(m_func, loops, s.outputs); });
+    ScheduleState::commit(*this, st,
+                          [&](Step& s) { return detail::fuse(m_func, loops, s.outputs); });
     return m_trace.steps.back().outputs[0];
 }
 
@@ -112,7 +123,8 @@ void Schedule::reorder(const std::vector<std::string>& loops) {
                           [&](Step&) { return detail::reorder(m_func, loops); });
 }
 
-std::vector<std::string> Schedule::tile(const std::string& x, const std::string& y, int64_t xf, int64_t yf) {
+std::vector<std::string> Schedule::tile(const std::string& x, const std::string& y, int64_t xf,
+                                        int64_t yf) {
     Step st = make_step("tile", {}, {x, y}, {xf, yf});
     ScheduleState::commit(*this, st, [&](Step& s) {
         TS_SCHED_CHECK(x != y, "tile needs two different loops");
@@ -126,13 +138,15 @@ std::vector<std::string> Schedule::tile(const std::string& x, const std::string&
 }
 
 void Schedule::parallel(const std::string& loop) {
-    ScheduleState::commit(*this, make_step("parallel", {}, {loop}),
-                          [&](Step&) { return detail::set_loop_kind(m_func, loop, "parallel", ""); });
+    ScheduleState::commit(*this, make_step("parallel", {}, {loop}), [&](Step&) {
+        return detail::set_loop_kind(m_func, loop, "parallel", "");
+    });
 }
 
 void Schedule::vectorize(const std::string& loop) {
-    ScheduleState::commit(*this, make_step("vectorize", {}, {loop}),
-                          [&](Step&) { return detail::set_loop_kind(m_func, loop, "vectorize", ""); });
+    ScheduleState::commit(*this, make_step("vectorize", {}, {loop}), [&](Step&) {
+        return detail::set_loop_kind(m_func, loop, "vectorize", "");
+    });
 }
 
 void Schedule::unroll(const std::string& loop) {
@@ -141,8 +155,9 @@ void Schedule::unroll(const std::string& loop) {
 }
 
 void Schedule::bind(const std::string& loop, const std::string& thread_axis) {
-    ScheduleState::commit(*this, make_step("bind", {}, {loop}, {}, thread_axis),
-                          [&](Step&) { return detail::set_loop_kind(m_func, loop, "bind", thread_axis); });
+    ScheduleState::commit(*this, make_step("bind", {}, {loop}, {}, thread_axis), [&](Step&) {
+        return detail::set_loop_kind(m_func, loop, "bind", thread_axis);
+    });
 }
 
 void Schedule::compute_at(const std::string& block, const std::string& loop) {
@@ -165,7 +180,8 @@ void Schedule::reverse_compute_inline(const std::string& block) {
                           [&](Step&) { return detail::reverse_compute_inline(m_func, block); });
 }
 
-std::string Schedule::cache_read(const std::string& block, int read_index, const std::string& scope) {
+std::string Schedule::cache_read(const std::string& block, int read_index,
+                                 const std::string& scope) {
     Step st = make_step("cache_read", block, {}, {read_index}, scope);
     ScheduleState::commit(*this, st, [&](Step& s) {
         return detail::cache_read(m_func, block, read_index, scope, s.outputs);
@@ -173,7 +189,8 @@ std::string Schedule::cache_read(const std::string& block, int read_index, const
     return m_trace.steps.back().outputs[0];
 }
 
-std::string Schedule::cache_write(const std::string& block, int write_index, const std::string& scope) {
+std::string Schedule::cache_write(const std::string& block, int write_index,
+                                  const std::string& scope) {
     Step st = make_step("cache_write", block, {}, {write_index}, scope);
     ScheduleState::commit(*this, st, [&](Step& s) {
         return detail::cache_write(m_func, block, write_index, scope, s.outputs);
@@ -183,8 +200,8 @@ std::string Schedule::cache_write(const std::string& block, int write_index, con
 
 std::string Schedule::rfactor(const std::string& loop, int factor_axis) {
     Step st = make_step("rfactor", {}, {loop}, {factor_axis});
-    ScheduleState::commit(*this, st,
-                          [&](Step& s) { return detail::rfactor(m_func, loop, factor_axis, s.outputs); });
+    ScheduleState::commit(
+        *this, st, [&](Step& s) { return detail::rfactor(m_func, loop, factor_axis, s.outputs); });
     return m_trace.steps.back().outputs[0];
 }
 
@@ -196,20 +213,22 @@ std::string Schedule::decompose_reduction(const std::string& block, const std::s
     return m_trace.steps.back().outputs[0];
 }
 
-void Schedule::annotate(const std::string& target, const std::string& key, const std::string& value) {
+void Schedule::annotate(const std::string& target, const std::string& key,
+                        const std::string& value) {
     Step st = make_step("annotate", {}, {}, {}, key, value);
     if (detail::find_loop(m_func->body, target)) {
         st.loops = {target};
     } else {
         st.block = target;
     }
-    ScheduleState::commit(*this, st, [&](Step&) { return detail::annotate(m_func, target, key, value); });
+    ScheduleState::commit(*this, st,
+                          [&](Step&) { return detail::annotate(m_func, target, key, value); });
 }
 
 std::string Schedule::pack_operand(const std::string& block, const std::string& buffer,
                                    int tiled_dim, int64_t factor, bool parallel, int vector_lanes) {
-    Step st = make_step("pack_operand", block, {}, {tiled_dim, factor, parallel ? 1 : 0, vector_lanes},
-                        buffer);
+    Step st = make_step("pack_operand", block, {},
+                        {tiled_dim, factor, parallel ? 1 : 0, vector_lanes}, buffer);
     ScheduleState::commit(*this, st, [&](Step& s) {
         return detail::pack_operand(m_func, block, buffer, tiled_dim, factor, parallel,
                                     vector_lanes, s.outputs);
@@ -224,7 +243,9 @@ void Schedule::apply(const Step& step) {
     }
     const std::string& op = step.op;
     auto need = [&](bool ok, const char* what) {
-        if (!ok) ScheduleState::fail(*this, op.empty() ? "?" : op, std::string("missing argument: ") + what);
+        if (!ok)
+            ScheduleState::fail(*this, op.empty() ? "?" : op,
+                                std::string("missing argument: ") + what);
     };
     auto loop0 = [&] {
         need(!step.loops.empty(), "loop");

@@ -28,6 +28,7 @@ inline constexpr const char* kPackOperandAnnotation = "tessera.pack_operand";
 class ScheduleError : public UserError {
 public:
     ScheduleError(int step_index, const std::string& primitive, const std::string& reason);
+    /// The failing step's index in the trace, from 0 (the message counts from 1).
     int step_index() const { return m_step; }
     const std::string& primitive() const { return m_primitive; }
     const std::string& reason() const { return m_reason; }
@@ -91,7 +92,8 @@ public:
     /// Moves the block's init to a separate block above `loop`; returns its name.
     std::string decompose_reduction(const std::string& block, const std::string& loop);
     /// Sets a pragma on a loop or block ("pragma_unroll_explicit", "pragma_auto_unroll_max_step").
-    void annotate(const std::string& loop_or_block, const std::string& key, const std::string& value);
+    void annotate(const std::string& loop_or_block, const std::string& key,
+                  const std::string& value);
 
     // ---- layout
     /// Packs the rank-2 parameter `buffer` read by `block` into panels

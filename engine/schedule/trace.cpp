@@ -88,7 +88,8 @@ Step step_from_json(const nlohmann::json& j, const std::string& where) {
         } else {
             TS_USER_CHECK(v.is_array()) << where << ": \"" << ik << "\" must be integers";
             for (const auto& x : v) {
-                TS_USER_CHECK(x.is_number_integer()) << where << ": \"" << ik << "\" must be integers";
+                TS_USER_CHECK(x.is_number_integer())
+                    << where << ": \"" << ik << "\" must be integers";
                 s.ints.push_back(x.get<int64_t>());
             }
         }
@@ -130,7 +131,7 @@ Trace Trace::from_json(const std::string& text, const std::string& origin) {
     if (j.contains("target") && j["target"].is_string()) t.target = j["target"];
     int i = 0;
     for (const auto& s : j["steps"]) {
-        t.steps.push_back(step_from_json(s, origin + ": step " + std::to_string(i)));
+        t.steps.push_back(step_from_json(s, origin + ": step " + std::to_string(i + 1)));
         ++i;
     }
     return t;

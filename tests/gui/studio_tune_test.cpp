@@ -234,6 +234,11 @@ TEST(StudioTune, ShortTuningJobPlotsTrialsAsTheyArrive) {
     // Run builds with the tuned schedules.
     QString error;
     ASSERT_NE(s.run(&error), nullptr) << error.toStdString();
+    // Another model opened: the plot holds none of the old model's trials.
+    QSignalSpy loaded(&s.window, &MainWindow::modelLoaded);
+    s.window.openModel(exampleModel());
+    ASSERT_TRUE(loaded.wait(60000));
+    EXPECT_EQ(s.window.tuning()->plot()->pointCount(), 0);
 }
 
 TEST(StudioTune, CancelStopsTuningAndDropsLaterPoints) {

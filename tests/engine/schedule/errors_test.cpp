@@ -43,7 +43,7 @@ void expect_error(const std::function<void(Schedule&)>& bad, const std::string& 
     } catch (const ScheduleError& e) {
         EXPECT_EQ(e.step_index(), 1);
         EXPECT_EQ(e.primitive(), primitive);
-        EXPECT_NE(std::string(e.what()).find("schedule step 1 (" + primitive + ")"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find("schedule step 2 (" + primitive + ")"), std::string::npos)
             << e.what();
         EXPECT_NE(e.reason().find(reason_part), std::string::npos) << e.what();
     }

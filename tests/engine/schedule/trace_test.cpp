@@ -124,11 +124,11 @@ TEST(Trace, BadJsonNamesOriginAndStep) {
     expect_json_error("{not json", "not valid JSON");
     expect_json_error(R"({"steps": 3})", "\"steps\" list");
     expect_json_error(R"({"steps": [{"op": "split", "loop": "i", "factors": [2, "x"]}]})",
-                      "step 0: \"factors\" must be integers");
+                      "step 1: \"factors\" must be integers");
     expect_json_error(R"({"steps": [{"op": "fuse", "loops": ["a", "b"]}, {"loop": "i"}]})",
-                      "step 1: missing \"op\"");
+                      "step 2: missing \"op\"");
     expect_json_error(R"({"steps": [{"op": "bind", "loop": "i", "thread": 3}]})",
-                      "step 0: \"thread\" must be a string");
+                      "step 1: \"thread\" must be a string");
 }
 
 }  // namespace
