@@ -3,10 +3,13 @@
 
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QStringList>
 
@@ -23,7 +26,21 @@ QString settingsKey(const QString& path, const std::string& name) {
     return "inputShapes/" + file + "|" + QString::fromStdString(name);
 }
 
+QString inputDirKey(const QString& path) {
+    QString file = QFileInfo(path).absoluteFilePath();
+    file.replace('/', '|');
+    return "inputFiles/" + file;
+}
+
 }  // namespace
+
+QString rememberedInputDir(const QString& path) {
+    return QSettings().value(inputDirKey(path)).toString();
+}
+
+void rememberInputDir(const QString& path, const QString& dir) {
+    QSettings().setValue(inputDirKey(path), dir);
+}
 
 InputShapeRequest inputShapeRequest(const QString& path) {
     InputShapeRequest r;
@@ -72,17 +89,29 @@ bool parseShapeText(const QString& text, std::vector<int64_t>* shape) {
     return !shape->empty();
 }
 
-std::optional<InputShapes> askInputShapes(QWidget* parent, const InputShapeRequest& request,
+std::optional<InputChoice> askInputShapes(QWidget* parent, const InputShapeRequest& request,
                                           bool suppressed, QString* error) {
+    if (suppressed && !request.error.isEmpty()) {  // nobody to ask again
+        *error = request.error;
+        return std::nullopt;
+    }
     std::vector<QString> answers;
     for (size_t i = 0; i < request.names.size(); ++i)
         answers.push_back(proposedShape(request.path, request.names[i], request.dims[i]));
+    QString inputDir = rememberedInputDir(request.path);
     if (!suppressed) {
         QDialog dialog(parent);
         dialog.setWindowTitle("Input shapes");
         auto* form = new QFormLayout(&dialog);
         form->addRow(new QLabel(QFileInfo(request.path).fileName() +
                                 " has symbolic input dims; give the shapes to compile it for:"));
+        if (!request.error.isEmpty()) {
+            auto* why = new QLabel("Not opened with the last answer: " + request.error);
+            why->setObjectName("inputShapeError");
+            why->setWordWrap(true);
+            why->setStyleSheet("color: #b00020;");
+            form->addRow(why);
+        }
         std::vector<QLineEdit*> edits;
         for (size_t i = 0; i < request.names.size(); ++i) {
             auto* edit = new QLineEdit(answers[i]);
@@ -90,12 +119,36 @@ std::optional<InputShapes> askInputShapes(QWidget* parent, const InputShapeReque
             form->addRow(declaredShape(request.names[i], request.dims[i]), edit);
             edits.push_back(edit);
         }
+        // A model whose graph depends on an input's value (silero's If on
+        // its sample rate) opens only with that value: input files give it.
+        auto* dir = new QLineEdit(inputDir);
+        dir->setObjectName("inputShapeFolder");
+        dir->setPlaceholderText("or a folder of input_0.pb, input_1.pb, ... (shapes and values)");
+        auto* browse = new QPushButton("Browse...");
+        QObject::connect(browse, &QPushButton::clicked, &dialog, [&dialog, dir]() {
+            const QString chosen =
+                QFileDialog::getExistingDirectory(&dialog, "ONNX test-data folder", dir->text());
+            if (!chosen.isEmpty()) dir->setText(chosen);
+        });
+        auto* dirRow = new QHBoxLayout;
+        dirRow->addWidget(dir);
+        dirRow->addWidget(browse);
+        form->addRow("Input files", dirRow);
         auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
         QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
         QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
         form->addRow(buttons);
         if (dialog.exec() != QDialog::Accepted) return std::nullopt;
         for (size_t i = 0; i < edits.size(); ++i) answers[i] = edits[i]->text();
+        inputDir = dir->text().trimmed();
+    }
+    rememberInputDir(request.path, inputDir);
+    if (!inputDir.isEmpty()) {
+        if (!QFileInfo(inputDir + "/input_0.pb").isFile()) {
+            *error = inputDir + ": no input_0.pb in the folder";
+            return std::nullopt;
+        }
+        return InputChoice{{}, inputDir};
     }
     InputShapes shapes;
     for (size_t i = 0; i < request.names.size(); ++i) {
@@ -109,7 +162,7 @@ std::optional<InputShapes> askInputShapes(QWidget* parent, const InputShapeReque
         shapes[request.names[i]] = shape;
         QSettings().setValue(settingsKey(request.path, request.names[i]), answers[i]);
     }
-    return shapes;
+    return InputChoice{shapes, {}};
 }
 
 }  // namespace tessera::studio

@@ -45,14 +45,14 @@ void LoadController::openDialog() {
     if (!path.isEmpty()) open(path);
 }
 
-void LoadController::open(const QString& path) { openWithShapes(path, {}); }
+void LoadController::open(const QString& path) { openWith(path, {}); }
 
 void LoadController::fail(const QString& message) {
     m_workspace->reportError("Cannot open model", message);
     emit failed(message);
 }
 
-void LoadController::openWithShapes(const QString& path, const InputShapes& shapes) {
+void LoadController::openWith(const QString& path, const InputChoice& choice) {
     m_workspace->log("Opening " + path);
     if (!QFileInfo(path).isFile()) {
         fail(path + ": no such file");
@@ -60,16 +60,18 @@ void LoadController::openWithShapes(const QString& path, const InputShapes& shap
     }
     m_jobs->start(
         "Loading " + QFileInfo(path).fileName(),
-        [path, shapes](const JobContext& context) -> LoadOutcome {
+        [path, choice](const JobContext& context) -> LoadOutcome {
             // Stages: ONNX import 0-60 %, then the graph layout 60-100 % (the window's).
             context.reportProgress(0.05);
             try {
-                auto document = ModelDocument::load(path, shapes);
+                auto document = choice.inputDir.isEmpty()
+                                    ? ModelDocument::load(path, choice.shapes)
+                                    : ModelDocument::loadForInputs(path, choice.inputDir);
                 context.reportProgress(0.6);
                 return document;
-            } catch (const UserError&) {
-                // A model with symbolic input dims: ask for shapes (on the UI thread).
-                if (!shapes.empty()) throw;
+            } catch (const UserError& e) {
+                // A model with symbolic input dims: ask for shapes (on the UI
+                // thread), again with the reason when the last answer failed.
                 std::exception_ptr failure = std::current_exception();
                 InputShapeRequest request;
                 try {
@@ -77,25 +79,33 @@ void LoadController::openWithShapes(const QString& path, const InputShapes& shap
                 } catch (const UserError&) {
                 }
                 if (request.empty()) std::rethrow_exception(failure);
+                if (!choice.empty()) request.error = QString::fromStdString(e.what());
                 return request;
             }
         },
         [this, path](const LoadOutcome& value) {
             if (const auto* request = std::get_if<InputShapeRequest>(&value)) {
                 QString error;
-                std::optional<InputShapes> given =
+                std::optional<InputChoice> given =
                     askInputShapes(m_workspace->dialogParent(), *request,
                                    m_workspace->dialogsSuppressed(), &error);
                 if (!given) {
-                    fail(path + ": " + (error.isEmpty() ? "no input shapes given" : error));
+                    fail(error.startsWith(path)
+                             ? error  // the import's error names the file
+                             : path + ": " + (error.isEmpty() ? "no input shapes given" : error));
                     return;
                 }
-                QStringList text;
-                for (const auto& [name, dims] : *given)
-                    text << QString::fromStdString(name) + ":" + shapeText(dims);
-                m_workspace->log("Input shapes " + text.join(", ") +
-                                 " (Model > Set input shape... changes them)");
-                openWithShapes(path, *given);
+                if (!given->inputDir.isEmpty()) {
+                    m_workspace->log("Input shapes and values from " + given->inputDir +
+                                     " (Run runs on these files)");
+                } else {
+                    QStringList text;
+                    for (const auto& [name, dims] : given->shapes)
+                        text << QString::fromStdString(name) + ":" + shapeText(dims);
+                    m_workspace->log("Input shapes " + text.join(", ") +
+                                     " (Model > Set input shape... changes them)");
+                }
+                openWith(path, *given);
                 return;
             }
             const std::shared_ptr<ModelDocument>& document =

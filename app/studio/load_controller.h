@@ -23,9 +23,11 @@ public:
 
     /// Starts loading `path` in the background.
     void open(const QString& path);
-    /// Opens `path` with static shapes for its symbolic inputs; with none, a
-    /// model with symbolic dims asks for them (askInputShapes) and reopens.
-    void openWithShapes(const QString& path, const InputShapes& shapes);
+    /// Opens `path` with static shapes for its symbolic inputs, or for a
+    /// folder of input files; with neither, a model with symbolic dims asks
+    /// (askInputShapes) and reopens; an answer that does not open it is asked
+    /// again with the reason.
+    void openWith(const QString& path, const InputChoice& choice);
     /// Asks for a model file, then open.
     void openDialog();
     bool isLoading() const;

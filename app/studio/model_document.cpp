@@ -5,6 +5,7 @@
 #include <QStringList>
 #include <algorithm>
 
+#include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/tir/printer.h"
 
@@ -22,6 +23,16 @@ std::shared_ptr<ModelDocument> ModelDocument::load(
     if (inputShapes.empty()) return load(path);
     return std::make_shared<ModelDocument>(path,
                                            driver::load_model(path.toStdString(), inputShapes));
+}
+
+std::shared_ptr<ModelDocument> ModelDocument::loadForInputs(const QString& path,
+                                                            const QString& inputDir) {
+    const std::vector<std::string> files = driver::test_data_files(inputDir.toStdString(), "input");
+    TS_USER_CHECK(!files.empty()) << inputDir.toStdString() << ": no input_0.pb in the folder";
+    auto document = std::make_shared<ModelDocument>(
+        path, driver::load_model_for_inputs(path.toStdString(), files));
+    document->m_inputDir = inputDir;
+    return document;
 }
 
 void ModelDocument::setGraph(std::shared_ptr<const graph::Graph> graph) {
@@ -131,11 +142,13 @@ bool parseAttrAssignments(const QString& text, std::map<std::string, graph::Attr
         const bool integral = !value.contains('.') && !value.contains('e') && !value.contains('E');
         const graph::AttrValue like =
             quoted ? graph::AttrValue(std::string())
-            : list ? (integral ? graph::AttrValue(std::vector<int64_t>{}) : graph::AttrValue(std::vector<double>{}))
+            : list ? (integral ? graph::AttrValue(std::vector<int64_t>{})
+                               : graph::AttrValue(std::vector<double>{}))
                    : (integral ? graph::AttrValue(int64_t(0)) : graph::AttrValue(0.0));
         graph::AttrValue parsed;
         if (!attrFromString(value, like, &parsed)) {
-            *error = "attribute " + key + ": '" + value + "' is not a number, a list or a quoted string";
+            *error =
+                "attribute " + key + ": '" + value + "' is not a number, a list or a quoted string";
             return false;
         }
         (*out)[key.toStdString()] = parsed;

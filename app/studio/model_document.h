@@ -2,12 +2,11 @@
 // studio derives from it (view data, per-node loop IR and properties).
 #pragma once
 
-#include <map>
-
 #include <QMap>
 #include <QPair>
 #include <QString>
 #include <QVector>
+#include <map>
 #include <memory>
 
 #include "engine/graph/graph.h"
@@ -35,6 +34,16 @@ public:
     /// Loads `path` with these static shapes for its symbolic inputs.
     static std::shared_ptr<ModelDocument> load(
         const QString& path, const std::map<std::string, std::vector<int64_t>>& inputShapes);
+    /// Loads `path` for the input files of an ONNX test-data folder
+    /// (input_N.pb): symbolic dims take the files' shapes, and integer inputs
+    /// whose values the import needs (an If on a sample rate, a Reshape's
+    /// shape) are frozen from them (driver::load_model_for_inputs). Run then
+    /// runs on those files instead of random inputs.
+    static std::shared_ptr<ModelDocument> loadForInputs(const QString& path,
+                                                        const QString& inputDir);
+
+    /// The test-data folder the model was loaded for, or empty (random inputs).
+    const QString& inputDir() const { return m_inputDir; }
 
     const QString& path() const { return m_path; }
     QString displayName() const;
@@ -60,6 +69,7 @@ public:
 
 private:
     QString m_path;
+    QString m_inputDir;  // see inputDir()
     std::shared_ptr<const graph::Graph> m_graph;
     std::vector<graph::GraphEdit> m_edits;
 };

@@ -1,8 +1,6 @@
 // RunController: the Run job, the Performance panel and the machine's ceilings.
 #include "app/studio/run_controller.h"
 
-#include <map>
-
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -11,6 +9,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "app/studio/layer_error_table.h"
 #include "app/studio/workspace.h"
@@ -42,7 +41,8 @@ RunController::RunController(Workspace* workspace, QWidget* panelParent)
     layout->addWidget(m_perfLabel);
     m_plotTabs->addTab(m_perfPlot, "Time per kernel");
     m_plotTabs->addTab(m_roofline, "Roofline");
-    m_kernelTable->setHorizontalHeaderLabels({"Kernel", "Nodes", "\u00b5s", "%", "GFLOP/s", "GB/s", "Notes"});
+    m_kernelTable->setHorizontalHeaderLabels(
+        {"Kernel", "Nodes", "\u00b5s", "%", "GFLOP/s", "GB/s", "Notes"});
     m_kernelTable->horizontalHeaderItem(2)->setToolTip(
         "Each kernel timed on its own, its buffers flushed from the caches first (as `run "
         "--profile`, the tuner and the schedule editor time it): in a whole run a kernel reads "
@@ -64,7 +64,8 @@ RunController::RunController(Workspace* workspace, QWidget* panelParent)
         m_workspace->reportError("Run failed", message);
         emit failed(message);
     });
-    connect(m_workspace, &Workspace::buildInputChanged, this, &RunController::noteBuildInputChanged);
+    connect(m_workspace, &Workspace::buildInputChanged, this,
+            &RunController::noteBuildInputChanged);
     updateStatus();
 }
 
@@ -106,10 +107,12 @@ void RunController::updateStatus() {
         return;
     }
     const RunResult& r = *m_lastRun;
-    QString text = QString("Last run: %1 \u00b7 %2 kernels").arg(r.settings.describe()).arg(r.kernels.size());
+    QString text =
+        QString("Last run: %1 \u00b7 %2 kernels").arg(r.settings.describe()).arg(r.kernels.size());
     if (!r.settings.records.isEmpty() && QFileInfo(r.settings.records).isFile())
         text += QString(" \u00b7 %1 tuned").arg(r.recordsApplied);
-    QString tip = "Passes: " + (r.settings.passes.isEmpty() ? "none" : r.settings.passes.join(", "));
+    QString tip =
+        "Passes: " + (r.settings.passes.isEmpty() ? "none" : r.settings.passes.join(", "));
     if (!r.recordsSkipped.isEmpty())
         tip += "\nTuning records not applied:\n" + r.recordsSkipped.join("\n");
     const QString stale = staleReason();
@@ -150,12 +153,14 @@ void RunController::fillKernelTable(const RunResult& result) {
         m_kernelTable->setItem(row, 3, number(total > 0 ? 100 * k.ms / total : 0, 1));
         QTableWidgetItem* gf = number(k.ms > 0 ? k.flops / (k.ms * 1e6) : 0, 2);
         if (effective)
-            gf->setToolTip("Effective: the op's FLOPs (the direct conv's); the Winograd kernel "
-                           "executes other work (the roofline plots that)");
+            gf->setToolTip(
+                "Effective: the op's FLOPs (the direct conv's); the Winograd kernel "
+                "executes other work (the roofline plots that)");
         m_kernelTable->setItem(row, 4, gf);
         m_kernelTable->setItem(row, 5, number(k.ms > 0 ? k.bytes / (k.ms * 1e6) : 0, 2));
-        m_kernelTable->setItem(row, 6, new QTableWidgetItem(QString(effective ? "effective " : "") +
-                                                            (k.tuned ? "tuned" : "")));
+        m_kernelTable->setItem(row, 6,
+                               new QTableWidgetItem(QString(effective ? "effective " : "") +
+                                                    (k.tuned ? "tuned" : "")));
     }
     m_kernelTable->setSortingEnabled(true);
     m_kernelTable->sortByColumn(2, Qt::DescendingOrder);
@@ -187,19 +192,21 @@ void RunController::run() {
     const QString quantized = document->edits().empty() && driver::has_quantized_tensors(*graph)
                                   ? document->path()
                                   : QString();
-    m_workspace->log("Running " + document->displayName() + " (build, time, profile): " +
-                     settings.describe() +
+    m_workspace->log("Running " + document->displayName() +
+                     " (build, time, profile): " + settings.describe() +
                      (traces.empty() ? QString()
                                      : QString(", %1 hand schedule%2")
                                            .arg(traces.size())
                                            .arg(traces.size() == 1 ? "" : "s")));
     m_jobs->start(
         "Running " + document->displayName(),
-        [graph, traces, settings, kernels, quantized](const JobContext& context) {
-            return runAndProfile(*graph, settings, context, traces, kernels, quantized);
+        [graph, traces, settings, kernels, quantized,
+         inputDir = document->inputDir()](const JobContext& context) {
+            return runAndProfile(*graph, settings, context, traces, kernels, quantized, inputDir);
         },
         [this, owner](const RunResult& value) {
-            if (m_workspace->document().get() != owner) return;  // another model was opened meanwhile
+            if (m_workspace->document().get() != owner)
+                return;  // another model was opened meanwhile
             show(value);
         });
 }
@@ -282,10 +289,10 @@ void RunController::show(const RunResult& result) {
                          "runs in it (a graph edit removes nodes and renumbers kernel names); it "
                          "stays in the session");
     m_workspace->log(QString("Run finished: %1 ms median, %2 GFLOP/s, %3 kernels (%4)%5")
-            .arg(result.medianMs, 0, 'f', 3)
-            .arg(result.gflops, 0, 'f', 2)
-            .arg(result.kernels.size())
-            .arg(result.settings.describe(), records));
+                         .arg(result.medianMs, 0, 'f', 3)
+                         .arg(result.gflops, 0, 'f', 2)
+                         .arg(result.kernels.size())
+                         .arg(result.settings.describe(), records));
     updateStatus();
     emit finished();
 }
@@ -293,8 +300,7 @@ void RunController::show(const RunResult& result) {
 void RunController::measurePeaks() {
     if (m_peakJobs->isRunning()) return;
     m_peakJobs->start(
-        "Measuring machine peaks",
-        [](const JobContext&) { return measureMachinePeaks(); },
+        "Measuring machine peaks", [](const JobContext&) { return measureMachinePeaks(); },
         [this](MachinePeaks peaks) {
             // Measured again: keep the best of both (a busy machine measures low).
             if (m_peaks) peaks = bestOf(*m_peaks, peaks);
@@ -302,7 +308,8 @@ void RunController::measurePeaks() {
             QStringList roofs;
             for (const MemoryRoof& r : m_peaks->roofs)
                 roofs << QString("%1 %2 GB/s").arg(r.name).arg(r.gbps, 0, 'f', 1);
-            m_workspace->log(QString("Machine peaks (%1 FMA): %2 GFLOP/s on one core, %3 on %4 threads; %5")
+            m_workspace->log(
+                QString("Machine peaks (%1 FMA): %2 GFLOP/s on one core, %3 on %4 threads; %5")
                     .arg(m_peaks->isa)
                     .arg(m_peaks->gflopsOneCore, 0, 'f', 1)
                     .arg(m_peaks->gflops, 0, 'f', 1)
@@ -318,17 +325,20 @@ void RunController::showCeilings() {
         return;
     }
     // The ceilings of the thread count the shown Run used.
-    const int threads = m_lastRun ? m_lastRun->settings.threads : m_workspace->buildSettings().threads;
+    const int threads =
+        m_lastRun ? m_lastRun->settings.threads : m_workspace->buildSettings().threads;
     QVector<QPair<QString, double>> roofs;
     for (const MemoryRoof& r : m_peaks->roofs) roofs.append({r.name, m_peaks->gbpsFor(r, threads)});
     m_roofline->setIntegerPeak(m_peaks->int8GopsFor(threads));
-    m_roofline->setCeilings(m_peaks->gflopsFor(threads), roofs,
-                            QString("Ceilings for %1 thread(s).\n").arg(threads) + m_peaks->method());
+    m_roofline->setCeilings(
+        m_peaks->gflopsFor(threads), roofs,
+        QString("Ceilings for %1 thread(s).\n").arg(threads) + m_peaks->method());
     // A point above the roof: the ceilings were measured while the machine
     // was busy, or a FLOP count is wrong. Measure once more to tell them apart.
     if (!m_roofline->kernelsAbove(0.0).isEmpty() && !m_peaksRemeasured) {
         m_peaksRemeasured = true;
-        m_workspace->log("A kernel plots above the measured ceilings; measuring them again (the first "
+        m_workspace->log(
+            "A kernel plots above the measured ceilings; measuring them again (the first "
             "measurement may have run on a busy machine).");
         measurePeaks();
     }

@@ -13,9 +13,7 @@
 namespace tessera::studio {
 namespace {
 
-void checkCancelled(const JobContext& context) {
-    context.throwIfCancelled();
-}
+void checkCancelled(const JobContext& context) { context.throwIfCancelled(); }
 
 // Enough repetitions for about `budgetMs` of measurement, within [lo, hi].
 int repeatFor(double oneRunMs, double budgetMs, int lo, int hi) {
@@ -78,8 +76,8 @@ std::shared_ptr<runtime::CudaGraphExecutor> gpuExecutor(const driver::CompiledMo
 
 RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings,
                         const JobContext& context, const KernelTraces& traces,
-                        std::shared_ptr<driver::KernelCache> kernels,
-                        const QString& quantizedModel) {
+                        std::shared_ptr<driver::KernelCache> kernels, const QString& quantizedModel,
+                        const QString& inputDir) {
     context.reportProgress(0.0);
     driver::BuildOptions options = settings.buildOptions(traces);
     options.kernel_cache = std::move(kernels);
@@ -87,7 +85,11 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
         if (total > 0) context.reportProgress(0.7 * done / total);
     });
     checkCancelled(context);
-    const std::vector<runtime::NDArray> inputs = driver::random_inputs(compiled->graph);
+    const std::vector<runtime::NDArray> inputs =
+        inputDir.isEmpty()
+            ? driver::random_inputs(compiled->graph)
+            : driver::match_test_inputs(compiled->graph,
+                                        driver::read_test_data(inputDir.toStdString(), "input"));
     driver::Timing timing;
     std::vector<runtime::KernelProfile> profile;
     if (compiled->cuda) {  // on the GPU: CUDA events around the launches
@@ -134,11 +136,12 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
     result.kernelsCompiled = compiled->kernels_compiled();
     if (!quantizedModel.isEmpty() && !compiled->cuda) {
         std::map<std::string, std::vector<int64_t>> shapes;
-        for (int v : graph.inputs) shapes[graph.values[size_t(v)].name] = graph.values[size_t(v)].type.shape;
+        for (int v : graph.inputs)
+            shapes[graph.values[size_t(v)].name] = graph.values[size_t(v)].type.shape;
         try {
-            for (const driver::LayerError& e : driver::layer_errors(
-                     quantizedModel.toStdString(), shapes, driver::random_inputs(graph),
-                     settings.buildOptions(traces)))
+            for (const driver::LayerError& e :
+                 driver::layer_errors(quantizedModel.toStdString(), shapes,
+                                      driver::random_inputs(graph), settings.buildOptions(traces)))
                 result.layerErrors.push_back({QString::fromStdString(e.tensor),
                                               QString::fromStdString(e.node),
                                               QString::fromStdString(e.op), e.max_abs, e.rel_rms});

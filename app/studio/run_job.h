@@ -2,11 +2,10 @@
 // worker thread through JobRunner).
 #pragma once
 
-#include <memory>
-
 #include <QString>
 #include <QVector>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "app/studio/build_settings.h"
@@ -16,17 +15,17 @@
 namespace tessera::studio {
 
 struct KernelTime {
-    QString label;   // the node name it covers (or the kernel symbol)
-    QString kernel;  // kernel symbol
-    QVector<int> nodes;      // indices into the compiled graph
-    QStringList nodeNames;   // their names (the model's node names where kept)
-    double ms = 0;  // median per run
-    double flops = 0;      // the ops' definitions (graph::node_flops)
-    double workFlops = 0;  // what the kernel executes (differs for Winograd)
-    double bytes = 0;  // bytes the kernel reads and writes (inputs from outside it, outputs)
-    QString loopIr;    // the compiled (scheduled) kernel
-    bool tuned = false;  // scheduled by a tuning record
-    bool integer = false;  // an integer GEMM (nn.matmul_u8i8): its roof is the int8 peak
+    QString label;          // the node name it covers (or the kernel symbol)
+    QString kernel;         // kernel symbol
+    QVector<int> nodes;     // indices into the compiled graph
+    QStringList nodeNames;  // their names (the model's node names where kept)
+    double ms = 0;          // median per run
+    double flops = 0;       // the ops' definitions (graph::node_flops)
+    double workFlops = 0;   // what the kernel executes (differs for Winograd)
+    double bytes = 0;       // bytes the kernel reads and writes (inputs from outside it, outputs)
+    QString loopIr;         // the compiled (scheduled) kernel
+    bool tuned = false;     // scheduled by a tuning record
+    bool integer = false;   // an integer GEMM (nn.matmul_u8i8): its roof is the int8 peak
 };
 
 /// One layer's fp32-vs-int8 error (driver::LayerError) for the studio.
@@ -66,9 +65,11 @@ struct RunResult {
 /// so a Run after an edit compiles only the kernels the edit changed.
 /// `quantizedModel` (a QDQ model's file, unedited): its per-layer fp32-vs-int8
 /// error is measured on the same inputs (driver::layer_errors).
+/// `inputDir` (a test-data folder the model was loaded for): its input_N.pb
+/// files are the inputs instead of random ones.
 RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings,
                         const JobContext& context, const KernelTraces& traces = {},
                         std::shared_ptr<driver::KernelCache> kernels = nullptr,
-                        const QString& quantizedModel = {});
+                        const QString& quantizedModel = {}, const QString& inputDir = {});
 
 }  // namespace tessera::studio

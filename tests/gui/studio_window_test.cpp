@@ -266,3 +266,35 @@ TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
     EXPECT_EQ(tessera::studio::proposedShape(model, "x", request.dims[0]), "1x3");
     QSettings().remove("inputShapes");
 }
+
+// A model whose graph depends on an input's value (an If on a sample rate,
+// as silero_vad's) does not open with shapes alone: the dialog takes a folder
+// of input files instead, the import freezes the value it needs from them,
+// and Run runs on those files.
+TEST(StudioWindow, AModelThatNeedsAnInputsValueOpensForInputFiles) {
+    const QString folder = QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/if_on_sample_rate";
+    const QString model = folder + "/model.onnx";
+    tessera::studio::rememberInputDir(model, "");
+    {
+        Studio studio;  // the proposed shapes alone (n = 1): a branch does not reshape
+        QSignalSpy failed(&studio.window, &MainWindow::loadFailed);
+        studio.window.openModel(model);
+        ASSERT_TRUE(failed.count() > 0 || failed.wait(60000));
+        EXPECT_TRUE(failed.first().first().toString().contains("cannot reshape"))
+            << failed.first().first().toString().toStdString();
+    }
+    tessera::studio::rememberInputDir(model, folder + "/test_data_set_0");
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(model));
+    EXPECT_EQ(studio.window.document()->inputDir(), folder + "/test_data_set_0");
+    const auto& g = studio.window.document()->graph();
+    ASSERT_EQ(g.inputs.size(), 1u);  // sr frozen into the graph
+    EXPECT_EQ(g.values[size_t(g.inputs[0])].type.shape, (std::vector<int64_t>{1, 8}));
+    // Run runs on the folder's files (a random x would do too; a random sr would not).
+    QSignalSpy finished(studio.window.runs(), &tessera::studio::RunController::finished);
+    QSignalSpy failed(studio.window.runs(), &tessera::studio::RunController::failed);
+    studio.window.runs()->run();
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 120000));
+    EXPECT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+    tessera::studio::rememberInputDir(model, "");
+}

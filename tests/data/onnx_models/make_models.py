@@ -206,6 +206,40 @@ def symbolic_two_paths_model():
                 f.write(numpy_helper.from_array(arr, tensor_name).SerializeToString())
 
 
+def if_on_sample_rate_model():
+    """x [1, n] and a sample rate sr (int64 scalar): If(sr == 16000) reshapes
+    x to [2, -1], else to [3, -1], then Relu. As silero_vad's If on its sample
+    rate, the graph opens only with sr's value: at n = 8 the else branch does
+    not reshape. test_data_set_0: n = 8, sr = 16000 (the studio opens it for
+    these input files)."""
+    folder = os.path.join(HERE, "if_on_sample_rate")
+    then_g = helper.make_graph([helper.make_node("Reshape", ["x", "s2"], ["t"], name="then_reshape")],
+                               "then", [], [vi("t", ["a", "b"])],
+                               [numpy_helper.from_array(np.array([2, -1], np.int64), "s2")])
+    else_g = helper.make_graph([helper.make_node("Reshape", ["x", "s3"], ["e"], name="else_reshape")],
+                               "else", [], [vi("e", ["a", "b"])],
+                               [numpy_helper.from_array(np.array([3, -1], np.int64), "s3")])
+    nodes = [helper.make_node("Equal", ["sr", "k"], ["c"], name="is16k"),
+             helper.make_node("If", ["c"], ["r"], name="branch", then_branch=then_g, else_branch=else_g),
+             helper.make_node("Relu", ["r"], ["y"], name="relu")]
+    graph = helper.make_graph(nodes, "if_on_sample_rate",
+                              [vi("x", [1, "n"]), vi("sr", [], TensorProto.INT64)], [vi("y", ["a", "b"])],
+                              [numpy_helper.from_array(np.array(16000, np.int64), "k")])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="make_models.py")
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    os.makedirs(folder, exist_ok=True)
+    onnx.save(m, os.path.join(folder, "model.onnx"))
+    d = os.path.join(folder, "test_data_set_0")
+    os.makedirs(d, exist_ok=True)
+    x = np.random.default_rng(23).uniform(-1, 1, (1, 8)).astype(np.float32)
+    arrays = {"input_0.pb": (x, "x"), "input_1.pb": (np.array(16000, np.int64), "sr"),
+              "output_0.pb": (np.maximum(x.reshape(2, -1), 0).astype(np.float32), "y")}
+    for name, (arr, tensor_name) in arrays.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(numpy_helper.from_array(arr, tensor_name).SerializeToString())
+
+
 def winograd_conv_model():
     """Two 3x3 convs (16 -> 16 -> 24 channels on a 28x28 plane, relu): the
     winograd pass rewrites both at -O2 (the studio's roofline test)."""
@@ -248,4 +282,5 @@ if __name__ == "__main__":
     duplicate_node_names_model()
     symbolic_batch_model()
     symbolic_two_paths_model()
+    if_on_sample_rate_model()
     int8_dense_model()
