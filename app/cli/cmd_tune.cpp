@@ -35,10 +35,10 @@ struct TuneCmdOptions {
     int llvm_opt_level = -1;  // -1: the same as opt_level (what `tessera run/compile` use)
     std::vector<std::string> passes;
     bool print_after_all = false;
-    std::string target = "llvm";  // "cuda": GPU tuning (cmd_tune_gpu.h)
+    std::string target = "llvm";            // "cuda": GPU tuning (cmd_tune_gpu.h)
     std::vector<std::string> input_shapes;  // --input-shape NAME:DIMS
-    std::string op;   // --op NODE: only the kernel that runs this node
-    std::string pin;  // --pin FILE: knob values fixed (autotune/pin.h)
+    std::string op;                         // --op NODE: only the kernel that runs this node
+    std::string pin;                        // --pin FILE: knob values fixed (autotune/pin.h)
 };
 
 autotune::CancelToken* g_cancel = nullptr;
@@ -51,7 +51,8 @@ CLI::App* add_tune_command(CLI::App& app, TuneCmdOptions& o) {
         "tune", "Autotune the kernels of a model, recording measurements in a database");
     auto* model = cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder");
     add_input_shape_option(cmd, o.input_shapes);
-    auto* gemm = cmd->add_option("--gemm", o.gemm, "tune one fp32 GEMM instead: MxNxK (A: MxK, B: KxN)");
+    auto* gemm =
+        cmd->add_option("--gemm", o.gemm, "tune one fp32 GEMM instead: MxNxK (A: MxK, B: KxN)");
     auto* conv = cmd->add_option("--conv", o.conv,
                                  "tune one fp32 conv2d instead: CxHxWxKxRxS (batch 1, stride 1, "
                                  "same padding; opt level 3 gives the blocked NCHWc kernel)");
@@ -149,7 +150,8 @@ int run_tune(const TuneCmdOptions& o) {
     bo.threads = o.threads;
     graph::Graph og = driver::optimize(g, bo);
     std::vector<autotune::TuneTask> tasks = autotune::extract_tasks(og, "llvm", o.threads);
-    TS_USER_CHECK(o.pin.empty() || !o.op.empty()) << "tune: --pin needs --op NODE (the kernel it pins)";
+    TS_USER_CHECK(o.pin.empty() || !o.op.empty())
+        << "tune: --pin needs --op NODE (the kernel it pins)";
     autotune::KnobPins pins;
     if (!o.op.empty()) {
         autotune::TuneTask task = autotune::task_of_node(og, o.op, "llvm", o.threads);
@@ -209,7 +211,8 @@ int run_tune(const TuneCmdOptions& o) {
                                 {"elapsed_s", p.elapsed_s}};
             if (p.task >= 0) j["task"] = task_json(p.tasks[size_t(p.task)]);
             if (!p.last_error.empty()) j["error"] = p.last_error;
-            std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+            std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n"
+                      << std::flush;
         } else if (tty) {
             draw_bar(p);
         }
@@ -236,6 +239,7 @@ int run_tune(const TuneCmdOptions& o) {
                               {"resumed", r.final.resumed},
                               {"measured", r.measured},
                               {"cancelled", r.cancelled},
+                              {"exhausted", r.exhausted},
                               {"trials_per_minute", r.trials_per_minute},
                               {"latency_ms", r.final.latency_ms},
                               {"default_latency_ms", r.final.default_latency_ms},
@@ -258,12 +262,17 @@ int run_tune(const TuneCmdOptions& o) {
                   << fixed(r.final.default_latency_ms, 3) << " ms); " << r.measured
                   << " trials measured at " << fixed(r.trials_per_minute, 1)
                   << "/min; cost-model rank correlation " << fixed(r.final.rank_correlation, 2)
-                  << (r.cancelled ? "; cancelled" : "") << "\n";
+                  << (r.cancelled ? "; cancelled" : "")
+                  << (r.exhausted ? "; stopped early: the search space has no unmeasured "
+                                    "candidate left (pinned steps or knobs leave few)"
+                                  : "")
+                  << "\n";
     }
     return kOk;
 }
 
-const CommandRegistrar kRegistered{make_command<TuneCmdOptions>("tune", add_tune_command, run_tune)};
+const CommandRegistrar kRegistered{
+    make_command<TuneCmdOptions>("tune", add_tune_command, run_tune)};
 
 }  // namespace
 

@@ -27,12 +27,14 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
     m_trials->setValue(16);
     m_trials->setSuffix(" trials");
     m_tune = new QPushButton("Tune the rest", this);
-    m_tune->setToolTip("Tune this kernel: the pinned knobs keep their values, the tuner searches "
-                       "the others; the best becomes the kernel's schedule (tuning records)");
+    m_tune->setToolTip(
+        "Tune this kernel: the pinned knobs keep their values, the tuner searches "
+        "the others; the best becomes the kernel's schedule (tuning records)");
     row->addWidget(m_trials);
     row->addWidget(m_tune);
     layout->addLayout(row);
-    connect(m_tune, &QPushButton::clicked, this, [this]() { emit tuneRestRequested(m_trials->value()); });
+    connect(m_tune, &QPushButton::clicked, this,
+            [this]() { emit tuneRestRequested(m_trials->value()); });
     setKnobs({});
 }
 
@@ -49,14 +51,22 @@ void KnobPanel::setKnobs(const std::vector<topi::CpuKnob>& knobs) {
         name->setFlags(Qt::ItemIsEnabled);
         m_table->setItem(i, 1, name);
         auto* values = new QComboBox(m_table);
-        for (int64_t c : knobs[size_t(i)].choices) values->addItem(QString::number(c), qlonglong(c));
+        for (int64_t c : knobs[size_t(i)].choices)
+            values->addItem(QString::number(c), qlonglong(c));
         values->setToolTip("the first value is the default rule's choice");
         // Choosing a value pins it.
-        connect(values, &QComboBox::activated, this, [pinItem](int) { pinItem->setCheckState(Qt::Checked); });
+        connect(values, &QComboBox::activated, this,
+                [pinItem](int) { pinItem->setCheckState(Qt::Checked); });
         m_table->setCellWidget(i, 2, values);
     }
-    m_tune->setEnabled(!knobs.empty());
+    m_tune->setEnabled(!knobs.empty() && !m_tuning);
     m_table->setToolTip(knobs.empty() ? "this kernel's rule has no knobs to tune" : QString());
+}
+
+void KnobPanel::setTuning(bool tuning) {
+    m_tuning = tuning;
+    m_tune->setText(tuning ? "Tuning..." : "Tune the rest");
+    m_tune->setEnabled(!tuning && !m_knobs.empty());
 }
 
 autotune::KnobPins KnobPanel::pins() const {

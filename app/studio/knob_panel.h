@@ -30,6 +30,8 @@ public:
     bool pin(const QString& knob, int64_t value);
     QTableWidget* table() const { return m_table; }
     QPushButton* tuneButton() const { return m_tune; }
+    /// While a tuning job runs, the button says so and takes no second press.
+    void setTuning(bool tuning);
 
 signals:
     void tuneRestRequested(int trials);
@@ -39,6 +41,7 @@ private:
     QTableWidget* m_table;
     QSpinBox* m_trials;
     QPushButton* m_tune;
+    bool m_tuning = false;
 };
 
 }  // namespace tessera::studio

@@ -24,6 +24,7 @@
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/collapse_controller.h"
 #include "app/studio/job_status.h"
+#include "app/studio/knob_panel.h"
 #include "app/studio/load_controller.h"
 #include "app/studio/main_menus.h"
 #include "app/studio/pass_pipeline_panel.h"
@@ -216,7 +217,14 @@ void MainWindow::connectControllers() {
         m_status->showModel();
         m_perfDock->raise();  // the result, in front of the Messages tab
     });
-    connect(m_tunes, &TuneController::started, this, [this]() { showPlot("tuning"); });
+    connect(m_tunes, &TuneController::started, this, [this]() {
+        showPlot("tuning");
+        m_scheduleEditor->knobPanel()->setTuning(true);
+    });
+    connect(m_tunes, &TuneController::finished, this,
+            [this]() { m_scheduleEditor->knobPanel()->setTuning(false); });
+    connect(m_tunes, &TuneController::failed, this,
+            [this]() { m_scheduleEditor->knobPanel()->setTuning(false); });
     connect(m_schedules, &ScheduleController::tuneRestRequested, m_tunes, &TuneController::start);
     connect(m_tunes, &TuneController::finished, m_schedules, &ScheduleController::rebuild);
     connect(m_sessions, &SessionController::failed, this, &MainWindow::loadFailed);

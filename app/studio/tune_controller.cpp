@@ -87,7 +87,7 @@ void TuneController::start(int trials, const TuneScope& scope) {
         [graph, settings, trials, onTrial, scope](const JobContext& context) {
             return tuneModel(*graph, settings, trials, context, onTrial, scope);
         },
-        [this](const TuneSummary& r) {
+        [this, trials](const TuneSummary& r) {
             if (r.measured > 0) m_workspace->noteBuildInputChanged("tuning records");
             m_workspace->log(
                 QString("Tuning %1: %2 tasks, %3 trials measured (%4 in the database); estimated "
@@ -97,7 +97,12 @@ void TuneController::start(int trials, const TuneScope& scope) {
                     .arg(r.measured)
                     .arg(r.trials)
                     .arg(r.latencyMs, 0, 'f', 4)
-                    .arg(r.defaultLatencyMs, 0, 'f', 4));
+                    .arg(r.defaultLatencyMs, 0, 'f', 4) +
+                (r.exhausted ? QString("; stopped before %1 trials: the search space has no "
+                                       "unmeasured candidate left (the pinned steps or knobs "
+                                       "leave few decisions)")
+                                   .arg(trials)
+                             : QString()));
             emit finished(r.measured, r.cancelled);
         });
 }

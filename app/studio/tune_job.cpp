@@ -72,7 +72,8 @@ TuneSummary tuneModel(const graph::Graph& graph, const BuildSettings& settings, 
     if (scope.node.isEmpty()) {
         tasks = autotune::extract_tasks(optimized, "llvm", settings.threads);
     } else {  // "Tune the rest": one kernel, its pinned knobs or steps kept
-        tasks = {autotune::task_of_node(optimized, scope.node.toStdString(), "llvm", settings.threads)};
+        tasks = {
+            autotune::task_of_node(optimized, scope.node.toStdString(), "llvm", settings.threads)};
         if (!scope.pins.knobs.empty() || !scope.pins.steps.empty())
             autotune::pin_task(tasks[0], scope.pins);
     }
@@ -124,6 +125,7 @@ TuneSummary tuneModel(const graph::Graph& graph, const BuildSettings& settings, 
     summary.trials = result.final.trials;
     summary.measured = result.measured;
     summary.cancelled = result.cancelled;
+    summary.exhausted = result.exhausted;
     summary.latencyMs = result.final.latency_ms;
     summary.defaultLatencyMs = result.final.default_latency_ms;
     summary.records = records;

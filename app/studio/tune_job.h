@@ -28,6 +28,7 @@ struct TuneSummary {
     int trials = 0;    // recorded in the database, all tasks
     int measured = 0;  // in this job
     bool cancelled = false;
+    bool exhausted = false;       // autotune::TuneResult::exhausted
     double latencyMs = 0;         // estimated end to end with the best schedules
     double defaultLatencyMs = 0;  // the same with the default schedules
     QString records;

@@ -31,10 +31,10 @@ struct TaskState {
     const TuneTask* task = nullptr;
     std::unique_ptr<TaskMeasurer> measurer;
     std::unique_ptr<SpaceOptions> options;  // with the task's knobbed-default rule
-    std::unique_ptr<DesignSpace> space;  // over `options` (after the task's pinned steps)
+    std::unique_ptr<DesignSpace> space;     // over `options` (after the task's pinned steps)
     std::unique_ptr<EvolutionarySearch> search;
     double best_before_round = 0;
-    double gain = 1;  // relative improvement of the last round
+    double gain = 1;   // relative improvement of the last round
     int measured = 0;  // trials run in this session
     TaskProgress p;
 };
@@ -85,6 +85,7 @@ public:
         m_progress.resumed = m_progress.trials;
         report(-1, "");
         int measured = 0;
+        bool exhausted = false;
         while (m_progress.trials < m_o.trials && !cancelled()) {
             TaskState& t = m_tasks[size_t(pick_task())];
             ensure_measurer(t);
@@ -94,8 +95,10 @@ public:
             if (batch.empty()) {  // the space is exhausted: give its budget to others
                 t.gain = -1;
                 if (std::all_of(m_tasks.begin(), m_tasks.end(),
-                                [](const TaskState& s) { return s.gain < 0; }))
+                                [](const TaskState& s) { return s.gain < 0; })) {
+                    exhausted = true;
                     break;
+                }
                 continue;
             }
             measured += measure(t, batch);
@@ -107,6 +110,7 @@ public:
         r.final = m_progress;
         r.measured = measured;
         r.cancelled = cancelled();
+        r.exhausted = exhausted;
         double minutes = std::chrono::duration<double>(Clock::now() - t0).count() / 60.0;
         r.trials_per_minute = minutes > 0 ? measured / minutes : 0;
         return r;
@@ -132,7 +136,7 @@ private:
         for (TaskState& t : m_tasks) {
             for (const TuningRecord& r : m_db.records()) {
                 if (r.workload != t.task->key) continue;
-                if (!Database::is_local(r)) continue;  // measured on another machine
+                if (!Database::is_local(r)) continue;                // measured on another machine
                 if (r.opt_level != m_o.measure.opt_level) continue;  // built at another LLVM level
                 if (r.threads >= 0 && r.threads != m_o.threads) continue;  // another thread count
                 if (r.baseline) {  // re-measured when the task runs again (defaults change)
@@ -212,16 +216,20 @@ private:
         const bool held_out = m_model.trained();
         std::vector<double> pred, truth;
         for (size_t i = 0; i < batch.size() && !cancelled(); ++i) {
-            Built b = m_o.measure.workers > 1 ? built[i] : t.measurer->build({funcs[i]}, m_cancel)[0];
+            Built b =
+                m_o.measure.workers > 1 ? built[i] : t.measurer->build({funcs[i]}, m_cancel)[0];
             if (cancelled()) break;
             MeasureResult r;
-            if (!b.error.empty()) r.error = b.error;
-            else r = t.measurer->run(b, m_cancel);
+            if (!b.error.empty())
+                r.error = b.error;
+            else
+                r = t.measurer->run(b, m_cancel);
             if (r.ok() && (t.p.best_ms == 0 || r.median_ms() < t.p.best_ms)) {
                 // A new best is measured twice: one lucky run must not become the record.
                 MeasureResult again = t.measurer->run(b, m_cancel);
                 if (again.ok())
-                    r.times_ms.insert(r.times_ms.end(), again.times_ms.begin(), again.times_ms.end());
+                    r.times_ms.insert(r.times_ms.end(), again.times_ms.begin(),
+                                      again.times_ms.end());
                 else
                     r = again;
             }
@@ -277,21 +285,22 @@ private:
         // The default is always a finalist: the task's own default kernel (the
         // default candidate's realization), not re-derived here, so that it
         // cannot drop out of the comparison it anchors.
-        std::vector<Finalist> fin = pick_finalists(
-            *t.search, *t.space,
-            {t.space->first(), t.task->default_func, t.task->default_trace, {}, ""},
-            m_o.confirm_top);
+        std::vector<Finalist> fin =
+            pick_finalists(*t.search, *t.space,
+                           {t.space->first(), t.task->default_func, t.task->default_trace, {}, ""},
+                           m_o.confirm_top);
         if (fin.size() < 2) return;  // nothing to choose between
         std::vector<tir::PrimFunc> funcs;
         for (const Finalist& f : fin) funcs.push_back(f.func);
         std::vector<Built> built = t.measurer->build(funcs, m_cancel);
-        const bool done = confirm_rounds(fin, m_o.confirm_rounds, [&](size_t i) -> std::optional<Trial> {
-            if (cancelled()) return std::nullopt;
-            if (!built[i].error.empty()) return Trial{{}, built[i].error};
-            MeasureResult r = t.measurer->run(built[i], m_cancel);
-            if (r.error == "cancelled") return std::nullopt;
-            return Trial{r.times_ms, r.error};
-        });
+        const bool done =
+            confirm_rounds(fin, m_o.confirm_rounds, [&](size_t i) -> std::optional<Trial> {
+                if (cancelled()) return std::nullopt;
+                if (!built[i].error.empty()) return Trial{{}, built[i].error};
+                MeasureResult r = t.measurer->run(built[i], m_cancel);
+                if (r.error == "cancelled") return std::nullopt;
+                return Trial{r.times_ms, r.error};
+            });
         if (!done || cancelled()) return;
         for (Finalist& f : fin) {
             TuningRecord rec;
@@ -311,7 +320,7 @@ private:
             m_db.append(rec);
         }
         const TuningRecord* best =
-                m_db.best(t.task->key, "llvm", m_o.measure.opt_level, m_o.threads);
+            m_db.best(t.task->key, "llvm", m_o.measure.opt_level, m_o.threads);
         if (best && best->confirmed) t.p.best_ms = best->median_ms();
         // The default's time from the same rounds: tuned and default compare
         // like with like (the first measurement may have met another load).

@@ -20,12 +20,12 @@
 namespace tessera::autotune {
 
 struct TuneOptions {
-    int trials = 64;       // total measured candidates over all tasks (recorded ones included)
-    int threads = 1;       // threads the kernels run on (1 = no parallel loops)
-    int batch = kSearchBatch;            // candidates measured per round of one task
+    int trials = 64;           // total measured candidates over all tasks (recorded ones included)
+    int threads = 1;           // threads the kernels run on (1 = no parallel loops)
+    int batch = kSearchBatch;  // candidates measured per round of one task
     int population = kSearchPopulation;  // evolutionary search population
     int generations = kSearchGenerations;
-    double epsilon = kSearchEpsilon;     // share of random candidates per batch
+    double epsilon = kSearchEpsilon;  // share of random candidates per batch
     uint64_t seed = 1;
     /// At the end, each task measured in this session re-measures its
     /// `confirm_top` fastest candidates and the default, alternately, in
@@ -39,7 +39,7 @@ struct TuneOptions {
 struct TaskProgress {
     std::string name, key, kind;
     int weight = 1;
-    int trials = 0;        // recorded for this task (resumed ones included)
+    int trials = 0;  // recorded for this task (resumed ones included)
     int errors = 0;
     double flops = 0;
     double default_ms = 0;  // the default schedule
@@ -49,10 +49,10 @@ struct TaskProgress {
 };
 
 struct Progress {
-    int trials = 0;          // recorded trials, all tasks
-    int total = 0;           // the budget
-    int resumed = 0;         // trials found in the database at the start
-    int task = -1;           // the task just measured
+    int trials = 0;   // recorded trials, all tasks
+    int total = 0;    // the budget
+    int resumed = 0;  // trials found in the database at the start
+    int task = -1;    // the task just measured
     std::vector<TaskProgress> tasks;
     double latency_ms = 0;          // estimated end to end: sum weight * min(best, default)
     double default_latency_ms = 0;  // the same with default schedules
@@ -69,6 +69,9 @@ struct TuneResult {
     Progress final;
     int measured = 0;  // trials run in this session
     bool cancelled = false;
+    /// Stopped before the budget: every task's space had no candidate left
+    /// that was not measured already (pinned steps or knobs can leave few).
+    bool exhausted = false;
     double trials_per_minute = 0;
 };
 

@@ -9,6 +9,7 @@
 #include <QMap>
 #include <QMenu>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -395,8 +396,11 @@ TEST(StudioTune, TuneTheRestKeepsTheHandStepsAndSchedulesWhatTheyLeave) {
     QSignalSpy finished(s.window.tuning(), &tessera::studio::TuneController::finished);
     QSignalSpy failed(s.window.tuning(), &tessera::studio::TuneController::failed);
     emit editor->knobPanel()->tuneRestRequested(6);
+    EXPECT_FALSE(editor->knobPanel()->tuneButton()->isEnabled());  // busy, no second job
+    EXPECT_EQ(editor->knobPanel()->tuneButton()->text(), "Tuning...");
     ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 120000));
     ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+    EXPECT_EQ(editor->knobPanel()->tuneButton()->text(), "Tune the rest");
     autotune::Database records(db.toStdString(), /*read_only=*/true);
     ASSERT_FALSE(records.records().empty());
     for (const auto& r : records.records()) {

@@ -92,6 +92,36 @@ TEST(Pin, TheTunerSearchesOnlyTheUnpinnedKnobsAndRecordsApply) {
     fs::remove(p);
 }
 
+// Every knob pinned leaves one configuration: the tuner stops when no
+// unmeasured candidate is left and says so (TuneResult::exhausted), instead
+// of a run that quietly measured less than its budget.
+TEST(Pin, APinnedSpaceWithNothingLeftToTryStopsAndSaysSo) {
+    GemmCase c;
+    TuneTask t = c.task();
+    std::string knobs;
+    for (const topi::CpuKnob& k : t.knobs)
+        knobs += (knobs.empty() ? "" : ", ") + ("\"" + k.name + "\": ") +
+                 std::to_string(k.choices.front());
+    pin_task(t, KnobPins::from_json("{\"knobs\": {" + knobs + "}}", "test"));
+    const fs::path p = temp_records("pin_all");
+    {
+        Database db(p.string());
+        TuneResult r = tune({t}, db, quick_tune_options(10, c.bo.opt_level));
+        EXPECT_TRUE(r.exhausted);
+        EXPECT_FALSE(r.cancelled);
+        EXPECT_LT(r.final.trials, 10);
+        EXPECT_GE(r.final.trials, 1);
+    }
+    {  // a space with room for the budget is not exhausted
+        Database db(p.string() + ".free");
+        TuneResult r = tune({c.task()}, db, quick_tune_options(4, c.bo.opt_level));
+        EXPECT_FALSE(r.exhausted);
+        EXPECT_EQ(r.final.trials, 4);
+    }
+    fs::remove(p);
+    fs::remove(p.string() + ".free");
+}
+
 // Pinned steps (a trace prefix, as the schedule editor writes it): every
 // record's trace starts with them, the search schedules what they leave, the
 // baseline is the steps alone, and the build with the records computes the
