@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QStringList>
 #include <algorithm>
+#include <set>
 
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
@@ -214,6 +215,24 @@ QVector<PropertyRow> ModelDocument::properties(int node) const {
     PropertyRow outputs{"outputs", QString::number(n.outputs.size()), {}};
     for (int v : n.outputs) outputs.children.append(valueRow(v));
     rows.append(outputs);
+    // An ONNX QuantizeLinear / DequantizeLinear imports as several nodes of
+    // its name (divide, round, add, clip, cast): each of them shows the
+    // mapping of the quantized tensor the op makes or reads.
+    PropertyRow mapped{"quantized tensor", QString(), {}};
+    std::set<int> seen;
+    for (const graph::Node& other : g.nodes) {
+        if (other.name != n.name || n.name.empty()) continue;
+        for (const std::vector<int>* values : {&other.outputs, &other.inputs})
+            for (int v : *values)
+                if (v >= 0 && size_t(v) < g.values.size() &&
+                    !g.values[size_t(v)].quantization.empty() &&
+                    !g.values[size_t(v)].is_constant() && seen.insert(v).second)
+                    mapped.children.append(valueRow(v));
+    }
+    if (!mapped.children.isEmpty()) {
+        mapped.value = mapped.children.front().key;  // "%xa_q"
+        rows.append(mapped);
+    }
     rows.append({"GFLOP", QString::number(graph::node_flops(g, n) / 1e9, 'g', 4), {}});
     return rows;
 }

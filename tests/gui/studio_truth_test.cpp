@@ -406,6 +406,21 @@ TEST(StudioTruth, QuantizedTensorsShowTheirScaleAndZeroPoint) {
             for (const auto& grandchild : child.children)
                 if (grandchild.key == "quantization") shown = grandchild.value;
     EXPECT_EQ(shown.toStdString(), "uint8, scale 0.01569, zero point 128");
+    // The QuantizeLinear imports as several nodes of its name (divide, round,
+    // ...): its first one, the one the graph shows first, names the mapping too.
+    int first = -1;
+    for (size_t i = 0; i < g.nodes.size() && first < 0; ++i)
+        if (g.nodes[i].name == g.nodes[size_t(producer)].name) first = int(i);
+    ASSERT_NE(first, producer);
+    QString mapped;
+    for (const auto& row : s.window.document()->properties(first))
+        if (row.key == "quantized tensor") {
+            EXPECT_EQ(row.value, "%xa_q");
+            for (const auto& child : row.children)
+                for (const auto& grandchild : child.children)
+                    if (grandchild.key == "quantization") mapped = grandchild.value;
+        }
+    EXPECT_EQ(mapped, shown);
 }
 
 // Graph editing that finishes the job: insert a node (one with a standard
