@@ -26,8 +26,8 @@ using Steps = std::optional<std::vector<schedule::Step>>;
 class ScheduleEditCommand : public QUndoCommand {
 public:
     using Apply = std::function<void(const QString& key, const Steps& steps)>;
-    ScheduleEditCommand(QString key, Steps before, Steps after, Apply apply)
-        : QUndoCommand("schedule of " + key),
+    ScheduleEditCommand(QString key, const QString& kernel, Steps before, Steps after, Apply apply)
+        : QUndoCommand("schedule of " + kernel),
           m_key(std::move(key)),
           m_before(std::move(before)),
           m_after(std::move(after)),
@@ -233,7 +233,8 @@ void ScheduleController::onStepsChanged() {
     if (!hand && steps == m_builtSteps) return;  // the default or tuned trace, shown
     if (m_undo && !m_replaying)
         m_undo->push(new ScheduleEditCommand(
-            m_traceNode, hand ? Steps(m_workspace->traces().value(m_traceNode)) : Steps(),
+            m_traceNode, m_kernelLabel.isEmpty() ? m_traceNode : m_kernelLabel,
+            hand ? Steps(m_workspace->traces().value(m_traceNode)) : Steps(),
             steps == m_builtSteps ? Steps() : Steps(steps),
             [this](const QString& key, const Steps& s) { applyTrace(key, s); }));
     if (steps == m_builtSteps)

@@ -24,11 +24,14 @@ const std::map<QString, QString>& help() {
         {"unroll", "loops: the loop"},
         {"bind", "loops: the loop; key: blockIdx.x|y|z, threadIdx.x|y|z or vthread.x|y|z"},
         {"compute_at", "block: the producer; loops: the consumer's loop to compute it under"},
-        {"reverse_compute_at", "block: the consumer; loops: the producer's loop to compute it under"},
+        {"reverse_compute_at",
+         "block: the consumer; loops: the producer's loop to compute it under"},
         {"compute_inline", "block: an elementwise producer inlined into its readers"},
         {"reverse_compute_inline", "block: an elementwise consumer inlined into its producer"},
-        {"cache_read", "block; integers: which read buffer (0 = first); key: scope (global, shared, local)"},
-        {"cache_write", "block; integers: which written buffer; key: scope (global, shared, local)"},
+        {"cache_read",
+         "block; integers: which read buffer (0 = first); key: scope (global, shared, local)"},
+        {"cache_write",
+         "block; integers: which written buffer; key: scope (global, shared, local)"},
         {"rfactor", "loops: a reduction loop; integers: the factor axis"},
         {"decompose_reduction", "block: the reduction; loops: the loop its init goes above"},
         {"annotate", "loops: a loop (or block: a block); key: the pragma; value: its value"},
@@ -49,10 +52,15 @@ std::vector<std::string> names(const QString& text) {
 }  // namespace
 
 QStringList StepDialog::primitives() {
-    return {"split", "fuse", "reorder", "tile", "parallel", "vectorize", "unroll", "bind",
-            "compute_at", "reverse_compute_at", "compute_inline", "reverse_compute_inline",
-            "cache_read", "cache_write", "rfactor", "decompose_reduction", "annotate",
-            "pack_operand"};
+    return {"split",          "fuse",
+            "reorder",        "tile",
+            "parallel",       "vectorize",
+            "unroll",         "bind",
+            "compute_at",     "reverse_compute_at",
+            "compute_inline", "reverse_compute_inline",
+            "cache_read",     "cache_write",
+            "rfactor",        "decompose_reduction",
+            "annotate",       "pack_operand"};
 }
 
 StepDialog::StepDialog(const QString& block, const QStringList& loops, QWidget* parent)
@@ -64,6 +72,11 @@ StepDialog::StepDialog(const QString& block, const QStringList& loops, QWidget* 
     m_op->addItems(primitives());
     m_help = new QLabel(this);
     m_help->setWordWrap(true);
+    // Room for the longest hint: a wrapped label in a form row does not grow
+    // when its text changes (cache_read's hint was cut at top and bottom).
+    m_help->setMinimumWidth(fontMetrics().averageCharWidth() * 48);
+    m_help->setMinimumHeight(fontMetrics().lineSpacing() * 3);
+    m_help->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_block = new QLineEdit(block, this);
     m_loops = new QLineEdit(loops.join(", "), this);
     m_ints = new QLineEdit(this);
@@ -107,7 +120,8 @@ bool StepDialog::step(schedule::Step* out, QString* why) const {
     s.op = m_op->currentText().toStdString();
     s.block = m_block->text().trimmed().toStdString();
     s.loops = names(m_loops->text());
-    for (const QString& part : QString(m_ints->text()).replace(',', ' ').split(' ', Qt::SkipEmptyParts)) {
+    for (const QString& part :
+         QString(m_ints->text()).replace(',', ' ').split(' ', Qt::SkipEmptyParts)) {
         bool ok = false;
         s.ints.push_back(part.toLongLong(&ok));
         if (!ok) {
@@ -118,8 +132,8 @@ bool StepDialog::step(schedule::Step* out, QString* why) const {
     s.key = m_key->text().trimmed().toStdString();
     s.value = m_value->text().toStdString();
     // Primitives that take no block argument: the selection's block is not theirs.
-    static const QStringList loopOnly = {"split", "fuse", "reorder", "tile", "parallel",
-                                         "vectorize", "unroll", "bind", "rfactor"};
+    static const QStringList loopOnly = {"split",     "fuse",   "reorder", "tile",   "parallel",
+                                         "vectorize", "unroll", "bind",    "rfactor"};
     if (loopOnly.contains(m_op->currentText())) s.block.clear();
     if (s.op == "annotate" && !s.loops.empty()) s.block.clear();
     *out = s;

@@ -728,6 +728,9 @@ TEST(ScheduleEditorWidget, ScheduleEditsUndoAndRedo) {
     ASSERT_TRUE(split) << editor->errorText().toStdString();
     const std::vector<schedule::Step> edited = editor->steps();
     EXPECT_EQ(s.window.undoStack()->count(), before + 1);
+    // Edit > Undo names the kernel (the fused group's name), not only a node.
+    EXPECT_TRUE(s.window.undoStack()->undoText().startsWith("schedule of kernel "))
+        << s.window.undoStack()->undoText().toStdString();
     ASSERT_EQ(s.window.workspace()->kernelTraces().size(), 1u);
     const QString key = QString::fromStdString(s.window.workspace()->kernelTraces().begin()->first);
     s.window.undoStack()->undo();
