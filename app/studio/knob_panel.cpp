@@ -80,16 +80,31 @@ autotune::KnobPins KnobPanel::pins() const {
 }
 
 bool KnobPanel::pin(const QString& knob, int64_t value) {
+    if (!show(knob, value)) return false;
+    for (int i = 0; i < m_table->rowCount(); ++i)
+        if (m_table->item(i, 1)->text() == knob) m_table->item(i, 0)->setCheckState(Qt::Checked);
+    return true;
+}
+
+bool KnobPanel::show(const QString& knob, int64_t value) {
     for (int i = 0; i < m_table->rowCount(); ++i) {
         if (m_table->item(i, 1)->text() != knob) continue;
         auto* values = static_cast<QComboBox*>(m_table->cellWidget(i, 2));
         const int index = values->findData(qlonglong(value));
         if (index < 0) return false;
         values->setCurrentIndex(index);
-        m_table->item(i, 0)->setCheckState(Qt::Checked);
         return true;
     }
     return false;
+}
+
+int64_t KnobPanel::shown(const QString& knob) const {
+    for (int i = 0; i < m_table->rowCount(); ++i)
+        if (m_table->item(i, 1)->text() == knob)
+            return static_cast<const QComboBox*>(m_table->cellWidget(i, 2))
+                ->currentData()
+                .toLongLong();
+    return -1;
 }
 
 }  // namespace tessera::studio

@@ -28,6 +28,11 @@ public:
     autotune::KnobPins pins() const;
     /// Pins `knob` at `value` (one of its choices); false when it is not.
     bool pin(const QString& knob, int64_t value);
+    /// Shows `value` for `knob` without pinning it (the values of the tuned
+    /// record that schedules the kernel); false when it is not a choice.
+    bool show(const QString& knob, int64_t value);
+    /// The value shown for `knob` (-1 when there is no such knob).
+    int64_t shown(const QString& knob) const;
     QTableWidget* table() const { return m_table; }
     QPushButton* tuneButton() const { return m_tune; }
     /// While a tuning job runs, the button says so and takes no second press.

@@ -199,6 +199,9 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
         m_editor->knobPanel()->setKnobs(topi::cpu_schedule_knobs(
             ks.unscheduled, an,
             autotune::default_rule_options(model.graph, an, model.llvm.threads)));
+        // A tuned record's values, not the rule's defaults, where one schedules it.
+        for (const auto& [knob, value] : ks.knobs)
+            m_editor->knobPanel()->show(QString::fromStdString(knob), value);
     }
 }
 

@@ -1,13 +1,10 @@
 // Design-space rules, sampling and mutation of candidates (see space.h).
 #include "engine/autotune/space.h"
 
-#include "engine/autotune/features.h"
-
 #include <algorithm>
 #include <map>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "engine/autotune/features.h"
 #include "engine/core/error.h"
@@ -23,7 +20,7 @@ using Names = std::vector<std::string>;
 
 namespace {
 
-constexpr int64_t kMaxVector = 64;       // lanes of a vectorized loop
+constexpr int64_t kMaxVector = 64;         // lanes of a vectorized loop
 constexpr int64_t kMaxRegisterTile = 512;  // product of the innermost spatial tiles
 constexpr int64_t kMaxInnerReduce = 64;
 constexpr int64_t kMaxUnrolledCopies = 64;  // product of the unrolled loop extents
@@ -153,8 +150,8 @@ void apply_tile(Schedule& s, const BlockDecision& d, const SpaceOptions& o,
         for (size_t i = lv[4].size(); i-- > 0;) unroll(lv[4][i]);
     if (!write_back.empty()) {
         if (lv[1].empty() && lv[0].empty())
-            throw schedule::ScheduleError(-1, "cache_write", "block '" + d.block +
-                                                                 "' has no spatial tile loop");
+            throw schedule::ScheduleError(-1, "cache_write",
+                                          "block '" + d.block + "' has no spatial tile loop");
         s.reverse_compute_at(write_back, t.s1_last);
         Names wl = s.get_loops(write_back);
         if (d.vectorize && !wl.empty() && wl.back() != t.s1_last) {  // its own innermost loop
@@ -382,7 +379,7 @@ Realized realize(const tir::PrimFunc& func, const Candidate& c, const SpaceOptio
         return {s.func(), s.trace()};
     }
     Schedule s = topi::cpu_default_schedule(func, *o.anchor, knob_options(c, o));
-    return {s.func(), s.trace()};
+    return {s.func(), s.trace(), c.knobs};
 }
 
 Schedule generate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptions& o) {
@@ -393,18 +390,28 @@ Schedule generate(const tir::PrimFunc& func, const Candidate& c, const SpaceOpti
     std::map<std::string, TileLoops> tiled;
     for (const BlockDecision& d : c.blocks) {
         switch (d.rule) {
-            case BlockDecision::Tile: apply_tile(s, d, o, tiled); break;
-            case BlockDecision::Injective: apply_injective(s, d, o); break;
-            case BlockDecision::Inline: s.compute_inline(d.block); break;
-            case BlockDecision::ComputeAt: apply_compute_at(s, d, tiled); break;
-            default: break;
+            case BlockDecision::Tile:
+                apply_tile(s, d, o, tiled);
+                break;
+            case BlockDecision::Injective:
+                apply_injective(s, d, o);
+                break;
+            case BlockDecision::Inline:
+                s.compute_inline(d.block);
+                break;
+            case BlockDecision::ComputeAt:
+                apply_compute_at(s, d, tiled);
+                break;
+            default:
+                break;
         }
     }
     return s;
 }
 
 Candidate sample(const tir::PrimFunc& func, const SpaceOptions& o, std::mt19937_64& rng) {
-    if (has_knobs(o) && std::bernoulli_distribution(o.knob_share)(rng)) return sample_knobbed(o, rng);
+    if (has_knobs(o) && std::bernoulli_distribution(o.knob_share)(rng))
+        return sample_knobbed(o, rng);
     for (int attempt = 0; attempt < 8; ++attempt) {
         Candidate c = sample_once(func, o, rng, attempt >= 4);
         if (generates(func, c, o)) return c;
@@ -448,18 +455,30 @@ Candidate mutate(const tir::PrimFunc& func, const Candidate& c, const SpaceOptio
         } else if (d.rule == BlockDecision::Tile) {
             const int which = std::uniform_int_distribution<int>(0, 5)(rng);
             switch (which) {
-                case 5: d.cache_write = !d.cache_write; break;
-                case 4: d.order ^= 1 << (kind % 2); break;
-                case 0: d.unroll_s = !d.unroll_s; break;
-                case 1: d.unroll_r = !d.unroll_r; break;
-                case 2: d.vectorize = !d.vectorize; break;
+                case 5:
+                    d.cache_write = !d.cache_write;
+                    break;
+                case 4:
+                    d.order ^= 1 << (kind % 2);
+                    break;
+                case 0:
+                    d.unroll_s = !d.unroll_s;
+                    break;
+                case 1:
+                    d.unroll_r = !d.unroll_r;
+                    break;
+                case 2:
+                    d.vectorize = !d.vectorize;
+                    break;
                 default:
                     if (o.threads == 1) continue;
                     d.par_depth = std::max(1, d.par_depth + (kind % 2 ? 1 : -1));
             }
         } else if (d.rule == BlockDecision::ComputeAt) {
-            if (kind % 2) d.at_level = 1 - d.at_level;
-            else d.vectorize = !d.vectorize;
+            if (kind % 2)
+                d.at_level = 1 - d.at_level;
+            else
+                d.vectorize = !d.vectorize;
         } else if (d.rule == BlockDecision::Injective && !d.tiles.empty() && kind < 8) {
             int64_t v = d.tiles[0][0];
             d.tiles[0][0] = kind % 2 ? v * 2 : std::max<int64_t>(1, v / 2);
@@ -483,7 +502,8 @@ std::string Candidate::to_json() const {
     if (knobbed) {
         nlohmann::json k = nlohmann::json::object();
         for (const auto& [name, value] : knobs) k[name] = value;
-        return nlohmann::json{{"rule", "default"}, {"knobs", k}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        return nlohmann::json{{"rule", "default"}, {"knobs", k}}.dump(
+            -1, ' ', false, nlohmann::json::error_handler_t::replace);
     }
     nlohmann::json j = nlohmann::json::array();
     for (const BlockDecision& d : blocks) {
@@ -602,7 +622,8 @@ std::string PinnedPrefixSpace::mutate(const std::string& decisions, std::mt19937
 std::string PinnedPrefixSpace::first() const { return Candidate{}.to_json(); }
 
 std::unique_ptr<DesignSpace> cpu_design_space(const tir::PrimFunc& func,
-                                              const schedule::Trace& pinned, const SpaceOptions& o) {
+                                              const schedule::Trace& pinned,
+                                              const SpaceOptions& o) {
     if (pinned.steps.empty()) return std::make_unique<CpuDesignSpace>(func, o);
     return std::make_unique<PinnedPrefixSpace>(func, pinned, o);
 }

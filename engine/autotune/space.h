@@ -85,6 +85,9 @@ schedule::Schedule generate(const tir::PrimFunc& func, const Candidate& c, const
 struct Realized {
     tir::PrimFunc func;
     schedule::Trace trace;
+    /// A knobbed candidate's knob values (what the studio's knob panel
+    /// shows for a tuned kernel); empty for a free-form one.
+    std::map<std::string, int64_t> knobs;
 };
 /// The kernel a candidate describes: generate()'s for free-form candidates;
 /// for knobbed ones topi::schedule_cpu_default with the knob values (packing

@@ -128,6 +128,8 @@ struct KernelSchedule {
     schedule::Trace replaced;
     std::string replaced_source;
     std::string anchor;     // the node whose default rule and knobs apply
+    /// "record" from a knobbed candidate: its knob values; else empty.
+    std::map<std::string, int64_t> knobs;
     std::vector<int> args;  // the group's values bound to unscheduled's params
 };
 

@@ -44,11 +44,12 @@ ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>&
     }
     const topi::CpuScheduleOptions cpu = autotune::default_rule_options(g, anchor, options.threads);
     if (records) {  // measured at the LLVM level we build at
-        if (std::optional<autotune::Realized> best = autotune::best_schedule(
-                lowered.func, anchor, cpu, *records, options.target, options.opt_level,
-                &out.skipped)) {
+        if (std::optional<autotune::Realized> best =
+                autotune::best_schedule(lowered.func, anchor, cpu, *records, options.target,
+                                        options.opt_level, &out.skipped)) {
             out.func = best->func;
             ks.trace = best->trace;
+            ks.knobs = best->knobs;
             ks.source = "record";
             return out;
         }
@@ -67,9 +68,8 @@ ScheduledGroup schedule_cpu_group(const graph::Graph& g, const std::vector<int>&
 
 topi::PrepackResult fold_constant_packing(const graph::Graph& g, const tir::PrimFunc& f,
                                           const std::vector<int>& args) {
-    return topi::prepack_constant_operands(f, [&](size_t p) {
-        return p < args.size() && g.values[size_t(args[p])].is_constant();
-    });
+    return topi::prepack_constant_operands(
+        f, [&](size_t p) { return p < args.size() && g.values[size_t(args[p])].is_constant(); });
 }
 
 tir::PrimFunc rebuild_kernel(const CompiledModel& model, size_t index,

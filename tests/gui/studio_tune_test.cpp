@@ -371,6 +371,8 @@ TEST(StudioTune, TuneTheRestKeepsThePinnedKnobsAndTheRecordBecomesTheKernelsSche
                editor->findChild<QLabel*>() != nullptr &&
                editor->findChild<QLabel*>()->text().contains("tuned record");
     }, 60000)) << editor->findChild<QLabel*>()->text().toStdString();
+    // Its knob panel shows the record's values (the pinned one among them), not the rule's defaults.
+    EXPECT_EQ(knobs->shown(pinnedKnob), pinnedValue);
 }
 
 // Hybrid with steps: a hand schedule made in the editor, no knob pinned,
