@@ -1,26 +1,25 @@
 // GraphView: Graphviz layout on a worker thread, scene built on the UI thread.
 #include "widgets/graph_view.h"
 
-#include "widgets/theme.h"
-
 #include <QFontMetricsF>
-#include <cmath>
+#include <QFutureWatcher>
 #include <QGraphicsSceneEvent>
 #include <QImage>
-#include <QScrollBar>
-#include <QSet>
-#include <QSvgGenerator>
-#include <QFutureWatcher>
 #include <QPainter>
 #include <QPromise>
+#include <QScrollBar>
+#include <QSet>
 #include <QStyleOptionGraphicsItem>
+#include <QSvgGenerator>
 #include <QThreadPool>
 #include <QWheelEvent>
 #include <QtMath>
+#include <cmath>
 #include <memory>
 #include <utility>
 
 #include "widgets/graph_layout.h"
+#include "widgets/theme.h"
 
 namespace tessera::widgets {
 namespace {
@@ -107,7 +106,10 @@ GraphNodeItem::GraphNodeItem(int nodeIndex, const GraphViewNode& node, QSizeF si
     : GraphNodeItem(QVector<int>{nodeIndex}, node, size) {}
 
 GraphNodeItem::GraphNodeItem(const QVector<int>& members, const GraphViewNode& node, QSizeF size)
-    : m_index(members.isEmpty() ? -1 : members.first()), m_members(members), m_node(node), m_size(size) {
+    : m_index(members.isEmpty() ? -1 : members.first()),
+      m_members(members),
+      m_node(node),
+      m_size(size) {
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
     setToolTip(node.toolTip.isEmpty() ? node.op + "\n" + node.name : node.toolTip);
@@ -131,7 +133,9 @@ QRectF GraphNodeItem::boundingRect() const {
                   m_size.height() + 4);
 }
 
-QColor GraphNodeItem::fillColor() const { return m_fill.isValid() ? m_fill : colorForOp(m_node.op); }
+QColor GraphNodeItem::fillColor() const {
+    return m_fill.isValid() ? m_fill : colorForOp(m_node.op);
+}
 
 void GraphNodeItem::setHighlight(const QColor& color) {
     m_highlight = color;
@@ -385,19 +389,20 @@ void GraphView::layOut(const GraphViewData& data, const QVector<QVector<int>>& m
     });
 
     auto* watcher = new QFutureWatcher<LayoutOutcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation, data, members]() {
-        watcher->deleteLater();
-        if (generation != m_generation) return;  // superseded by a newer graph
-        m_pending = false;
-        const LayoutOutcome outcome = watcher->result();
-        if (!outcome.error.isEmpty()) {
-            emit layoutFailed(outcome.error);
-            return;
-        }
-        buildScene(outcome.result, data, members);
-        if (m_restoreCurrent >= 0) setCurrentNode(std::exchange(m_restoreCurrent, -1));
-        emit layoutFinished();
-    });
+    connect(watcher, &QFutureWatcherBase::finished, this,
+            [this, watcher, generation, data, members]() {
+                watcher->deleteLater();
+                if (generation != m_generation) return;  // superseded by a newer graph
+                m_pending = false;
+                const LayoutOutcome outcome = watcher->result();
+                if (!outcome.error.isEmpty()) {
+                    emit layoutFailed(outcome.error);
+                    return;
+                }
+                buildScene(outcome.result, data, members);
+                if (m_restoreCurrent >= 0) setCurrentNode(std::exchange(m_restoreCurrent, -1));
+                emit layoutFinished();
+            });
     watcher->setFuture(future);
 }
 
@@ -446,7 +451,8 @@ void GraphView::buildScene(const LayoutResult& layout, const GraphViewData& data
     for (const GraphViewGroup& group : data.groups) {
         QRectF bounds;
         for (int n : group.nodes)
-            if (n >= 0 && n < boxes.size()) bounds = bounds.isNull() ? boxes[n] : bounds.united(boxes[n]);
+            if (n >= 0 && n < boxes.size())
+                bounds = bounds.isNull() ? boxes[n] : bounds.united(boxes[n]);
         if (bounds.isNull()) continue;
         bounds.adjust(-8, -16, 8, 6);
         auto* box = m_scene->addRect(bounds, QPen(QColor(0x7a, 0x4f, 0xc9), 1.4, Qt::DashLine),
@@ -554,7 +560,8 @@ void GraphView::setHighlightedNodes(const QVector<int>& nodes, const QColor& col
 
 int GraphView::nodeAt(const QPoint& viewportPos) const {
     for (QGraphicsItem* item : items(viewportPos))
-        if (item->type() == GraphNodeItem::Type) return static_cast<GraphNodeItem*>(item)->nodeIndex();
+        if (item->type() == GraphNodeItem::Type)
+            return static_cast<GraphNodeItem*>(item)->nodeIndex();
     return -1;
 }
 
@@ -625,12 +632,16 @@ void GraphView::updateOverview() {
     if (!m_overview) return;
     const QRectF scene = m_scene->sceneRect();
     const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
-    const bool needed = !m_nodeItems.isEmpty() && !visible.contains(scene.adjusted(20, 20, -20, -20));
+    const QSize vp = viewport()->size();
+    // A view too small to spare a corner (a 1024 x 700 window leaves the graph
+    // about 360 x 230 pixels) shows the graph without the overview over it.
+    const bool room = vp.width() >= 420 && vp.height() >= 300;
+    const bool needed =
+        room && !m_nodeItems.isEmpty() && !visible.contains(scene.adjusted(20, 20, -20, -20));
     if (!needed) {
         m_overview->hide();
         return;
     }
-    const QSize vp = viewport()->size();
     const double aspect = scene.height() > 0 ? scene.width() / scene.height() : 1.0;
     int h = qMin(260, vp.height() / 3), w = int(h * aspect);
     if (w > vp.width() / 4) {

@@ -194,8 +194,16 @@ void MainWindow::connectControllers() {
                 m_codePanes->showKind(1, target == "cuda" ? "CUDA C" : "LLVM IR");
                 buildInputsChanged();
             });
+    // The Code dock's title names the kernel and the build settings; as a tab
+    // beside "Pass pipeline" a long one squeezed that tab to "P...": the tab
+    // keeps the first 56 characters, its tooltip the whole title.
     connect(m_schedules, &ScheduleController::titleChanged, m_codeDock,
-            &QDockWidget::setWindowTitle);
+            [this](const QString& title) {
+                constexpr int kTabChars = 56;
+                m_codeDock->setWindowTitle(
+                    title.size() > kTabChars ? title.left(kTabChars - 1) + QChar(0x2026) : title);
+                m_codeDock->setToolTip(title);
+            });
     connect(m_schedules, &ScheduleController::kernelShown, this, &MainWindow::kernelCodeShown);
     connect(m_schedules, &ScheduleController::kernelNodes, this, [this](const QVector<int>& nodes) {
         m_graphView->setHighlightedNodes(nodes, QColor(0x30, 0x80, 0xe0));

@@ -94,6 +94,11 @@ TEST(GraphViewOverview, ShownOnlyWhenTheGraphDoesNotFit) {
     // Zoomed far out the view paints boxes only (level of detail) and still renders.
     for (int i = 0; i < 20; ++i) view.zoomOut();
     EXPECT_GT(tessera::gui_test::distinctColors(view.grab().toImage()), 2);
+    // A view too small to spare a corner shows no overview over the graph.
+    for (int i = 0; i < 20; ++i) view.zoomIn();
+    view.resize(380, 240);
+    QTest::qWait(20);
+    EXPECT_FALSE(view.overview()->isVisible());
 }
 
 TEST(GraphViewGroups, DrawsABoxPerGroup) {

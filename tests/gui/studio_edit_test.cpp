@@ -5,6 +5,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QListView>
 #include <QMimeData>
@@ -785,4 +786,12 @@ TEST(StudioLayout, TheMainWindowFitsA1280By720Screen) {
     const QRect available = s.window.screen()->availableGeometry();
     EXPECT_LE(s.window.height(), available.height()) << available.height();
     EXPECT_LE(s.window.width(), available.width()) << available.width();
+    // The Code dock's tab stays short beside "Pass pipeline"; its tooltip has the whole title.
+    auto* code = s.window.findChild<QDockWidget*>("CodeDock");
+    ASSERT_NE(code, nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return code->toolTip().startsWith("Code - kernel"); }, 30000))
+        << code->toolTip().toStdString();
+    EXPECT_LE(code->windowTitle().size(), 56) << code->windowTitle().toStdString();
+    EXPECT_TRUE(code->toolTip().startsWith(code->windowTitle().chopped(1)))
+        << code->windowTitle().toStdString();
 }
