@@ -118,6 +118,34 @@ TEST(GemmKnobs, TheKcChoicesDivideK) {
     }
 }
 
+// A few rows against a B beyond L2 (a transformer's projection at sequence
+// 128): each KC block of a panel prefetches the next one (a software_prefetch
+// annotation on the KC loop) unless the knob turns it off; both compute the
+// product, also where the last block's prefetch points past the panel.
+TEST(GemmKnobs, AFewRowsAgainstALargeBPrefetchTheNextKcBlock) {
+    graph::Graph g = matmul(32, 768, 1024);  // 3 MB of B, beyond any L2 of 2 MB or less
+    tir::PrimFunc f = topi::lower_node(g, 0);
+    auto ks = topi::cpu_schedule_knobs(f, g.nodes[0], options(1));
+    const topi::CpuKnob* knob = find_knob(ks, "matmul.prefetch_block");
+    ASSERT_NE(knob, nullptr);
+    ASSERT_EQ(knob->choices.front(), 1);  // the default
+    const std::string on = tir::print(topi::schedule_cpu_default(f, g.nodes[0], options(1)));
+    EXPECT_NE(on.find(tir::kPrefetchAnnotation), std::string::npos) << on;
+    topi::CpuScheduleOptions off = options(1);
+    off.knobs["matmul.prefetch_block"] = 0;
+    EXPECT_EQ(tir::print(topi::schedule_cpu_default(f, g.nodes[0], off)).find(tir::kPrefetchAnnotation),
+              std::string::npos);
+    check_knobs(g, {}, 1);
+    check_knobs(g, {{"matmul.prefetch_block", 0}}, 1);
+    check_knobs(g, {}, 2);
+    // A B that fits in L2 prefetches nothing.
+    graph::Graph small = matmul(32, 128, 256);
+    EXPECT_EQ(tir::print(topi::schedule_cpu_default(topi::lower_node(small, 0), small.nodes[0],
+                                                    options(1)))
+                  .find(tir::kPrefetchAnnotation),
+              std::string::npos);
+}
+
 // A knob the options set (the driver's choice for the kernel's context: a B
 // computed at run time is not packed) is the first choice, so the tuner's
 // default candidate schedules the kernel the driver builds.
