@@ -230,6 +230,28 @@ Expr RewriteSimplifier::div_mod(const ExprNode* op, const Expr& a, int64_t c, bo
             out.constant = wrap_to(t, out.constant - k * c);
         return keep(op, from_linear(out));
     }
+    // c1 * x + y with c1 dividing c and y in [0, c1): the division sees x
+    // only, in units of c1: floordiv(32 * x + y, 64) = floordiv(x, 2) and
+    // floormod(32 * x + y, 64) = floormod(x, 2) * 32 + y for y in [0, 32).
+    // (A row of 768 split into vectors of 32 read through a reshape to 12 x 64:
+    // the vector's lanes stay in one block of 64, so the read is contiguous.)
+    for (size_t i = 0; i < r1.terms.size(); ++i) {
+        const int64_t c1 = r1.terms[i].coeff;
+        if (c1 <= 1 || c % c1 != 0) continue;
+        LinearForm y = r1;
+        y.terms.erase(y.terms.begin() + long(i));
+        const ConstIntBound yb = m_ana.const_int_bound(from_linear(y));
+        if (!yb.bounded() || yb.min_value < 0 || yb.max_value >= c1) continue;
+        const Expr x = r1.terms[i].term, cx = make_int(t, c / c1);
+        if (!is_div) {
+            LinearForm out = y;
+            out.add_term(mutate(FloorMod::make(x, cx)), c1);
+            return keep(op, from_linear(out));
+        }
+        LinearForm out = q;
+        out.add_term(mutate(FloorDiv::make(x, cx)), 1);
+        return keep(op, from_linear(out));
+    }
     // Common factor of the remainder and the divisor.
     int64_t g = c;
     for (const LinearTerm& term : r1.terms) g = std::gcd(g, std::llabs(term.coeff));
@@ -512,7 +534,8 @@ private:
     Expr drop(const Expr& e) {
         if (const Min* m = e.as<Min>()) {
             for (auto [x, k] : {std::pair{m->a, m->b}, std::pair{m->b, m->a}})
-                if (const int64_t* kv = as_const_int(k); kv && *kv >= m_hi && structural_equal(x, m_a))
+                if (const int64_t* kv = as_const_int(k);
+                    kv && *kv >= m_hi && structural_equal(x, m_a))
                     return x;
         }
         if (const FloorDiv* d = e.as<FloorDiv>()) return floordiv(drop(d->a), d->b);

@@ -65,6 +65,22 @@ TEST(ArithSimplify, FloorDivModWithBounds) {
     EXPECT_EQ(simp(a, floordiv(y * 4 + 4, 8)), "(y + 1) // 2");
 }
 
+// c1 * x + y with c1 dividing the divisor and y in [0, c1): the division
+// sees x alone (a vector of 32 lanes inside blocks of 64 read through a
+// reshape to 12 x 64, BERT's attention output: a gather before).
+TEST(ArithSimplify, FloorDivModOfAnAlignedTermAndASmallRest) {
+    Analyzer a;
+    Var i("i"), o("o"), l("l"), y("y");
+    a.bind(o, Range::from_extent(24));
+    a.bind(l, Range::from_extent(32));
+    EXPECT_EQ(simp(a, floordiv(i * 768 + o * 32 + l, 64)), "i * 12 + o // 2");
+    EXPECT_EQ(simp(a, floormod(i * 768 + o * 32 + l, 64)), "l + o % 2 * 32");
+    EXPECT_EQ(simp(a, floormod(floordiv(i * 768 + o * 32 + l, 64), 12)), "o // 2");
+    // The rest must stay below c1: l + 1 may reach 32, y is unbounded.
+    EXPECT_EQ(simp(a, floordiv(o * 32 + l + 1, 64)), "(o * 32 + l + 1) // 64");
+    EXPECT_EQ(simp(a, floordiv(o * 32 + y, 64)), "(o * 32 + y) // 64");
+}
+
 TEST(ArithSimplify, SplitFuseRoundTrip) {
     Analyzer a;
     Var f("f"), i("i"), j("j");
