@@ -2,13 +2,13 @@
 // buffers) into LLVM IR in one llvm::Module. Includes LLVM headers.
 #pragma once
 
-#include <map>
-#include <string>
-#include <vector>
-
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+
+#include <map>
+#include <string>
+#include <vector>
 
 #include "engine/tir/stmt.h"
 
@@ -89,13 +89,19 @@ private:
     /// A Vectorized loop with a constant extent as vector instructions
     /// (codegen_llvm_vectorize.cpp); false when the body is not supported.
     bool emit_vectorized(const tir::For* op);
+    /// A serial loop `for v in [0, N): acc[i] = acc[i] + / max / min x(v)`
+    /// over floats, N a power of two from 4 to 64, i free of v and x
+    /// vectorizable in v, as one vector of x reduced as a tree
+    /// (codegen_llvm_vectorize.cpp): a softmax row's 32 partial maxima and
+    /// sums were two chains of 32 dependent scalar operations. False when
+    /// the loop is not such a reduction.
+    bool emit_tree_reduction(const tir::For* op);
     void emit_if(const tir::IfThenElse* op);
     void emit_allocate(const tir::Allocate* op);
     /// Address of one element (*lanes = 1), of the first of a contiguous
     /// stride-1 Ramp access (*lanes = its lane count), or a vector of
     /// addresses for a gather/scatter (*lanes = 0).
-    llvm::Value* element_address(const BufferInfo& buf, const tir::Expr& index,
-                                 int* lanes);
+    llvm::Value* element_address(const BufferInfo& buf, const tir::Expr& index, int* lanes);
     void bind_var(const tir::Var& v, llvm::Value* value);
     void unbind_var(const tir::Var& v);
     void set_target_attributes(llvm::Function* fn) const;
@@ -118,7 +124,9 @@ private:
     /// in address order, which differs from run to run; a parallel loop's
     /// context lists them in this order so that the code is deterministic.
     std::map<const void*, uint64_t> m_bind_order;
-    void note_bound(const void* var_or_buffer) { m_bind_order.emplace(var_or_buffer, m_bind_order.size()); }
+    void note_bound(const void* var_or_buffer) {
+        m_bind_order.emplace(var_or_buffer, m_bind_order.size());
+    }
 };
 
 }  // namespace tessera::codegen

@@ -5,9 +5,9 @@
 #include <optional>
 
 #include "engine/codegen/llvm/codegen_llvm.h"
-#include "engine/tir/passes/inject_prefetch.h"
 #include "engine/core/error.h"
 #include "engine/tir/op.h"
+#include "engine/tir/passes/inject_prefetch.h"
 
 namespace tessera::codegen {
 
@@ -68,7 +68,8 @@ const CodeGenLLVM::BufferInfo& CodeGenLLVM::buffer_info(const Buffer& b) const {
 }
 
 void CodeGenLLVM::add_function(const PrimFunc& f) {
-    TS_CHECK(!m_mod.getFunction(f->name)) << "LLVM codegen: two functions named '" << f->name << "'";
+    TS_CHECK(!m_mod.getFunction(f->name))
+        << "LLVM codegen: two functions named '" << f->name << "'";
     llvm::Type* ptr = llvm::PointerType::get(m_ctx, 0);
     llvm::Type* void_ty = llvm::Type::getVoidTy(m_ctx);
     const size_t n = f->params.size();
@@ -76,9 +77,9 @@ void CodeGenLLVM::add_function(const PrimFunc& f) {
     // The body takes one noalias pointer per buffer; inlined into the entry
     // point, its noalias parameters become alias scopes for the optimizer.
     std::vector<llvm::Type*> ptys(n, ptr);
-    llvm::Function* body = llvm::Function::Create(llvm::FunctionType::get(void_ty, ptys, false),
-                                                  llvm::Function::InternalLinkage,
-                                                  f->name + ".body", m_mod);
+    llvm::Function* body =
+        llvm::Function::Create(llvm::FunctionType::get(void_ty, ptys, false),
+                               llvm::Function::InternalLinkage, f->name + ".body", m_mod);
     body->addFnAttr(llvm::Attribute::AlwaysInline);
     set_target_attributes(body);
     m_buffers.clear();
@@ -92,8 +93,8 @@ void CodeGenLLVM::add_function(const PrimFunc& f) {
         int64_t elems = const_elements(buf);
         int elem_bytes = buf->dtype.bytes() * buf->dtype.lanes;
         if (elems > 0) body->addDereferenceableParamAttr(unsigned(i), uint64_t(elems * elem_bytes));
-        body->addParamAttr(unsigned(i),
-                           llvm::Attribute::getWithAlignment(m_ctx, llvm::Align(buf->dtype.bytes())));
+        body->addParamAttr(
+            unsigned(i), llvm::Attribute::getWithAlignment(m_ctx, llvm::Align(buf->dtype.bytes())));
         note_bound(buf.get());
         m_buffers[buf.get()] = {arg, buf->dtype};
     }
@@ -104,8 +105,7 @@ void CodeGenLLVM::add_function(const PrimFunc& f) {
 
     // The exported entry point: void name(void** args).
     llvm::Function* entry = llvm::Function::Create(llvm::FunctionType::get(void_ty, {ptr}, false),
-                                                   llvm::Function::ExternalLinkage, f->name,
-                                                   m_mod);
+                                                   llvm::Function::ExternalLinkage, f->name, m_mod);
     set_target_attributes(entry);
     entry->getArg(0)->setName("args");
     entry->addParamAttr(0, llvm::Attribute::NoCapture);
@@ -124,25 +124,31 @@ void CodeGenLLVM::add_function(const PrimFunc& f) {
 void CodeGenLLVM::emit(const Stmt& s) {
     TS_CHECK(s.defined()) << "LLVM codegen: undefined statement";
     switch (s.node_type()) {
-    case NodeType::BufferStore: return emit_store(s.as<BufferStore>());
-    case NodeType::For: return emit_for(s.as<For>());
-    case NodeType::SeqStmt:
-        for (const Stmt& x : s.as<SeqStmt>()->seq) emit(x);
-        return;
-    case NodeType::IfThenElse: return emit_if(s.as<IfThenElse>());
-    case NodeType::LetStmt: {
-        const LetStmt* op = s.as<LetStmt>();
-        bind_var(op->var, emit(op->value));
-        emit(op->body);
-        unbind_var(op->var);
-        return;
-    }
-    case NodeType::Allocate: return emit_allocate(s.as<Allocate>());
-    case NodeType::Evaluate: emit(s.as<Evaluate>()->value); return;
-    default:
-        TS_CHECK(s.node_type() != NodeType::Block && s.node_type() != NodeType::BlockRealize)
-            << "LLVM codegen: blocks must be lowered first (lower_blocks)";
-        TS_FAIL() << "LLVM codegen: expression node in a statement";
+        case NodeType::BufferStore:
+            return emit_store(s.as<BufferStore>());
+        case NodeType::For:
+            return emit_for(s.as<For>());
+        case NodeType::SeqStmt:
+            for (const Stmt& x : s.as<SeqStmt>()->seq) emit(x);
+            return;
+        case NodeType::IfThenElse:
+            return emit_if(s.as<IfThenElse>());
+        case NodeType::LetStmt: {
+            const LetStmt* op = s.as<LetStmt>();
+            bind_var(op->var, emit(op->value));
+            emit(op->body);
+            unbind_var(op->var);
+            return;
+        }
+        case NodeType::Allocate:
+            return emit_allocate(s.as<Allocate>());
+        case NodeType::Evaluate:
+            emit(s.as<Evaluate>()->value);
+            return;
+        default:
+            TS_CHECK(s.node_type() != NodeType::Block && s.node_type() != NodeType::BlockRealize)
+                << "LLVM codegen: blocks must be lowered first (lower_blocks)";
+            TS_FAIL() << "LLVM codegen: expression node in a statement";
     }
 }
 
@@ -187,8 +193,8 @@ llvm::Value* CodeGenLLVM::emit_prefetch(const Call* op) {
     if (const Ramp* r = index.as<Ramp>()) first = r->base;
     if (first.dtype().is_vector()) return zero;  // a gather: nothing to prefetch
     llvm::Value* addr = m_b.CreateGEP(memory_type(buf.dtype.element_of()), buf.ptr, emit(first));
-    llvm::Function* fn = llvm::Intrinsic::getDeclaration(
-        &m_mod, llvm::Intrinsic::prefetch, {addr->getType()});
+    llvm::Function* fn =
+        llvm::Intrinsic::getDeclaration(&m_mod, llvm::Intrinsic::prefetch, {addr->getType()});
     // read, keep in all cache levels (prefetcht0), data cache.
     m_b.CreateCall(fn, {addr, m_b.getInt32(0), m_b.getInt32(3), m_b.getInt32(1)});
     return zero;
@@ -222,6 +228,7 @@ void CodeGenLLVM::emit_for(const For* op) {
         (*cext <= kMaxUnroll || (explicit_pragma && *cext <= 4 * kMaxUnroll)))
         return emit_unrolled(op, *cmin, *cext);
     if (op->kind == ForKind::Vectorized && emit_vectorized(op)) return;
+    if (op->kind == ForKind::Serial && emit_tree_reduction(op)) return;
     const DataType vt = op->loop_var.dtype();
     llvm::Value* mn = emit_cast(op->min.dtype(), vt, emit(op->min));
     llvm::Value* ext = emit_cast(op->extent.dtype(), vt, emit(op->extent));
@@ -258,7 +265,8 @@ void CodeGenLLVM::emit_serial_loop(const For* op, llvm::Value* mn, llvm::Value* 
     bind_var(op->loop_var, iv);
     emit(op->body);
     unbind_var(op->loop_var);
-    llvm::Value* next = m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", false, true);
+    llvm::Value* next =
+        m_b.CreateAdd(iv, llvm::ConstantInt::get(iv->getType(), 1), "", false, true);
     iv->addIncoming(next, m_b.GetInsertBlock());
     llvm::BranchInst* back = m_b.CreateBr(header);
 

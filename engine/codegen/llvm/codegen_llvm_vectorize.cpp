@@ -11,6 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
+#include "engine/tir/structural_equal.h"
 
 namespace tessera::codegen {
 
@@ -20,7 +21,8 @@ namespace {
 
 class Vectorizer : public IRMutator {
 public:
-    Vectorizer(const Variable* var, Expr base, int lanes) : m_var(var), m_base(base), m_lanes(lanes) {}
+    Vectorizer(const Variable* var, Expr base, int lanes)
+        : m_var(var), m_base(base), m_lanes(lanes) {}
     bool ok = true;
 
     using IRMutator::mutate;
@@ -45,8 +47,10 @@ protected:
         const Broadcast* bb = b.as<Broadcast>();
         auto op = [&](Expr x, Expr y) { return sub ? Sub::make(x, y) : Add::make(x, y); };
         if (ra && bb) return Ramp::make(op(ra->base, bb->value), ra->stride, ra->lanes);
-        if (ba && rb && !sub) return Ramp::make(Add::make(ba->value, rb->base), rb->stride, rb->lanes);
-        if (ra && rb) return Ramp::make(op(ra->base, rb->base), op(ra->stride, rb->stride), ra->lanes);
+        if (ba && rb && !sub)
+            return Ramp::make(Add::make(ba->value, rb->base), rb->stride, rb->lanes);
+        if (ra && rb)
+            return Ramp::make(op(ra->base, rb->base), op(ra->stride, rb->stride), ra->lanes);
         if (ba && bb) return Broadcast::make(op(ba->value, bb->value), ba->lanes);
         return op(a, b);
     }
@@ -64,8 +68,12 @@ protected:
             const Ramp* rb = b.as<Ramp>();
             const Broadcast* ba = a.as<Broadcast>();
             const Broadcast* bb = b.as<Broadcast>();
-            if (ra && bb) return Ramp::make(Mul::make(ra->base, bb->value), Mul::make(ra->stride, bb->value), m_lanes);
-            if (ba && rb) return Ramp::make(Mul::make(ba->value, rb->base), Mul::make(ba->value, rb->stride), m_lanes);
+            if (ra && bb)
+                return Ramp::make(Mul::make(ra->base, bb->value), Mul::make(ra->stride, bb->value),
+                                  m_lanes);
+            if (ba && rb)
+                return Ramp::make(Mul::make(ba->value, rb->base), Mul::make(ba->value, rb->stride),
+                                  m_lanes);
         }
         return Node::make(a, b);
     }
@@ -151,6 +159,79 @@ private:
 
 }  // namespace
 
+bool CodeGenLLVM::emit_tree_reduction(const For* op) {
+    const int64_t* cext = as_const_int(op->extent);
+    if (op->kind != ForKind::Serial || !cext || *cext < 4 || *cext > 64 || (*cext & (*cext - 1)) ||
+        !op->loop_var.dtype().is_int())
+        return false;
+    // The body: the update, or (a lowered block's init) the init guarded by
+    // the first iteration, then the update.
+    const BufferStore* init = nullptr;
+    const BufferStore* st = op->body.as<BufferStore>();
+    if (const SeqStmt* seq = op->body.as<SeqStmt>(); seq && seq->seq.size() == 2) {
+        const IfThenElse* first = seq->seq[0].as<IfThenElse>();
+        const EQ* cond = first ? first->condition.as<EQ>() : nullptr;
+        if (!cond || first->else_case.defined() || cond->a.get() != op->loop_var.get() ||
+            !structural_equal(cond->b, op->min))
+            return false;
+        init = first->then_case.as<BufferStore>();
+        st = seq->seq[1].as<BufferStore>();
+        if (!init || !st || !init->buffer.same_as(st->buffer) || init->indices.size() != 1 ||
+            st->indices.size() != 1 || !structural_equal(init->indices[0], st->indices[0]) ||
+            uses_var(init->value, op->loop_var.get()))
+            return false;
+    }
+    if (!st || st->indices.size() != 1 || uses_var(st->indices[0], op->loop_var.get()))
+        return false;
+    const DataType t = st->value.dtype();
+    if (t.lanes != 1 || !t.is_float() || st->buffer->dtype != t) return false;
+    const NodeType kind = st->value.node_type();
+    const Expr *a = nullptr, *b = nullptr;
+    if (const Add* x = st->value.as<Add>()) a = &x->a, b = &x->b;
+    if (const Max* x = st->value.as<Max>()) a = &x->a, b = &x->b;
+    if (const Min* x = st->value.as<Min>()) a = &x->a, b = &x->b;
+    if (!a) return false;
+    auto is_acc = [&](const Expr& e) {
+        const BufferLoad* l = e.as<BufferLoad>();
+        return l && l->buffer.same_as(st->buffer) && l->indices.size() == 1 &&
+               structural_equal(l->indices[0], st->indices[0]);
+    };
+    const Expr* x = is_acc(*a) ? b : is_acc(*b) ? a : nullptr;
+    if (!x) return false;
+    bool reads_acc = false;
+    post_order_visit(Evaluate::make(*x), [&](const Object* n) {
+        if (n->node_type == NodeType::BufferLoad &&
+            static_cast<const BufferLoad*>(n)->buffer.same_as(st->buffer))
+            reads_acc = true;
+    });
+    if (reads_acc) return false;
+    const int lanes = int(*cext);
+    Vectorizer v(op->loop_var.get(), op->min, lanes);
+    const Expr vx = v.mutate(*x);
+    if (!v.ok || vx.dtype().lanes != lanes) return false;
+    if (init) emit_store(init);  // the first iteration always runs (N >= 4)
+    llvm::Value* values = emit(vx);
+    llvm::Value* acc = emit(BufferLoad::make(st->buffer, st->indices));
+    llvm::Value* result = nullptr;
+    if (kind == NodeType::Add) {
+        // Reassociated as the rfactor that made the partial sums already is.
+        llvm::IRBuilderBase::FastMathFlagGuard guard(m_b);
+        llvm::FastMathFlags fmf = m_b.getFastMathFlags();
+        fmf.setAllowReassoc();
+        m_b.setFastMathFlags(fmf);
+        result = m_b.CreateFAddReduce(acc, values);
+    } else if (kind == NodeType::Max) {
+        result = m_b.CreateMaxNum(acc, m_b.CreateFPMaxReduce(values));
+    } else {
+        result = m_b.CreateMinNum(acc, m_b.CreateFPMinReduce(values));
+    }
+    const BufferInfo& buf = buffer_info(st->buffer);
+    int scalar = 0;
+    llvm::Value* addr = element_address(buf, st->indices[0], &scalar);
+    m_b.CreateAlignedStore(result, addr, llvm::Align(buf.dtype.bytes()));
+    return true;
+}
+
 bool CodeGenLLVM::emit_vectorized(const For* op) {
     const int64_t* cext = as_const_int(op->extent);
     if (!cext || *cext < 2 || !op->loop_var.dtype().is_int()) return false;
@@ -186,7 +267,8 @@ bool CodeGenLLVM::emit_vectorized(const For* op) {
         emit(main_body);
         unbind_var(c);
     } else {
-        emit(For::make(c, make_const(vt, 0), make_const(vt, double(chunks)), ForKind::Serial, main_body));
+        emit(For::make(c, make_const(vt, 0), make_const(vt, double(chunks)), ForKind::Serial,
+                       main_body));
     }
     if (tail_body.defined()) emit(tail_body);
     --m_vectorized_depth;

@@ -89,6 +89,36 @@ TEST(LlvmVector, LetAndLetStmt) {
     for (int64_t k = 0; k < N; ++k) EXPECT_FLOAT_EQ(c[N - 1 - k], (a[k] + 1.f) * (a[k] + 1.f));
 }
 
+// A serial loop that folds a row into one element (a lowered block's init
+// guarded by the first iteration, then acc = max(acc, x) or acc + x) is one
+// vector reduced as a tree; widths that are no power of two stay loops. The
+// results match the interpreter (sums within reassociation's rounding).
+TEST(LlvmVector, ARowFoldedIntoOneElementIsATreeReduction) {
+    for (const bool is_max : {true, false})
+        for (const int64_t W : {32, 24}) {
+            const int64_t R = 5;
+            Buffer A = float_buffer("A", {R * W}), C = float_buffer("C", {R});
+            Var r("r"), k("k");
+            Expr acc = ld(C, {r});
+            Expr x = exp(ld(A, {r * Expr(W) + k}));
+            Stmt init = st(C, is_max ? Expr(-1e30f) : Expr(0.0f), {r});
+            Stmt update = st(C, is_max ? tir::max(acc, x) : acc + x, {r});
+            Stmt body = SeqStmt::make({IfThenElse::make(EQ::make(k, Expr(0)), init), update});
+            Stmt loops = For::make(r, Expr(0), Expr(R), ForKind::Serial,
+                                   For::make(k, Expr(0), Expr(W), ForKind::Serial, body));
+            PrimFunc f(is_max ? "row_max" : "row_sum", {A, C}, loops);
+            auto a = random_floats(R * W, 30);
+            std::vector<float> c(R, 7.f), interp(R, 7.f);
+            run_jit(f, {a.data(), c.data()});
+            interpret(f, {a.data(), interp.data()});
+            expect_close(c, interp, 1e-5, is_max ? "max" : "sum");
+            const std::string ir = codegen::emit_llvm_ir({f});
+            const bool tree = ir.find(is_max ? "llvm.vector.reduce.fmax" : "llvm.vector.reduce.fadd") !=
+                              std::string::npos;
+            EXPECT_EQ(tree, W == 32) << (is_max ? "max" : "sum") << " of " << W;
+        }
+}
+
 TEST(LlvmModule, HoldsSeveralFunctions) {
     const int64_t N = 16;
     Buffer A = float_buffer("A", {N}), C = float_buffer("C", {N});
