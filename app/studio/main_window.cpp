@@ -18,6 +18,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTime>
+#include <QTimer>
 #include <QTreeView>
 #include <QUndoStack>
 
@@ -392,6 +393,14 @@ bool MainWindow::maySetAsideWork() {
         QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Discard) return true;
     return answer == QMessageBox::Save && m_sessions->saveSession();
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    QTimer::singleShot(0, this, [this]() {
+        for (QDockWidget* dock : findChildren<QDockWidget*>())
+            if (dock->isFloating() && dock->isVisible()) dock->raise();
+    });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

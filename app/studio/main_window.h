@@ -136,6 +136,9 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    /// Floating docks restored from the last session are raised over the
+    /// window once it shows (a window manager stacked them behind it).
+    void showEvent(QShowEvent* event) override;
 
 private:
     void createDocks();
