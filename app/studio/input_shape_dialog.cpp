@@ -123,7 +123,11 @@ std::optional<InputChoice> askInputShapes(QWidget* parent, const InputShapeReque
         // its sample rate) opens only with that value: input files give it.
         auto* dir = new QLineEdit(inputDir);
         dir->setObjectName("inputShapeFolder");
-        dir->setPlaceholderText("or a folder of input_0.pb, input_1.pb, ... (shapes and values)");
+        dir->setPlaceholderText("or a folder of input_N.pb files");
+        dir->setToolTip(
+            "An ONNX test-data folder: its input_0.pb, input_1.pb, ... give the "
+            "shapes and the values the import needs; Run runs on them");
+        dir->setMinimumWidth(dir->fontMetrics().averageCharWidth() * 40);
         auto* browse = new QPushButton("Browse...");
         QObject::connect(browse, &QPushButton::clicked, &dialog, [&dialog, dir]() {
             const QString chosen =

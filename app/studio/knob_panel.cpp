@@ -2,6 +2,7 @@
 #include "app/studio/knob_panel.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -23,6 +24,11 @@ KnobPanel::KnobPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_table);
     auto* row = new QHBoxLayout;
     m_trials = new QSpinBox(this);
+    m_trials->setObjectName("tuneTrials");
+    // In the scrolling Schedule dock a wheel turn over the box scrolled its
+    // value instead of the dock: it takes the wheel only when focused.
+    m_trials->setFocusPolicy(Qt::StrongFocus);
+    m_trials->installEventFilter(this);
     m_trials->setRange(1, 100000);
     m_trials->setValue(16);
     m_trials->setSuffix(" trials");
@@ -67,6 +73,14 @@ void KnobPanel::setTuning(bool tuning) {
     m_tuning = tuning;
     m_tune->setText(tuning ? "Tuning..." : "Tune the rest");
     m_tune->setEnabled(!tuning && !m_knobs.empty());
+}
+
+bool KnobPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_trials && event->type() == QEvent::Wheel && !m_trials->hasFocus()) {
+        event->ignore();  // to the scroll area
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 autotune::KnobPins KnobPanel::pins() const {

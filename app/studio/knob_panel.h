@@ -41,6 +41,9 @@ public:
 signals:
     void tuneRestRequested(int trials);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     std::vector<topi::CpuKnob> m_knobs;
     QTableWidget* m_table;

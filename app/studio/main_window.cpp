@@ -10,12 +10,14 @@
 #include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTime>
 #include <QTimer>
@@ -204,6 +206,13 @@ void MainWindow::connectControllers() {
                 m_codeDock->setWindowTitle(
                     title.size() > kTabChars ? title.left(kTabChars - 1) + QChar(0x2026) : title);
                 m_codeDock->setToolTip(title);
+                // The dock's tab (tabified with Pass pipeline) has a tooltip of its own.
+                QTimer::singleShot(0, this, [this, title]() {
+                    for (QTabBar* bar : findChildren<QTabBar*>())
+                        for (int i = 0; i < bar->count(); ++i)
+                            if (bar->tabText(i) == m_codeDock->windowTitle())
+                                bar->setTabToolTip(i, title);
+                });
             });
     connect(m_schedules, &ScheduleController::kernelShown, this, &MainWindow::kernelCodeShown);
     connect(m_schedules, &ScheduleController::kernelNodes, this, [this](const QVector<int>& nodes) {
@@ -263,6 +272,7 @@ QProgressBar* MainWindow::progressBar() const { return m_status->progressBar(); 
 void MainWindow::showDocument() {
     m_runs->clearResult();  // a result for the old model would be stale
     m_tunes->clearResult();
+    m_menus->searchBox()->clear();  // a search in the old graph
     m_codePanes->clear();
     m_propertyModel->setRows({});
     m_undo->clear();

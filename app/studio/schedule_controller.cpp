@@ -163,12 +163,6 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
         m_workspace->log("warning: " + oneLine(m_loggedHandError) + "; the code panes show the " +
                          QString::fromStdString(ks.source) + " schedule");
     }
-    if (traceNode == m_traceNode && m_editor->steps() == steps && m_editor->base().defined() &&
-        tir::structural_equal(m_editor->base(), ks.unscheduled)) {
-        m_editor->setKernelMeasurer(measurer);  // what the editor shows (an edit, rebuilt)
-        return;
-    }
-    m_traceNode = traceNode;
     // What the build chooses without a hand schedule.
     m_builtSteps = ks.source == "hand" ? ks.replaced.steps : ks.trace.steps;
     static const std::map<std::string, QString> sources = {{"default", "default schedule"},
@@ -190,6 +184,20 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
                          .arg(steps.size())
                          .arg(sourceText)
                    : editorTitle(sourceText, steps.size());
+    const bool sameKernel = traceNode == m_traceNode && m_editor->steps() == steps &&
+                            m_editor->base().defined() &&
+                            tir::structural_equal(m_editor->base(), ks.unscheduled);
+    m_traceNode = traceNode;
+    if (sameKernel) {
+        // The same steps on the same loop IR (an edit rebuilt, or a tuned
+        // record that chose the default's steps): the editor keeps its state;
+        // what scheduled the kernel and the record's knob values may be new.
+        m_editor->setKernelMeasurer(measurer);
+        m_editor->setTitle(title);
+        for (const auto& [knob, value] : ks.knobs)
+            m_editor->knobPanel()->show(QString::fromStdString(knob), value);
+        return;
+    }
     m_editor->setFunction(title, ks.unscheduled, code.flops, steps, measurer);
     // The rule's knobs, for pinning and "Tune the rest".
     const std::vector<int>& members = model.kernel_nodes[size_t(code.index)];

@@ -6,12 +6,28 @@
 #include <QInputDialog>
 #include <QPointer>
 #include <QStandardPaths>
+#include <QStringList>
 
 #include "app/studio/tune_job.h"
 #include "app/studio/workspace.h"
 #include "widgets/series_plot.h"
 
 namespace tessera::studio {
+
+namespace {
+
+// "winograd.tile_cols=14, ..." or "the 27 steps of its hand schedule": one
+// line for the log (a pinned trace's JSON filled the Messages view).
+QString describePins(const autotune::KnobPins& pins) {
+    if (!pins.steps.empty())
+        return QString("the %1 steps of its hand schedule").arg(pins.steps.size());
+    QStringList knobs;
+    for (const auto& [knob, value] : pins.knobs)
+        knobs << QString::fromStdString(knob) + "=" + QString::number(value);
+    return knobs.isEmpty() ? QString("nothing") : knobs.join(", ");
+}
+
+}  // namespace
 
 TuneController::TuneController(Workspace* workspace, QWidget* plotParent)
     : QObject(workspace),
@@ -58,10 +74,9 @@ void TuneController::start(int trials, const TuneScope& scope) {
     m_plot->clear();
     emit started();
     m_workspace->log(QString("Tuning %1: %2 trials for %3, database %4")
-                         .arg(scope.node.isEmpty()
-                                  ? document->displayName()
-                                  : "the kernel of " + scope.node + " (pinned: " +
-                                        QString::fromStdString(scope.pins.to_json()) + ")")
+                         .arg(scope.node.isEmpty() ? document->displayName()
+                                                   : "the kernel of " + scope.node + " (pinned: " +
+                                                         describePins(scope.pins) + ")")
                          .arg(trials)
                          .arg(settings.describe(), settings.records));
     // Points travel to the UI thread; those of a superseded or cancelled job are dropped.

@@ -11,10 +11,13 @@
 #include <QMimeData>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QUndoStack>
+#include <QWheelEvent>
 
 #include "app/studio/edit_command.h"
 #include "app/studio/loop_tree_model.h"
@@ -794,4 +797,23 @@ TEST(StudioLayout, TheMainWindowFitsA1280By720Screen) {
     EXPECT_LE(code->windowTitle().size(), 56) << code->windowTitle().toStdString();
     EXPECT_TRUE(code->toolTip().startsWith(code->windowTitle().chopped(1)))
         << code->windowTitle().toStdString();
+    bool tabHasTip = false;  // the tab beside "Pass pipeline" too
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&]() {
+            for (QTabBar* bar : s.window.findChildren<QTabBar*>())
+                for (int i = 0; i < bar->count(); ++i)
+                    tabHasTip = tabHasTip || (bar->tabText(i) == code->windowTitle() &&
+                                              bar->tabToolTip(i) == code->toolTip());
+            return tabHasTip;
+        },
+        10000));
+    // The schedule dock scrolls: a wheel turn over the unfocused trial count
+    // scrolls the dock and leaves the count as it was.
+    auto* trials = s.window.findChild<QSpinBox*>("tuneTrials");
+    ASSERT_NE(trials, nullptr);
+    const int count = trials->value();
+    QWheelEvent wheel(QPointF(5, 5), QPointF(5, 5), QPoint(), QPoint(0, -120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(trials, &wheel);
+    EXPECT_EQ(trials->value(), count);
 }

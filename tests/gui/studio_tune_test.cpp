@@ -375,6 +375,37 @@ TEST(StudioTune, TuneTheRestKeepsThePinnedKnobsAndTheRecordBecomesTheKernelsSche
     EXPECT_EQ(knobs->shown(pinnedKnob), pinnedValue);
 }
 
+// Every knob pinned at the rule's own value: the one candidate is the
+// default configuration, so the tuned record has the default's steps. The
+// editor, which keeps its state for the same steps, still says that a tuned
+// record schedules the kernel now (it went on saying "default schedule").
+TEST(StudioTune, ARecordWithTheDefaultsStepsStillRetitlesTheEditor) {
+    QTemporaryDir dir;
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    ScheduleEditor* editor = editorTuningInto(s, dir.filePath("tuning.jsonl"), "relu2");
+    ASSERT_NE(editor, nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return !s.window.isCompilingCode(); }, 60000));
+    auto* title = editor->findChild<QLabel*>();
+    ASSERT_NE(title, nullptr);
+    ASSERT_TRUE(title->text().contains("default schedule")) << title->text().toStdString();
+    const std::vector<schedule::Step> before = editor->steps();
+    tessera::studio::KnobPanel* knobs = editor->knobPanel();
+    ASSERT_GT(knobs->table()->rowCount(), 0);
+    for (int i = 0; i < knobs->table()->rowCount(); ++i) {
+        auto* values = static_cast<QComboBox*>(knobs->table()->cellWidget(i, 2));
+        ASSERT_TRUE(knobs->pin(knobs->table()->item(i, 1)->text(), values->itemData(0).toLongLong()));
+    }
+    QSignalSpy finished(s.window.tuning(), &tessera::studio::TuneController::finished);
+    QSignalSpy failed(s.window.tuning(), &tessera::studio::TuneController::failed);
+    emit knobs->tuneRestRequested(4);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 120000));
+    ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return title->text().contains("tuned record"); }, 60000))
+        << title->text().toStdString();
+    EXPECT_EQ(editor->steps(), before);  // the same steps, the editor's state kept
+}
+
 // Hybrid with steps: a hand schedule made in the editor, no knob pinned,
 // "Tune the rest": its steps are pinned, every record starts with them, and
 // the kernel then runs the tuned record that keeps them.
