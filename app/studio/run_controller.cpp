@@ -88,6 +88,14 @@ void RunController::clearResult() {
 QString RunController::staleReason() const {
     if (!m_lastRun) return {};
     QStringList reasons = m_staleReasons;
+    // Schedules edited back to what the shown Run built with (Edit > Undo)
+    // are not a reason: the hand schedules are compared, not counted.
+    auto sameSteps = [](const KernelTraces& a, const KernelTraces& b) {
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+            return x.first == y.first && x.second.steps == y.second.steps;
+        });
+    };
+    if (sameSteps(m_workspace->kernelTraces(), m_runTraces)) reasons.removeAll("schedules");
     const QString settings = m_workspace->buildSettings().differences(m_lastRun->settings);
     if (!settings.isEmpty()) reasons.prepend(settings);
     reasons.removeDuplicates();
@@ -181,6 +189,7 @@ void RunController::run() {
     const KernelTraces traces = m_workspace->kernelTraces();
     const BuildSettings settings = m_workspace->buildSettings();
     m_changesSinceRunStart.clear();
+    m_runningTraces = traces;
     // One cache per document; bounded, as every edit adds the kernels it changed.
     constexpr size_t kMaxCachedKernels = 1024;
     if (m_kernelsOwner != owner || !m_kernels || m_kernels->size() > kMaxCachedKernels) {
@@ -215,6 +224,7 @@ void RunController::show(const RunResult& result) {
     m_lastRun = std::make_unique<RunResult>(result);
     m_layerErrors->setErrors(result.layerErrors, result.layerErrorNote);
     m_staleReasons = m_changesSinceRunStart;
+    m_runTraces = m_runningTraces;
     double kernelsMs = 0;
     for (const KernelTime& k : result.kernels) kernelsMs += k.ms;
     m_perfLabel->setText(

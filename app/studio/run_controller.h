@@ -100,9 +100,10 @@ private:
     std::shared_ptr<driver::KernelCache> m_kernels;
     const void* m_kernelsOwner = nullptr;
     std::unique_ptr<MachinePeaks> m_peaks;
-    bool m_peaksRemeasured = false;      // once per session, when a kernel tops the ceilings
-    QStringList m_changesSinceRunStart;  // build inputs changed since the last Run started
-    QStringList m_staleReasons;          // ... and since the shown Run's result
+    bool m_peaksRemeasured = false;             // once per session, when a kernel tops the ceilings
+    QStringList m_changesSinceRunStart;         // build inputs changed since the last Run started
+    QStringList m_staleReasons;                 // ... and since the shown Run's result
+    KernelTraces m_runningTraces, m_runTraces;  // the hand schedules of the running / shown Run
 };
 
 }  // namespace tessera::studio

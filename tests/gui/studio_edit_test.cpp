@@ -723,6 +723,12 @@ TEST(ScheduleEditorWidget, ScheduleEditsUndoAndRedo) {
     ASSERT_TRUE(s.ok);
     ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu1");
     ASSERT_NE(editor, nullptr);
+    {  // a Run first: its result goes stale with the edit and fresh again with the undo
+        QSignalSpy finished(s.window.runs(), &tessera::studio::RunController::finished);
+        s.window.runs()->run();
+        ASSERT_TRUE(finished.wait(120000));
+        ASSERT_TRUE(s.window.runs()->staleReason().isEmpty());
+    }
     const std::vector<schedule::Step> built = editor->steps();
     const int before = s.window.undoStack()->count();
     bool split = false;
@@ -737,9 +743,13 @@ TEST(ScheduleEditorWidget, ScheduleEditsUndoAndRedo) {
         << s.window.undoStack()->undoText().toStdString();
     ASSERT_EQ(s.window.workspace()->kernelTraces().size(), 1u);
     const QString key = QString::fromStdString(s.window.workspace()->kernelTraces().begin()->first);
+    EXPECT_TRUE(s.window.runs()->staleReason().contains("schedules"))
+        << s.window.runs()->staleReason().toStdString();
     s.window.undoStack()->undo();
     EXPECT_EQ(editor->steps(), built);
     EXPECT_TRUE(s.window.workspace()->kernelTraces().empty());
+    EXPECT_TRUE(s.window.runs()->staleReason().isEmpty())  // back to what the Run built
+        << s.window.runs()->staleReason().toStdString();
     EXPECT_FALSE(s.window.sessions()->hasUnsavedChanges());
     s.window.undoStack()->redo();
     EXPECT_EQ(editor->steps(), edited);
