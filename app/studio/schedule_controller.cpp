@@ -210,13 +210,18 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
         // A tuned record's values, not the rule's defaults, where one schedules it.
         for (const auto& [knob, value] : ks.knobs)
             m_editor->knobPanel()->show(QString::fromStdString(knob), value);
+        // The pins of this kernel's last "Tune the rest" stay pinned.
+        if (const auto it = m_pinned.find(m_traceNode); it != m_pinned.end())
+            for (const auto& [knob, value] : it->second)
+                m_editor->knobPanel()->pin(QString::fromStdString(knob), value);
     }
 }
 
-TuneScope ScheduleController::tuneScope() const {
+TuneScope ScheduleController::tuneScope() {
     TuneScope scope;
     scope.node = m_traceNode;
     scope.pins = m_editor->knobPanel()->pins();
+    m_pinned[m_traceNode] = scope.pins.knobs;
     // No knob pinned but a hand schedule made in the editor: its steps are
     // pinned, and the tuner schedules what they leave.
     if (scope.pins.knobs.empty() && m_workspace->traces().contains(m_traceNode))

@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QStringList>
 #include <QVector>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -42,8 +43,9 @@ public:
     void refresh();
     /// The same, built again (the tuning records changed).
     void rebuild();
-    /// "Tune the rest" of the shown kernel: its node and the pinned knobs.
-    TuneScope tuneScope() const;
+    /// "Tune the rest" of the shown kernel: its node and the pinned knobs
+    /// (remembered for the kernel: pinned again when it is shown).
+    TuneScope tuneScope();
     bool isCompiling() const;
     JobRunner* jobs() const { return m_jobs; }
 
@@ -87,16 +89,19 @@ private:
     bool m_replaying = false;  // applyTrace at work: its edit is no new undo step
     int m_node = -1;
     QString m_requestedKernel;  // showNode's kernel of the node ("": the node's own)
-    QString m_traceNode;  // the node (or kernel name) the editor's steps are kept under
+    QString m_traceNode;        // the node (or kernel name) the editor's steps are kept under
     QString m_loggedHandError;  // the last failing hand schedule reported
+    /// Per kernel key: the knobs pinned for its last "Tune the rest", pinned
+    /// again when the kernel is shown (after the tuning, or selected again).
+    std::map<QString, std::map<std::string, int64_t>> m_pinned;
     std::vector<schedule::Step> m_builtSteps;  // the kernel's trace without a hand schedule
     QString m_builtSource;  // what scheduled it then ("default schedule", "tuned record")
     QString m_kernelLabel;  // "kernel K (nodes)": the editor's title, with the source
-    QString m_kernel;  // shown in the panes
+    QString m_kernel;       // shown in the panes
     QString m_title;
     KernelCode m_shown;  // the kernel the panes show, from a full build (no model: none)
     std::shared_ptr<const driver::CompiledModel> m_build;  // the code views' build
-    QString m_buildKey;                                     // ... and what it was built from
+    QString m_buildKey;                                    // ... and what it was built from
 };
 
 }  // namespace tessera::studio

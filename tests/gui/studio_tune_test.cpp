@@ -371,8 +371,10 @@ TEST(StudioTune, TuneTheRestKeepsThePinnedKnobsAndTheRecordBecomesTheKernelsSche
                editor->findChild<QLabel*>() != nullptr &&
                editor->findChild<QLabel*>()->text().contains("tuned record");
     }, 60000)) << editor->findChild<QLabel*>()->text().toStdString();
-    // Its knob panel shows the record's values (the pinned one among them), not the rule's defaults.
+    // Its knob panel shows the record's values (the pinned one among them), not the rule's defaults,
+    // and the knob pinned for the tuning stays pinned (to tune again).
     EXPECT_EQ(knobs->shown(pinnedKnob), pinnedValue);
+    EXPECT_EQ(knobs->pins().knobs.count(pinnedKnob.toStdString()), 1u);
 }
 
 // Every knob pinned at the rule's own value: the one candidate is the
