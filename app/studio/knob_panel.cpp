@@ -93,32 +93,32 @@ autotune::KnobPins KnobPanel::pins() const {
     return pins;
 }
 
+int KnobPanel::rowOf(const QString& knob) const {
+    for (int i = 0; i < m_table->rowCount(); ++i)
+        if (m_table->item(i, 1)->text() == knob) return i;
+    return -1;
+}
+
 bool KnobPanel::pin(const QString& knob, int64_t value) {
     if (!show(knob, value)) return false;
-    for (int i = 0; i < m_table->rowCount(); ++i)
-        if (m_table->item(i, 1)->text() == knob) m_table->item(i, 0)->setCheckState(Qt::Checked);
+    m_table->item(rowOf(knob), 0)->setCheckState(Qt::Checked);
     return true;
 }
 
 bool KnobPanel::show(const QString& knob, int64_t value) {
-    for (int i = 0; i < m_table->rowCount(); ++i) {
-        if (m_table->item(i, 1)->text() != knob) continue;
-        auto* values = static_cast<QComboBox*>(m_table->cellWidget(i, 2));
-        const int index = values->findData(qlonglong(value));
-        if (index < 0) return false;
-        values->setCurrentIndex(index);
-        return true;
-    }
-    return false;
+    const int row = rowOf(knob);
+    if (row < 0) return false;
+    auto* values = static_cast<QComboBox*>(m_table->cellWidget(row, 2));
+    const int index = values->findData(qlonglong(value));
+    if (index < 0) return false;
+    values->setCurrentIndex(index);
+    return true;
 }
 
 int64_t KnobPanel::shown(const QString& knob) const {
-    for (int i = 0; i < m_table->rowCount(); ++i)
-        if (m_table->item(i, 1)->text() == knob)
-            return static_cast<const QComboBox*>(m_table->cellWidget(i, 2))
-                ->currentData()
-                .toLongLong();
-    return -1;
+    const int row = rowOf(knob);
+    if (row < 0) return -1;
+    return static_cast<const QComboBox*>(m_table->cellWidget(row, 2))->currentData().toLongLong();
 }
 
 }  // namespace tessera::studio

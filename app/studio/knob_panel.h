@@ -45,6 +45,10 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    /// The table row of `knob`, or -1.
+    int rowOf(const QString& knob) const;
+
+private:
     std::vector<topi::CpuKnob> m_knobs;
     QTableWidget* m_table;
     QSpinBox* m_trials;

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "engine/arith/analyzer.h"
+#include "engine/schedule/schedule_util.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 
@@ -38,16 +39,13 @@ int64_t loop_extent(const tir::PrimFunc& f, const std::string& loop) {
 std::string kind_dropped_by(const tir::PrimFunc& f, const Step& step) {
     if (step.op != "split" && step.op != "fuse") return {};
     for (const std::string& loop : step.loops) {
-        std::string kind;
-        tir::post_order_visit(f->body, [&](const tir::Object* o) {
-            if (o->node_type != tir::NodeType::For) return;
-            auto* l = static_cast<const tir::For*>(o);
-            if (l->loop_var.name() == loop && l->kind != tir::ForKind::Serial)
-                kind = l->kind == tir::ForKind::ThreadBinding ? "bound to " + l->thread_tag
-                       : l->kind == tir::ForKind::Unrolled    ? "unrolled"
-                                                              : tir::for_kind_name(l->kind);
-        });
-        if (kind.empty()) continue;
+        const std::optional<detail::Path> path = detail::find_loop(f->body, loop);
+        const tir::For* l = path ? path->back().as<tir::For>() : nullptr;
+        if (!l || l->kind == tir::ForKind::Serial) continue;
+        const std::string kind = l->kind == tir::ForKind::ThreadBinding
+                                     ? "bound to " + l->thread_tag
+                                 : l->kind == tir::ForKind::Unrolled ? "unrolled"
+                                                                     : tir::for_kind_name(l->kind);
         return "loop '" + loop + "' was " + kind + ": " +
                (step.op == "split" ? "its parts are serial; mark one of them again"
                                    : "the fused loop is serial; mark it again");
