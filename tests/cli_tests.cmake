@@ -125,7 +125,9 @@ set_tests_properties(conformance_resize_antialias PROPERTIES
 # ---- ONNX Runtime's com.microsoft fused ops (FusedConv, FusedGemm, the GELUs,
 # QuickGelu, SkipLayerNormalization, the QLinear elementwise ops with uint8 and
 # int8, DynamicQuantizeLSTM against ORT's float LSTM over its dequantized
-# weights) against ONNX Runtime's own outputs
+# weights; the transformers optimizer's EmbedLayerNormalization, Attention and
+# MultiHeadAttention with each mask form, the RMS norms) against ONNX
+# Runtime's own outputs
 # (tests/data/onnx_models/make_contrib_models.py).
 set(CONTRIB_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
 add_test(NAME conformance_contrib_ops
@@ -133,9 +135,12 @@ add_test(NAME conformance_contrib_ops
                  ${CONTRIB_MODELS}/contrib_fused_gemm ${CONTRIB_MODELS}/contrib_gelus
                  ${CONTRIB_MODELS}/contrib_skip_layer_norm ${CONTRIB_MODELS}/contrib_qlinear_uint8
                  ${CONTRIB_MODELS}/contrib_qlinear_int8 ${CONTRIB_MODELS}/contrib_dynamic_quantize_lstm
-                 ${CONTRIB_MODELS}/contrib_dynamic_quantize_lstm_per_channel)
+                 ${CONTRIB_MODELS}/contrib_dynamic_quantize_lstm_per_channel
+                 ${CONTRIB_MODELS}/contrib_bert_embed_attention ${CONTRIB_MODELS}/contrib_attention_masks
+                 ${CONTRIB_MODELS}/contrib_multi_head_attention
+                 ${CONTRIB_MODELS}/contrib_simplified_layer_norm)
 set_tests_properties(conformance_contrib_ops PROPERTIES
-  PASS_REGULAR_EXPRESSION "\n8 passed, 0 failed, 0 skipped"
+  PASS_REGULAR_EXPRESSION "\n12 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL contrib_")
 
 # QDQ models folded into integer ops (onnx_qdq_fold.h) against ONNX Runtime's

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_contrib_attention.h"
 #include "engine/frontend/onnx/onnx_contrib_lstm.h"
 #include "engine/frontend/onnx/onnx_node_rewrite.h"
 
@@ -106,29 +107,36 @@ void skip_layer_norm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx
     std::string s = r.emit(n, "Add", {n.input(0), n.input(1)}, out);
     if (has_input(n, 4)) s = r.emit(n, "Add", {s, n.input(4)}, out);
     if (n.output_size() > 3 && !n.output(3).empty()) r.emit(n, "Identity", {s}, out, n.output(3));
-    auto reduce_mean = [&](const std::string& x) {
-        onnx::NodeProto& m = out.emplace_back();
-        m.set_op_type("ReduceMean");
-        m.set_name(r.fresh(node_name(n) + "_ReduceMean"));
-        m.add_input(x);
-        m.add_output(r.fresh(node_name(n) + "_mean"));
-        auto* axes = m.add_attribute();
-        axes->set_name("axes");
-        axes->set_type(onnx::AttributeProto::INTS);
-        axes->add_ints(-1);
-        return m.output(0);
-    };
-    const std::string d = r.emit(n, "Sub", {s, reduce_mean(s)}, out);
-    const std::string var = reduce_mean(r.emit(n, "Mul", {d, d}, out));
-    const float eps = attr_float(n, "epsilon", 1e-12f);
-    const std::string std_dev =
-        r.emit(n, "Sqrt", {r.emit(n, "Add", {var, r.scalar_like(n, s, eps, out)}, out)}, out);
-    const std::string normed = r.emit(n, "Div", {d, std_dev}, out);
-    if (has_input(n, 3)) {
-        r.emit(n, "Add", {r.emit(n, "Mul", {normed, n.input(2)}, out), n.input(3)}, out, n.output(0));
-    } else {
-        r.emit(n, "Mul", {normed, n.input(2)}, out, n.output(0));
+    r.layer_norm(n, s, n.input(2), has_input(n, 3) ? n.input(3) : "",
+                 attr_float(n, "epsilon", 1e-12f), n.output(0), out);
+}
+
+/// RMS normalization over the last axis (SimplifiedLayerNormalization, and
+/// with SkipSimplifiedLayerNormalization of input + skip (+ bias), output 3
+/// the sum): y = x / sqrt(mean(x^2) + epsilon) * scale.
+void rms_norm(NodeRewriter& r, const onnx::NodeProto& n, bool skip, std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(n.input_size() >= (skip ? 3 : 2) && has_input(n, 0) && has_input(n, skip ? 2 : 1))
+        << r.where(n) << (skip ? ": needs input, skip and gamma" : ": needs X and scale");
+    if (!skip) {
+        const onnx::AttributeProto* axis = find_attr(n, "axis");
+        TS_USER_CHECK(!axis || axis->i() == -1)
+            << r.where(n) << ": axis " << axis->i() << " is not supported (only the last, -1)";
     }
+    for (int i = 1; i < (skip ? 3 : 2); ++i)
+        TS_USER_CHECK(n.output_size() <= i || n.output(i).empty())
+            << r.where(n) << ": output " << i << " (mean / inverse std) is not supported";
+    std::string x = n.input(0);
+    if (skip) {
+        TS_USER_CHECK(has_input(n, 1)) << r.where(n) << ": the skip input is missing";
+        x = r.emit(n, "Add", {x, n.input(1)}, out);
+        if (has_input(n, 3)) x = r.emit(n, "Add", {x, n.input(3)}, out);
+        if (n.output_size() > 3 && !n.output(3).empty()) r.emit(n, "Identity", {x}, out, n.output(3));
+    }
+    const std::string mean_square = r.reduce(n, "ReduceMean", r.emit(n, "Mul", {x, x}, out), {-1}, true, out);
+    const float eps = attr_float(n, "epsilon", skip ? 1e-12f : 1e-5f);
+    const std::string rms =
+        r.emit(n, "Sqrt", {r.emit(n, "Add", {mean_square, r.scalar_like(n, x, eps, out)}, out)}, out);
+    r.emit(n, "Mul", {r.emit(n, "Div", {x, rms}, out), n.input(skip ? 2 : 1)}, out, n.output(0));
 }
 
 // ORT's quantized elementwise ops (QLinearAdd, QLinearMul, QLinearSigmoid,
@@ -212,7 +220,8 @@ void check_arity(NodeRewriter& r, const onnx::NodeProto& n) {
         {"BiasGelu", 2},  {"QuickGelu", 1}, {"SkipLayerNormalization", 0},
         {"DynamicQuantizeLSTM", 0}, {"QLinearAdd", 0}, {"QLinearMul", 0},
         {"QLinearSigmoid", 0}, {"QLinearLeakyRelu", 0}, {"QLinearGlobalAveragePool", 0},
-        {"QLinearConcat", 0}};
+        {"QLinearConcat", 0}, {"SkipSimplifiedLayerNormalization", 0}, {"Attention", 0},
+        {"MultiHeadAttention", 0}, {"EmbedLayerNormalization", 0}};
     auto it = kInputs.find(n.op_type());
     if (it == kInputs.end()) return;  // not one of ours: unsupported later
     for (int i = 0; i < it->second; ++i)
@@ -223,8 +232,14 @@ void check_arity(NodeRewriter& r, const onnx::NodeProto& n) {
 
 bool expand(NodeRewriter& r, const Graphs& graphs, onnx::NodeProto& n,
             std::vector<onnx::NodeProto>& out) {
+    // ORT registers SimplifiedLayerNormalization in the default domain.
+    if (n.op_type() == "SimplifiedLayerNormalization" && (n.domain().empty() || n.domain() == kDomain)) {
+        rms_norm(r, n, false, out);
+        return true;
+    }
     if (n.domain() != kDomain) return false;
     check_arity(r, n);
+    if (expand_contrib_attention(r, graphs, n, out)) return true;
     const std::string& op = n.op_type();
     if (op == "FusedConv") {
         fused_conv(r, n, out);
@@ -243,6 +258,8 @@ bool expand(NodeRewriter& r, const Graphs& graphs, onnx::NodeProto& n,
         r.emit(n, "Mul", {n.input(0), r.emit(n, "Sigmoid", {ax}, out)}, out, n.output(0));
     } else if (op == "SkipLayerNormalization") {
         skip_layer_norm(r, n, out);
+    } else if (op == "SkipSimplifiedLayerNormalization") {
+        rms_norm(r, n, true, out);
     } else if (op == "DynamicQuantizeLSTM") {
         expand_dynamic_quantize_lstm(r, graphs, n, out);
     } else {
@@ -255,12 +272,14 @@ bool expand(NodeRewriter& r, const Graphs& graphs, onnx::NodeProto& n,
 
 void expand_contrib_ops(onnx::ModelProto& model, const std::string& origin) {
     // Most models have none: no name collection, no copy of the node lists.
-    if (!uses_domain(model.graph(), kDomain)) return;
+    if (!uses_domain(model.graph(), kDomain) && !uses_op(model.graph(), "SimplifiedLayerNormalization"))
+        return;
     int64_t opset = 0;
     for (const auto& op : model.opset_import())
         if (op.domain().empty() || op.domain() == "ai.onnx") opset = op.version();
     NodeRewriter r(origin, std::string(", ") + kDomain, model.graph());
     r.cast_like = opset >= 15;
+    r.opset = opset;
     rewrite_nodes(r, *model.mutable_graph(), expand);
 }
 

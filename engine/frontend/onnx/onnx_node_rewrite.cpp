@@ -21,16 +21,28 @@ void collect_names(const onnx::GraphProto& g, std::set<std::string>& names) {
     }
 }
 
-bool uses_domain(const onnx::GraphProto& g, const std::string& domain) {
+namespace {
+
+bool uses_node(const onnx::GraphProto& g, const std::function<bool(const onnx::NodeProto&)>& is) {
     for (const auto& n : g.node()) {
-        if (n.domain() == domain) return true;
+        if (is(n)) return true;
         for (const auto& a : n.attribute()) {
-            if (a.has_g() && uses_domain(a.g(), domain)) return true;
+            if (a.has_g() && uses_node(a.g(), is)) return true;
             for (const auto& sub : a.graphs())
-                if (uses_domain(sub, domain)) return true;
+                if (uses_node(sub, is)) return true;
         }
     }
     return false;
+}
+
+}  // namespace
+
+bool uses_domain(const onnx::GraphProto& g, const std::string& domain) {
+    return uses_node(g, [&](const onnx::NodeProto& n) { return n.domain() == domain; });
+}
+
+bool uses_op(const onnx::GraphProto& g, const std::string& op_type) {
+    return uses_node(g, [&](const onnx::NodeProto& n) { return n.op_type() == op_type; });
 }
 
 namespace {
@@ -99,20 +111,67 @@ std::string NodeRewriter::emit(const onnx::NodeProto& n, const std::string& op,
     return m.output(0);
 }
 
-std::string NodeRewriter::scalar_like(const onnx::NodeProto& n, const std::string& like, float v,
-                                      std::vector<onnx::NodeProto>& out) {
-    onnx::NodeProto c;
+std::string NodeRewriter::constant(const onnx::NodeProto& n, const onnx::TensorProto& value,
+                                   std::vector<onnx::NodeProto>& out) {
+    onnx::AttributeProto a;
+    a.set_name("value");
+    a.set_type(onnx::AttributeProto::TENSOR);
+    *a.mutable_t() = value;
+    onnx::NodeProto& c = out.emplace_back();
     c.set_op_type("Constant");
     c.set_name(fresh(node_name(n) + "_c"));
     c.add_output(fresh(node_name(n) + "_c"));
-    onnx::AttributeProto* a = c.add_attribute();
-    a->set_name("value");
-    a->set_type(onnx::AttributeProto::TENSOR);
-    a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
-    a->mutable_t()->add_float_data(v);
-    const std::string value = c.output(0);
-    out.push_back(std::move(c));
+    *c.add_attribute() = std::move(a);
+    return c.output(0);
+}
+
+std::string NodeRewriter::scalar_like(const onnx::NodeProto& n, const std::string& like, float v,
+                                      std::vector<onnx::NodeProto>& out) {
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    t.add_float_data(v);
+    const std::string value = constant(n, t, out);
     return cast_like ? emit(n, "CastLike", {value, like}, out) : value;
+}
+
+std::string NodeRewriter::ints(const onnx::NodeProto& n, const std::vector<int64_t>& values,
+                              std::vector<onnx::NodeProto>& out, bool scalar) {
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::INT64);
+    if (!scalar) t.add_dims(int64_t(values.size()));
+    for (int64_t v : values) t.add_int64_data(v);
+    return constant(n, t, out);
+}
+
+std::string NodeRewriter::reduce(const onnx::NodeProto& n, const std::string& op,
+                                 const std::string& x, const std::vector<int64_t>& axes,
+                                 bool keepdims, std::vector<onnx::NodeProto>& out) {
+    onnx::AttributeProto keep;
+    keep.set_name("keepdims");
+    keep.set_type(onnx::AttributeProto::INT);
+    keep.set_i(keepdims ? 1 : 0);
+    // Axes became an input in opset 13 (ReduceSum) and 18 (the others).
+    if (opset >= (op == "ReduceSum" ? 13 : 18)) return emit(n, op, {x, ints(n, axes, out)}, out, "", {keep});
+    onnx::AttributeProto a;
+    a.set_name("axes");
+    a.set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : axes) a.add_ints(v);
+    return emit(n, op, {x}, out, "", {a, keep});
+}
+
+void NodeRewriter::layer_norm(const onnx::NodeProto& n, const std::string& x,
+                              const std::string& gamma, const std::string& beta, float eps,
+                              const std::string& y, std::vector<onnx::NodeProto>& out) {
+    const std::string d = emit(n, "Sub", {x, reduce(n, "ReduceMean", x, {-1}, true, out)}, out);
+    const std::string var = reduce(n, "ReduceMean", emit(n, "Mul", {d, d}, out), {-1}, true, out);
+    const std::string std_dev =
+        emit(n, "Sqrt", {emit(n, "Add", {var, scalar_like(n, x, eps, out)}, out)}, out);
+    const std::string normed = emit(n, "Div", {d, std_dev}, out);
+    if (beta.empty()) {
+        emit(n, "Mul", {normed, gamma}, out, y);
+    } else {
+        emit(n, "Add", {emit(n, "Mul", {normed, gamma}, out), beta}, out, y);
+    }
 }
 
 void NodeRewriter::gelu(const onnx::NodeProto& n, const std::string& x, const std::string& y,

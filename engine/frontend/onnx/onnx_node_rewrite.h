@@ -27,6 +27,9 @@ struct NodeRewriter {
     /// Scalar constants follow their operand's dtype with CastLike (opset
     /// 15 and newer); otherwise they are float32.
     bool cast_like = true;
+    /// The model's default-domain opset: which form of Reduce* and
+    /// Unsqueeze (axes as an attribute or an input) the rewrites emit.
+    int64_t opset = 0;
 
     NodeRewriter(std::string origin, std::string context, const onnx::GraphProto& g);
     /// A name no value, node or earlier fresh name of the model has.
@@ -44,6 +47,21 @@ struct NodeRewriter {
     /// float32 one when !cast_like.
     std::string scalar_like(const onnx::NodeProto& n, const std::string& like, float v,
                             std::vector<onnx::NodeProto>& out);
+    /// A Constant node holding `value`; returns its output.
+    std::string constant(const onnx::NodeProto& n, const onnx::TensorProto& value,
+                         std::vector<onnx::NodeProto>& out);
+    /// A Constant of int64 `values`: a 1-D tensor, or a scalar (one value).
+    std::string ints(const onnx::NodeProto& n, const std::vector<int64_t>& values,
+                     std::vector<onnx::NodeProto>& out, bool scalar = false);
+    /// `op` (ReduceMean, ReduceSum...) of x over `axes`, in the opset's form.
+    std::string reduce(const onnx::NodeProto& n, const std::string& op, const std::string& x,
+                       const std::vector<int64_t>& axes, bool keepdims,
+                       std::vector<onnx::NodeProto>& out);
+    /// y = (x - mean) / sqrt(var + eps) * gamma (+ beta) over the last axis,
+    /// in the ops fuse_layer_norm recognizes; `beta` may be empty.
+    void layer_norm(const onnx::NodeProto& n, const std::string& x, const std::string& gamma,
+                    const std::string& beta, float eps, const std::string& y,
+                    std::vector<onnx::NodeProto>& out);
     /// y = Gelu(x): 0.5 x (1 + erf(x / sqrt 2)), or with `tanh`
     /// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
     void gelu(const onnx::NodeProto& n, const std::string& x, const std::string& y, bool tanh,
@@ -63,6 +81,8 @@ void erase_attr(onnx::NodeProto& n, const std::string& name);
 
 /// True when a node of `g` or of its subgraphs is of `domain`.
 bool uses_domain(const onnx::GraphProto& g, const std::string& domain);
+/// True when a node of `g` or of its subgraphs is an `op_type` (any domain).
+bool uses_op(const onnx::GraphProto& g, const std::string& op_type);
 
 /// The int64 values of constant `name` (an initializer or a Constant node),
 /// or false when it is not a constant.

@@ -356,6 +356,21 @@ def contrib_arity_inputs():
     m = model([gelu], [x], [helper.make_tensor_value_info("y", f, [2, 3])])
     m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     write("contrib_bias_gelu_without_bias.onnx", m.SerializeToString())
+    # Attention with a past state (key/value caching is not expanded) and
+    # MultiHeadAttention with packed QKV (no key and value inputs).
+    h = helper.make_tensor_value_info("h", f, [1, 4, 8])
+    past = helper.make_tensor_value_info("past", f, [2, 1, 2, 3, 4])
+    w = numpy_helper.from_array(np.zeros((8, 24), np.float32), "w")
+    att = helper.make_node("Attention", ["h", "w", "", "", "past"], ["y"], domain="com.microsoft",
+                           name="attention_with_past", num_heads=2)
+    m = model([att], [h, past], [helper.make_tensor_value_info("y", f, [1, 4, 8])], [w])
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    write("contrib_attention_with_past.onnx", m.SerializeToString())
+    mha = helper.make_node("MultiHeadAttention", ["h"], ["y"], domain="com.microsoft",
+                           name="packed_mha", num_heads=2)
+    m = model([mha], [h], [helper.make_tensor_value_info("y", f, [1, 4, 8])])
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    write("contrib_multi_head_attention_packed.onnx", m.SerializeToString())
 
 
 if __name__ == "__main__":

@@ -21,8 +21,8 @@ def f32(*shape, scale=1.0):
 
 
 def write(name, nodes, inputs, outputs, inits, opset=14):
-    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info(n, TensorProto.FLOAT, a.shape)
-                                        for n, a in inputs],
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info(
+                              n, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape) for n, a in inputs],
                           [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs],
                           [numpy_helper.from_array(a, n) for n, a in inits])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset),
@@ -183,3 +183,68 @@ def dynamic_quantize_lstm_model(name, per_channel, direction):
 
 dynamic_quantize_lstm_model("contrib_dynamic_quantize_lstm", False, "forward")
 dynamic_quantize_lstm_model("contrib_dynamic_quantize_lstm_per_channel", True, "bidirectional")
+
+
+# ORT's transformers optimizer's ops (BERT-style models): drawn from their
+# own generator so the models above stay as they were.
+rng = np.random.default_rng(11)
+B, S, HID, NH, VOC = 2, 7, 32, 4, 50
+ids = rng.integers(0, VOC, (B, S)).astype(np.int32)
+segments = rng.integers(0, 2, (B, S)).astype(np.int32)
+mask = np.array([[1] * 7, [1] * 4 + [0] * 3], dtype=np.int32)  # right padding
+# EmbedLayerNormalization -> mask_index (1-D end positions) -> Attention ->
+# SkipLayerNormalization: the start of an optimized BERT encoder.
+write("contrib_bert_embed_attention",
+      [helper.make_node("EmbedLayerNormalization",
+                        ["ids", "segments", "word", "position", "segment", "g0", "b0", "mask"],
+                        ["emb", "mask_index"], domain=ms, name="embed", epsilon=1e-12),
+       helper.make_node("Attention", ["emb", "wqkv", "bqkv", "mask_index"], ["att"], domain=ms,
+                        name="attention", num_heads=NH),
+       helper.make_node("SkipLayerNormalization", ["att", "emb", "g1", "b1"], ["y"], domain=ms,
+                        name="skip_ln", epsilon=1e-12)],
+      [("ids", ids), ("segments", segments), ("mask", mask)], ["y"],
+      [("word", f32(VOC, HID)), ("position", f32(16, HID)), ("segment", f32(2, HID)),
+       ("g0", f32(HID)), ("b0", f32(HID)), ("wqkv", f32(HID, 3 * HID, scale=0.3)),
+       ("bqkv", f32(3 * HID)), ("g1", f32(HID)), ("b1", f32(HID))])
+# Attention with a raw [batch, keys] mask and a causal mask, an additive
+# attention bias, V narrower than Q and K; a second with a 3-D raw mask and
+# its own scale; EmbedLayerNormalization with position ids and no mask.
+raw3 = (rng.random((B, S, S)) > 0.3).astype(np.int32)
+raw3[:, :, 0] = 1
+write("contrib_attention_masks",
+      [helper.make_node("EmbedLayerNormalization",
+                        ["ids", "", "word", "position", "", "g0", "b0", "", "position_ids"],
+                        ["emb", "", "emb_sum"], domain=ms, name="embed_positions"),
+       helper.make_node("Attention", ["emb", "w1", "b1", "mask", "", "attention_bias"], ["a1"],
+                        domain=ms, name="causal_attention", num_heads=NH, unidirectional=1,
+                        qkv_hidden_sizes=[HID, HID, HID // 2]),
+       helper.make_node("Attention", ["emb_sum", "w2", "", "raw3"], ["a2"], domain=ms,
+                        name="masked_attention", num_heads=2, scale=0.3, mask_filter_value=-1e4)],
+      [("ids", ids), ("mask", mask), ("raw3", raw3),
+       ("position_ids", rng.integers(0, 16, (B, S)).astype(np.int32)),
+       ("attention_bias", f32(B, NH, S, S))], ["a1", "a2"],
+      [("word", f32(VOC, HID)), ("position", f32(16, HID)), ("g0", f32(HID)), ("b0", f32(HID)),
+       ("w1", f32(HID, 2 * HID + HID // 2, scale=0.3)), ("b1", f32(2 * HID + HID // 2)),
+       ("w2", f32(HID, 3 * HID, scale=0.3))])
+# MultiHeadAttention: cross attention (10 keys) with a packed bias and a
+# [batch, keys] padding mask; self attention with 1-D end positions, causal.
+L = 10
+write("contrib_multi_head_attention",
+      [helper.make_node("MultiHeadAttention", ["q", "k", "v", "bias", "kmask"], ["o1"], domain=ms,
+                        name="cross_attention", num_heads=NH),
+       helper.make_node("MultiHeadAttention", ["o1", "o1", "o1", "", "ends", "attention_bias"],
+                        ["o2"], domain=ms, name="self_attention", num_heads=2, unidirectional=1,
+                        scale=0.2)],
+      [("q", f32(B, S, HID)), ("k", f32(B, L, HID)), ("v", f32(B, L, HID)),
+       ("kmask", np.array([[1] * 10, [1] * 6 + [0] * 4], dtype=np.int32)),
+       ("ends", np.array([7, 5], dtype=np.int32)), ("attention_bias", f32(1, 2, S, S))],
+      ["o2"], [("bias", f32(3 * HID))])
+# RMS normalization: SimplifiedLayerNormalization (ORT registers it in the
+# default domain) and SkipSimplifiedLayerNormalization with a bias and its sum.
+write("contrib_simplified_layer_norm",
+      [helper.make_node("SimplifiedLayerNormalization", ["x", "scale"], ["n1"],
+                        name="rms_norm", axis=-1, epsilon=1e-6),
+       helper.make_node("SkipSimplifiedLayerNormalization", ["n1", "skip", "gamma", "bias"],
+                        ["y", "", "", "sum"], domain=ms, name="skip_rms_norm", epsilon=1e-5)],
+      [("x", f32(2, 5, 24, scale=3.0)), ("skip", f32(2, 5, 24))], ["y", "sum"],
+      [("scale", f32(24)), ("gamma", f32(24)), ("bias", f32(24))])
