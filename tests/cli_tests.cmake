@@ -126,7 +126,8 @@ set_tests_properties(conformance_resize_antialias PROPERTIES
 # QuickGelu, SkipLayerNormalization, the QLinear elementwise ops with uint8 and
 # int8, DynamicQuantizeLSTM against ORT's float LSTM over its dequantized
 # weights; the transformers optimizer's EmbedLayerNormalization, Attention and
-# MultiHeadAttention with each mask form, the RMS norms) against ONNX
+# MultiHeadAttention with each mask form, the RMS norms, LayerNormalization
+# before opset 17) against ONNX
 # Runtime's own outputs
 # (tests/data/onnx_models/make_contrib_models.py).
 set(CONTRIB_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
@@ -138,9 +139,10 @@ add_test(NAME conformance_contrib_ops
                  ${CONTRIB_MODELS}/contrib_dynamic_quantize_lstm_per_channel
                  ${CONTRIB_MODELS}/contrib_bert_embed_attention ${CONTRIB_MODELS}/contrib_attention_masks
                  ${CONTRIB_MODELS}/contrib_multi_head_attention
-                 ${CONTRIB_MODELS}/contrib_simplified_layer_norm)
+                 ${CONTRIB_MODELS}/contrib_simplified_layer_norm
+                 ${CONTRIB_MODELS}/contrib_layer_norm_opset13)
 set_tests_properties(conformance_contrib_ops PROPERTIES
-  PASS_REGULAR_EXPRESSION "\n12 passed, 0 failed, 0 skipped"
+  PASS_REGULAR_EXPRESSION "\n13 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL contrib_")
 
 # QDQ models folded into integer ops (onnx_qdq_fold.h) against ONNX Runtime's

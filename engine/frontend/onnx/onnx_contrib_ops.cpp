@@ -111,6 +111,21 @@ void skip_layer_norm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx
                  attr_float(n, "epsilon", 1e-12f), n.output(0), out);
 }
 
+/// ONNX Runtime's LayerNormalization before opset 17 (ONNX's definition,
+/// over the last axis): Scale and B inputs, epsilon; the Mean and
+/// InvStdDev outputs are refused.
+void ort_layer_norm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(has_input(n, 0) && has_input(n, 1)) << r.where(n) << ": needs X and Scale";
+    const onnx::AttributeProto* axis = find_attr(n, "axis");
+    TS_USER_CHECK(!axis || axis->i() == -1)
+        << r.where(n) << ": axis " << axis->i() << " is not supported (only the last, -1)";
+    for (int i = 1; i < 3; ++i)
+        TS_USER_CHECK(n.output_size() <= i || n.output(i).empty())
+            << r.where(n) << ": output " << i << " (mean / inverse std) is not supported";
+    r.layer_norm(n, n.input(0), n.input(1), has_input(n, 2) ? n.input(2) : "",
+                 attr_float(n, "epsilon", 1e-5f), n.output(0), out);
+}
+
 /// RMS normalization over the last axis (SimplifiedLayerNormalization, and
 /// with SkipSimplifiedLayerNormalization of input + skip (+ bias), output 3
 /// the sum): y = x / sqrt(mean(x^2) + epsilon) * scale.
@@ -232,9 +247,15 @@ void check_arity(NodeRewriter& r, const onnx::NodeProto& n) {
 
 bool expand(NodeRewriter& r, const Graphs& graphs, onnx::NodeProto& n,
             std::vector<onnx::NodeProto>& out) {
-    // ORT registers SimplifiedLayerNormalization in the default domain.
+    // ORT registers SimplifiedLayerNormalization in the default domain, and
+    // LayerNormalization there for opsets before ONNX's own (17): its
+    // optimizer writes both into models of any opset.
     if (n.op_type() == "SimplifiedLayerNormalization" && (n.domain().empty() || n.domain() == kDomain)) {
         rms_norm(r, n, false, out);
+        return true;
+    }
+    if (n.op_type() == "LayerNormalization" && n.domain().empty() && r.opset < 17) {
+        ort_layer_norm(r, n, out);
         return true;
     }
     if (n.domain() != kDomain) return false;
@@ -272,11 +293,12 @@ bool expand(NodeRewriter& r, const Graphs& graphs, onnx::NodeProto& n,
 
 void expand_contrib_ops(onnx::ModelProto& model, const std::string& origin) {
     // Most models have none: no name collection, no copy of the node lists.
-    if (!uses_domain(model.graph(), kDomain) && !uses_op(model.graph(), "SimplifiedLayerNormalization"))
-        return;
     int64_t opset = 0;
     for (const auto& op : model.opset_import())
         if (op.domain().empty() || op.domain() == "ai.onnx") opset = op.version();
+    if (!uses_domain(model.graph(), kDomain) && !uses_op(model.graph(), "SimplifiedLayerNormalization") &&
+        !(opset < 17 && uses_op(model.graph(), "LayerNormalization")))
+        return;
     NodeRewriter r(origin, std::string(", ") + kDomain, model.graph());
     r.cast_like = opset >= 15;
     r.opset = opset;

@@ -248,3 +248,11 @@ write("contrib_simplified_layer_norm",
                         ["y", "", "", "sum"], domain=ms, name="skip_rms_norm", epsilon=1e-5)],
       [("x", f32(2, 5, 24, scale=3.0)), ("skip", f32(2, 5, 24))], ["y", "sum"],
       [("scale", f32(24)), ("gamma", f32(24)), ("bias", f32(24))])
+# LayerNormalization in the default domain at opset 13: ORT's own op before
+# ONNX defined it (17), which its optimizer writes into older models.
+write("contrib_layer_norm_opset13",
+      [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["n1"], name="layer_norm",
+                        axis=-1, epsilon=1e-5),
+       helper.make_node("LayerNormalization", ["n1", "scale"], ["y"], name="layer_norm_no_bias",
+                        epsilon=1e-3)],
+      [("x", f32(3, 4, 40, scale=2.0))], ["y"], [("scale", f32(40)), ("bias", f32(40))], opset=13)
