@@ -5,8 +5,12 @@
 // quantized elementwise ops of ORT's quantizer (QLinearAdd, QLinearMul,
 // QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearConcat:
 // dequantize, the float op, quantize) and DynamicQuantizeLSTM (an LSTM over
-// its dequantized weights, onnx_contrib_lstm.h). Tessera's fusion passes fuse them
-// again. Checked against ONNX Runtime's outputs
+// its dequantized weights, onnx_contrib_lstm.h); the transformers optimizer's
+// Attention, MultiHeadAttention and EmbedLayerNormalization
+// (onnx_contrib_attention.h), the RMS norms SimplifiedLayerNormalization and
+// SkipSimplifiedLayerNormalization, and LayerNormalization in the default
+// domain before opset 17 (ORT registered it there before ONNX defined it).
+// Tessera's fusion passes fuse them again. Checked against ONNX Runtime's outputs
 // (tests/data/onnx_models/contrib_*).
 #pragma once
 
