@@ -140,9 +140,10 @@ add_test(NAME conformance_contrib_ops
                  ${CONTRIB_MODELS}/contrib_bert_embed_attention ${CONTRIB_MODELS}/contrib_attention_masks
                  ${CONTRIB_MODELS}/contrib_multi_head_attention
                  ${CONTRIB_MODELS}/contrib_simplified_layer_norm
-                 ${CONTRIB_MODELS}/contrib_layer_norm_opset13)
+                 ${CONTRIB_MODELS}/contrib_layer_norm_opset13
+                 ${CONTRIB_MODELS}/contrib_attention_ends_starts)
 set_tests_properties(conformance_contrib_ops PROPERTIES
-  PASS_REGULAR_EXPRESSION "\n13 passed, 0 failed, 0 skipped"
+  PASS_REGULAR_EXPRESSION "\n14 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL contrib_")
 
 # QDQ models folded into integer ops (onnx_qdq_fold.h) against ONNX Runtime's

@@ -9,7 +9,8 @@
 //    unidirectional = 1, an additive attention_bias, softmax, the heads
 //    merged back.
 //  - MultiHeadAttention: the same on separate query, key and value
-//    ([batch, length, hidden] each, an optional packed bias), a key padding
+//    ([batch, length, hidden] each, an optional packed bias; or key and
+//    value already in heads, [batch, heads, length, size]), a key padding
 //    mask of either form.
 //  - EmbedLayerNormalization: word + position (+ segment) embeddings,
 //    layer-normalized; its mask_index output (the mask's row sums, zeros

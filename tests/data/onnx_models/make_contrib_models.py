@@ -256,3 +256,13 @@ write("contrib_layer_norm_opset13",
        helper.make_node("LayerNormalization", ["n1", "scale"], ["y"], name="layer_norm_no_bias",
                         epsilon=1e-3)],
       [("x", f32(3, 4, 40, scale=2.0))], ["y"], [("scale", f32(40)), ("bias", f32(40))], opset=13)
+# Attention's 2 x batch mask (end positions, then start positions) and
+# MultiHeadAttention with key and value already split into heads.
+write("contrib_attention_ends_starts",
+      [helper.make_node("Attention", ["x", "w3", "b3", "ends_starts"], ["a3"], domain=ms,
+                        name="windowed_attention", num_heads=NH),
+       helper.make_node("MultiHeadAttention", ["a3", "k4", "v4"], ["y"], domain=ms,
+                        name="heads_attention", num_heads=NH)],
+      [("x", f32(B, S, HID)), ("ends_starts", np.array([6, 7, 1, 3], dtype=np.int32)),
+       ("k4", f32(B, NH, L, HID // NH)), ("v4", f32(B, NH, L, HID // NH))], ["y"],
+      [("w3", f32(HID, 3 * HID, scale=0.3)), ("b3", f32(3 * HID))])
