@@ -299,7 +299,7 @@ void expand_contrib_ops(onnx::ModelProto& model, const std::string& origin) {
     if (!uses_domain(model.graph(), kDomain) && !uses_op(model.graph(), "SimplifiedLayerNormalization") &&
         !(opset < 17 && uses_op(model.graph(), "LayerNormalization")))
         return;
-    NodeRewriter r(origin, std::string(", ") + kDomain, model.graph());
+    NodeRewriter r(origin, "", model.graph());
     r.cast_like = opset >= 15;
     r.opset = opset;
     rewrite_nodes(r, *model.mutable_graph(), expand);

@@ -94,7 +94,8 @@ std::string NodeRewriter::fresh(const std::string& base) {
 }
 
 std::string NodeRewriter::where(const onnx::NodeProto& n) const {
-    return origin + ": node '" + node_name(n) + "' (op " + n.op_type() + context + ")";
+    const std::string in = n.domain().empty() ? context : ", " + n.domain();
+    return origin + ": node '" + node_name(n) + "' (op " + n.op_type() + in + ")";
 }
 
 std::string NodeRewriter::emit(const onnx::NodeProto& n, const std::string& op,

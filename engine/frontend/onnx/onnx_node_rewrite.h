@@ -21,7 +21,7 @@ using Graphs = std::vector<const onnx::GraphProto*>;
 /// One rewrite of a model: where it is (for errors) and fresh value names.
 struct NodeRewriter {
     std::string origin;   // the model file
-    std::string context;  // ", opset 23" or ", com.microsoft": appended to a node's op in errors
+    std::string context;  // ", opset 23": appended in errors to the op of a default-domain node
     std::set<std::string> names;
     int counter = 0;
     /// Scalar constants follow their operand's dtype with CastLike (opset
@@ -34,7 +34,8 @@ struct NodeRewriter {
     NodeRewriter(std::string origin, std::string context, const onnx::GraphProto& g);
     /// A name no value, node or earlier fresh name of the model has.
     std::string fresh(const std::string& base);
-    /// "FILE: node 'N' (op OP, opset 23)".
+    /// "FILE: node 'N' (op OP, opset 23)", or with the node's domain
+    /// instead of the context: "(op OP, com.microsoft)".
     std::string where(const onnx::NodeProto& n) const;
 
     /// Appends `op(inputs)` with `attrs` (a fresh output, or `result`) to
