@@ -113,11 +113,6 @@ void refuse_input(NodeRewriter& r, const onnx::NodeProto& n, int i, const char* 
         << r.where(n) << ": input " << i << " (" << what << ") is not supported";
 }
 
-void refuse_output(NodeRewriter& r, const onnx::NodeProto& n, int i, const char* what) {
-    TS_USER_CHECK(n.output_size() <= i || n.output(i).empty())
-        << r.where(n) << ": output " << i << " (" << what << ") is not supported";
-}
-
 /// What keys each query may see: a bool broadcastable to [B, N, S, T], or
 /// empty when all. `mask` is ORT's mask_index / key_padding_mask (may be
 /// empty); `length` the keys' count T and `queries` the queries' S (int64

@@ -101,9 +101,7 @@ void fused_gemm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::Nod
 /// (and beta); output 3, when asked for, is the sum.
 void skip_layer_norm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
     TS_USER_CHECK(n.input_size() >= 3) << r.where(n) << ": needs input, skip and gamma";
-    for (int i : {1, 2})
-        TS_USER_CHECK(n.output_size() <= i || n.output(i).empty())
-            << r.where(n) << ": output " << i << " (mean / inverse std) is not supported";
+    for (int i : {1, 2}) refuse_output(r, n, i, "mean / inverse std");
     std::string s = r.emit(n, "Add", {n.input(0), n.input(1)}, out);
     if (has_input(n, 4)) s = r.emit(n, "Add", {s, n.input(4)}, out);
     if (n.output_size() > 3 && !n.output(3).empty()) r.emit(n, "Identity", {s}, out, n.output(3));
@@ -116,12 +114,8 @@ void skip_layer_norm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx
 /// InvStdDev outputs are refused.
 void ort_layer_norm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
     TS_USER_CHECK(has_input(n, 0) && has_input(n, 1)) << r.where(n) << ": needs X and Scale";
-    const onnx::AttributeProto* axis = find_attr(n, "axis");
-    TS_USER_CHECK(!axis || axis->i() == -1)
-        << r.where(n) << ": axis " << axis->i() << " is not supported (only the last, -1)";
-    for (int i = 1; i < 3; ++i)
-        TS_USER_CHECK(n.output_size() <= i || n.output(i).empty())
-            << r.where(n) << ": output " << i << " (mean / inverse std) is not supported";
+    refuse_axis_but_last(r, n);
+    for (int i : {1, 2}) refuse_output(r, n, i, "mean / inverse std");
     r.layer_norm(n, n.input(0), n.input(1), has_input(n, 2) ? n.input(2) : "",
                  attr_float(n, "epsilon", 1e-5f), n.output(0), out);
 }
@@ -130,19 +124,12 @@ void ort_layer_norm(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx:
 /// with SkipSimplifiedLayerNormalization of input + skip (+ bias), output 3
 /// the sum): y = x / sqrt(mean(x^2) + epsilon) * scale.
 void rms_norm(NodeRewriter& r, const onnx::NodeProto& n, bool skip, std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() >= (skip ? 3 : 2) && has_input(n, 0) && has_input(n, skip ? 2 : 1))
+    TS_USER_CHECK(has_input(n, 0) && has_input(n, 1) && (!skip || has_input(n, 2)))
         << r.where(n) << (skip ? ": needs input, skip and gamma" : ": needs X and scale");
-    if (!skip) {
-        const onnx::AttributeProto* axis = find_attr(n, "axis");
-        TS_USER_CHECK(!axis || axis->i() == -1)
-            << r.where(n) << ": axis " << axis->i() << " is not supported (only the last, -1)";
-    }
-    for (int i = 1; i < (skip ? 3 : 2); ++i)
-        TS_USER_CHECK(n.output_size() <= i || n.output(i).empty())
-            << r.where(n) << ": output " << i << " (mean / inverse std) is not supported";
+    if (!skip) refuse_axis_but_last(r, n);
+    for (int i = 1; i < (skip ? 3 : 2); ++i) refuse_output(r, n, i, "mean / inverse std");
     std::string x = n.input(0);
     if (skip) {
-        TS_USER_CHECK(has_input(n, 1)) << r.where(n) << ": the skip input is missing";
         x = r.emit(n, "Add", {x, n.input(1)}, out);
         if (has_input(n, 3)) x = r.emit(n, "Add", {x, n.input(3)}, out);
         if (n.output_size() > 3 && !n.output(3).empty()) r.emit(n, "Identity", {x}, out, n.output(3));

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <map>
 
+#include "engine/core/error.h"
+
 namespace tessera::frontend::onnx_import {
 
 void collect_names(const onnx::GraphProto& g, std::set<std::string>& names) {
@@ -190,6 +192,17 @@ void NodeRewriter::gelu(const onnx::NodeProto& n, const std::string& x, const st
     const std::string one_plus = emit(n, "Add", {inner, scalar_like(n, x, 1.0f, out)}, out);
     const std::string half_x = emit(n, "Mul", {x, scalar_like(n, x, 0.5f, out)}, out);
     emit(n, "Mul", {half_x, one_plus}, out, y);
+}
+
+void refuse_output(const NodeRewriter& r, const onnx::NodeProto& n, int i, const char* what) {
+    TS_USER_CHECK(n.output_size() <= i || n.output(i).empty())
+        << r.where(n) << ": output " << i << " (" << what << ") is not supported";
+}
+
+void refuse_axis_but_last(const NodeRewriter& r, const onnx::NodeProto& n) {
+    const onnx::AttributeProto* axis = find_attr(n, "axis");
+    TS_USER_CHECK(!axis || axis->i() == -1)
+        << r.where(n) << ": axis " << axis->i() << " is not supported (only the last, -1)";
 }
 
 std::string node_name(const onnx::NodeProto& n) {

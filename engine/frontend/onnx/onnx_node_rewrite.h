@@ -69,6 +69,12 @@ struct NodeRewriter {
               std::vector<onnx::NodeProto>& out);
 };
 
+/// A UserError naming `n` when its output i is asked for: "output i (what)
+/// is not supported".
+void refuse_output(const NodeRewriter& r, const onnx::NodeProto& n, int i, const char* what);
+/// A UserError naming `n` when its attribute `axis` is not -1 (the last).
+void refuse_axis_but_last(const NodeRewriter& r, const onnx::NodeProto& n);
+
 /// Adds every value, initializer and node name of `g` and its subgraphs to `names`.
 void collect_names(const onnx::GraphProto& g, std::set<std::string>& names);
 
