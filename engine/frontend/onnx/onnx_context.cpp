@@ -41,7 +41,12 @@ NodeCtx::NodeCtx(Importer& imp_, const onnx::NodeProto& node_, std::string name_
     : imp(imp_), node(node_), graphs(graphs_ ? *graphs_ : node_), name(std::move(name_)) {}
 
 std::string NodeCtx::where() const {
-    return imp.origin + ": node '" + name + "' (op " + node.op_type() + ")";
+    // Another vendor's domain is named (com.microsoft); ONNX's (ai.onnx,
+    // ai.onnx.ml, ai.onnx.preview.training) are implied, Tessera's internal.
+    const std::string& d = node.domain();
+    const bool named = !d.empty() && !d.starts_with("ai.onnx") && !d.starts_with("ai.tessera");
+    return imp.origin + ": node '" + name + "' (op " + node.op_type() + (named ? ", " + d : "") +
+           ")";
 }
 
 bool NodeCtx::has_input(int i) const { return i < node.input_size() && !node.input(i).empty(); }

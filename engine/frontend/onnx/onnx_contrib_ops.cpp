@@ -173,6 +173,49 @@ void quantized(NodeRewriter& r, const onnx::NodeProto& n, const std::string& y, 
     r.emit(n, "QuantizeLinear", {y, n.input(i), zero_point}, out, n.output(0));
 }
 
+/// (A - a_zero_point) @ (B - b_zero_point) * a_scale * b_scale (+ bias) in
+/// the ops ONNX Runtime's quantize_dynamic writes (MatMulInteger, Cast, Mul,
+/// Add), which Tessera compiles to integer GEMMs: MatMulIntegerToFloat with
+/// A's quantization as inputs 2 and 4, DynamicQuantizeMatMul with A float,
+/// quantized at run time by DynamicQuantizeLinear (uint8), as ORT does.
+void integer_matmul_to_float(NodeRewriter& r, const onnx::NodeProto& n, bool dynamic,
+                             std::vector<onnx::NodeProto>& out) {
+    // Inputs: MatMulIntegerToFloat A, B, a_scale, b_scale, a_zero_point,
+    // b_zero_point, bias; DynamicQuantizeMatMul A, B, b_scale,
+    // b_zero_point, bias.
+    const int b_scale = dynamic ? 2 : 3, b_zero = dynamic ? 3 : 5, bias = dynamic ? 4 : 6;
+    std::string a = n.input(0), a_scale, a_zero;
+    if (dynamic) {
+        onnx::NodeProto& q = out.emplace_back();
+        q.set_op_type("DynamicQuantizeLinear");
+        q.set_name(r.fresh(node_name(n) + "_quantize_A"));
+        q.add_input(a);
+        a = r.fresh(node_name(n) + "_A_quantized");
+        a_scale = r.fresh(node_name(n) + "_A_scale");
+        a_zero = r.fresh(node_name(n) + "_A_zero_point");
+        for (const std::string& o : {a, a_scale, a_zero}) q.add_output(o);
+    } else {
+        a_scale = n.input(2);
+        if (has_input(n, 4)) a_zero = n.input(4);
+    }
+    const std::string b_zero_point = has_input(n, b_zero) ? n.input(b_zero) : "";
+    std::vector<std::string> operands = {a, n.input(1)};
+    if (!a_zero.empty() || !b_zero_point.empty()) operands.push_back(a_zero);
+    if (!b_zero_point.empty()) operands.push_back(b_zero_point);
+    const std::string product = r.emit(n, "MatMulInteger", operands, out);
+    onnx::AttributeProto to;
+    to.set_name("to");
+    to.set_type(onnx::AttributeProto::INT);
+    to.set_i(onnx::TensorProto::FLOAT);
+    const std::string real = r.emit(n, "Cast", {product}, out, "", {to});
+    const std::string scale = r.emit(n, "Mul", {a_scale, n.input(b_scale)}, out);
+    if (!has_input(n, bias)) {
+        r.emit(n, "Mul", {real, scale}, out, n.output(0));
+        return;
+    }
+    r.emit(n, "Add", {r.emit(n, "Mul", {real, scale}, out), n.input(bias)}, out, n.output(0));
+}
+
 bool qlinear(NodeRewriter& r, onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
     const std::string& op = n.op_type();
     if (op == "QLinearAdd" || op == "QLinearMul") {
@@ -217,13 +260,15 @@ bool qlinear(NodeRewriter& r, onnx::NodeProto& n, std::vector<onnx::NodeProto>& 
 /// is written out in standard ops (an opset-18 Mish without inputs crashed
 /// the same way).
 void check_arity(NodeRewriter& r, const onnx::NodeProto& n) {
+    // clang-format off
     static const std::map<std::string, int> kInputs = {
-        {"FusedConv", 2}, {"FusedGemm", 2}, {"Gelu", 1},        {"FastGelu", 1},
-        {"BiasGelu", 2},  {"QuickGelu", 1}, {"SkipLayerNormalization", 0},
-        {"DynamicQuantizeLSTM", 0}, {"QLinearAdd", 0}, {"QLinearMul", 0},
-        {"QLinearSigmoid", 0}, {"QLinearLeakyRelu", 0}, {"QLinearGlobalAveragePool", 0},
-        {"QLinearConcat", 0}, {"SkipSimplifiedLayerNormalization", 0}, {"Attention", 0},
-        {"MultiHeadAttention", 0}, {"EmbedLayerNormalization", 0}};
+        {"FusedConv", 2}, {"FusedGemm", 2}, {"Gelu", 1}, {"FastGelu", 1}, {"BiasGelu", 2},
+        {"QuickGelu", 1}, {"SkipLayerNormalization", 0}, {"DynamicQuantizeLSTM", 0},
+        {"QLinearAdd", 0}, {"QLinearMul", 0}, {"QLinearSigmoid", 0}, {"QLinearLeakyRelu", 0},
+        {"QLinearGlobalAveragePool", 0}, {"QLinearConcat", 0},
+        {"SkipSimplifiedLayerNormalization", 0}, {"Attention", 0}, {"MultiHeadAttention", 0},
+        {"EmbedLayerNormalization", 0}, {"MatMulIntegerToFloat", 4}, {"DynamicQuantizeMatMul", 3}};
+    // clang-format on
     auto it = kInputs.find(n.op_type());
     if (it == kInputs.end()) return;  // not one of ours: unsupported later
     for (int i = 0; i < it->second; ++i)
@@ -270,6 +315,8 @@ bool expand(NodeRewriter& r, const Graphs& graphs, onnx::NodeProto& n,
         rms_norm(r, n, true, out);
     } else if (op == "DynamicQuantizeLSTM") {
         expand_dynamic_quantize_lstm(r, graphs, n, out);
+    } else if (op == "MatMulIntegerToFloat" || op == "DynamicQuantizeMatMul") {
+        integer_matmul_to_float(r, n, op == "DynamicQuantizeMatMul", out);
     } else {
         return qlinear(r, n, out);
     }

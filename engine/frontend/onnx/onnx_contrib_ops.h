@@ -7,7 +7,9 @@
 // dequantize, the float op, quantize) and DynamicQuantizeLSTM (an LSTM over
 // its dequantized weights, onnx_contrib_lstm.h); the transformers optimizer's
 // Attention, MultiHeadAttention and EmbedLayerNormalization
-// (onnx_contrib_attention.h), the RMS norms SimplifiedLayerNormalization and
+// (onnx_contrib_attention.h), ORT's dynamically quantized products
+// MatMulIntegerToFloat and DynamicQuantizeMatMul (as the MatMulInteger, Cast,
+// Mul and Add that quantize_dynamic writes), the RMS norms SimplifiedLayerNormalization and
 // SkipSimplifiedLayerNormalization, and LayerNormalization in the default
 // domain before opset 17 (ORT registered it there before ONNX defined it).
 // Tessera's fusion passes fuse them again. Checked against ONNX Runtime's outputs
@@ -21,7 +23,8 @@
 namespace tessera::frontend::onnx_import {
 
 /// Rewrites every com.microsoft node of the list above; other com.microsoft
-/// ops are left for the converters, which refuse them by name.
+/// ops are left for the converters (FusedMatMul, whose transposes need its
+/// operands' ranks: onnx_math.cpp), which refuse unknown ones by name.
 void expand_contrib_ops(onnx::ModelProto& model, const std::string& origin);
 
 }  // namespace tessera::frontend::onnx_import

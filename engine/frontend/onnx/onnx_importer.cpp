@@ -338,6 +338,9 @@ void check_ops_supported(const onnx::ModelProto& model, const std::string& origi
         std::string name =
             node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
         TS_USER_FAIL() << origin << ": node '" << name << "' (op " << node.op_type()
+                       << (default_domain || node.domain().starts_with("ai.")
+                               ? ""
+                               : ", " + node.domain())
                        << "): unsupported op " << op;
     }
 }

@@ -1,9 +1,12 @@
-// ONNX Add/Sub/Mul/Div/Relu/MatMul/Gemm -> elementwise and nn.* graph ops.
+// ONNX Add/Sub/Mul/Div/Relu/MatMul/Gemm (and ONNX Runtime's FusedMatMul) ->
+// elementwise and nn.* graph ops.
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
+#include "engine/frontend/onnx/onnx_math_signal.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -57,6 +60,39 @@ Converter binary(const std::string& op) {
 void convert_relu(NodeCtx& ctx) { ctx.emit("nn.relu", {ctx.input(0)}); }
 
 void convert_matmul(NodeCtx& ctx) { ctx.emit("nn.matmul", {ctx.input(0), ctx.input(1)}); }
+
+// com.microsoft.FusedMatMul, which ONNX Runtime's optimizer writes for a
+// MatMul with a transposed operand or a scaled product (attention scores):
+// alpha * op(A) @ op(B), where transBatch moves an operand's first dim to
+// just before its last (A stored [M, batch..., K]) and then trans swaps the
+// last two dims, as ORT's kernel reads them.
+void convert_fused_matmul(NodeCtx& ctx) {
+    const int in_a = ctx.input(0), in_b = ctx.input(1);
+    const bool vector = ctx.type_of(in_a).shape.size() < 2 || ctx.type_of(in_b).shape.size() < 2;
+    auto operand = [&](int v, const std::string& side) {
+        const bool batch = ctx.attr_int("transBatch" + side, 0) != 0;
+        const bool trans = ctx.attr_int("trans" + side, 0) != 0;
+        if (!batch && !trans) return v;
+        // ORT's kernel reads a transposition next to a 1-D operand its own way.
+        TS_USER_CHECK(!vector) << ctx.where() << ": trans" << (batch ? "Batch" : "") << side
+                               << " with a 1-D operand is not supported";
+        const int64_t rank = int64_t(ctx.type_of(v).shape.size());
+        std::vector<int64_t> perm(static_cast<size_t>(rank), 0);
+        std::iota(perm.begin(), perm.end(), 0);
+        if (batch) std::rotate(perm.begin(), perm.begin() + 1, perm.end() - 1);
+        if (trans) std::swap(perm[size_t(rank - 2)], perm[size_t(rank - 1)]);
+        return ctx.emit_internal("transpose", {v}, {{"axes", perm}});
+    };
+    const int a = operand(in_a, "A"), b = operand(in_b, "B");
+    const double alpha = ctx.attr_float("alpha", 1.0);
+    if (alpha == 1.0) {
+        ctx.emit("nn.matmul", {a, b});
+        return;
+    }
+    const int product = ctx.emit_internal("nn.matmul", {a, b});
+    const int scale = internal_constant(ctx, typed_tensor(ctx.type_of(product).dtype, {}, {alpha}));
+    ctx.emit("multiply", {product, scale});
+}
 
 void convert_gemm(NodeCtx& ctx) {
     std::vector<int> inputs = {ctx.input(0), ctx.input(1)};
@@ -135,6 +171,7 @@ void add_math_converters(ConverterTable& t) {
     t["Relu"] = convert_relu;
     t["MatMul"] = convert_matmul;
     t["Gemm"] = convert_gemm;
+    t["com.microsoft.FusedMatMul"] = convert_fused_matmul;
 }
 
 }  // namespace tessera::frontend::onnx_import

@@ -1,5 +1,6 @@
-// Private to onnx_math_signal.cpp and onnx_quantization.cpp: constant-building helpers shared by the extra
-// elementwise/window converters and the quantization converters.
+// Private to the ONNX converters: constant-building helpers shared by the
+// extra elementwise/window converters (onnx_math_signal.cpp), the
+// quantization converters and FusedMatMul's scale (onnx_math.cpp).
 #pragma once
 
 #include <string>

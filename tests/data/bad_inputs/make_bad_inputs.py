@@ -371,6 +371,20 @@ def contrib_arity_inputs():
     m = model([mha], [h], [helper.make_tensor_value_info("y", f, [1, 4, 8])])
     m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     write("contrib_multi_head_attention_packed.onnx", m.SerializeToString())
+    # FusedMatMul transposing next to a 1-D operand (ORT reads that its own
+    # way), DynamicQuantizeMatMul without the weights' scale.
+    v = helper.make_tensor_value_info("v", f, [8])
+    fmm = helper.make_node("FusedMatMul", ["h", "v"], ["y"], domain="com.microsoft",
+                           name="fused_vector", transA=1)
+    m = model([fmm], [h, v], [helper.make_tensor_value_info("y", f, [1, 4])])
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    write("contrib_fused_matmul_transposed_vector.onnx", m.SerializeToString())
+    wq = numpy_helper.from_array(np.zeros((8, 3), np.int8), "wq")
+    dqmm = helper.make_node("DynamicQuantizeMatMul", ["h", "wq"], ["y"], domain="com.microsoft",
+                            name="dqmm_without_scale")
+    m = model([dqmm], [h], [helper.make_tensor_value_info("y", f, [1, 4, 3])], [wq])
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    write("contrib_dynamic_quantize_matmul_without_scale.onnx", m.SerializeToString())
 
 
 if __name__ == "__main__":

@@ -266,3 +266,29 @@ write("contrib_attention_ends_starts",
       [("x", f32(B, S, HID)), ("ends_starts", np.array([6, 7, 1, 3], dtype=np.int32)),
        ("k4", f32(B, NH, L, HID // NH)), ("v4", f32(B, NH, L, HID // NH))], ["y"],
       [("w3", f32(HID, 3 * HID, scale=0.3)), ("b3", f32(3 * HID))])
+# ONNX Runtime's offline optimizer on dynamically quantized and attention
+# models: DynamicQuantizeMatMul (A quantized at run time; int8 weights with a
+# scale and zero point per column and a bias, then uint8 weights with scalar
+# ones and no bias), MatMulIntegerToFloat (A already quantized), FusedMatMul
+# (scaled Q @ K^T; an operand stored [M, batch, K] read through transBatchA
+# and transA).
+write("contrib_integer_matmuls",
+      [helper.make_node("DynamicQuantizeMatMul", ["x", "w1", "s1", "z1", "bias1"], ["y1"], domain=ms,
+                        name="dynamic_quantize_matmul"),
+       helper.make_node("DynamicQuantizeLinear", ["y1"], ["q", "qs", "qz"], name="quantize_y1"),
+       helper.make_node("MatMulIntegerToFloat", ["q", "w2", "qs", "s2", "qz", "z2", "bias2"], ["y2"],
+                        domain=ms, name="matmul_integer_to_float"),
+       helper.make_node("DynamicQuantizeMatMul", ["y2", "w3", "s3", "z3"], ["y3"], domain=ms,
+                        name="dynamic_quantize_matmul_uint8"),
+       helper.make_node("FusedMatMul", ["y3", "y3"], ["scores"], domain=ms, name="scaled_scores",
+                        transB=1, alpha=0.125),
+       helper.make_node("FusedMatMul", ["at", "scores"], ["y"], domain=ms, name="batch_transposed",
+                        transBatchA=1, transA=1, alpha=-0.5)],
+      [("x", f32(2, 5, 16, scale=2.0)), ("at", f32(5, 2, 4))], ["y", "y2"],
+      [("w1", rng.integers(-127, 128, (16, 12)).astype(np.int8)),
+       ("s1", (rng.random(12) * 0.02 + 0.005).astype(np.float32)),
+       ("z1", rng.integers(-3, 4, 12).astype(np.int8)), ("bias1", f32(12)),
+       ("w2", rng.integers(0, 256, (12, 8)).astype(np.uint8)), ("s2", np.float32(0.01)),
+       ("z2", np.uint8(131)), ("bias2", f32(8)),
+       ("w3", rng.integers(0, 256, (8, 6)).astype(np.uint8)), ("s3", np.float32(0.02)),
+       ("z3", np.uint8(120))])
