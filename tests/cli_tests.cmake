@@ -153,13 +153,19 @@ set_tests_properties(conformance_contrib_ops PROPERTIES
 # float reading of the pairs (tests/data/onnx_models/make_qdq_models.py): the
 # MatMuls become integer GEMMs (nn.matmul_u8i8), the 8-channel Conv an integer
 # GEMM on its windows (nn.im2col_int8x4 + nn.matmul_i8u8), the 3-channel stem
-# stays a float conv (one im2col only).
+# stays a float conv (one im2col only). And convs quantize_dynamic wrote
+# (DynamicQuantizeLinear + ConvInteger): the activations' zero point computed
+# at run time pads the windows, the weights' (per tensor, per channel) comes
+# out through the windows' sums; against ORT (per-channel zero points, which
+# ORT refuses: ONNX's reference evaluator).
 set(QDQ_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
 add_test(NAME conformance_qdq_models
-         COMMAND $<TARGET_FILE:tessera> conformance ${QDQ_MODELS}/qdq_matmul ${QDQ_MODELS}/qdq_conv)
+         COMMAND $<TARGET_FILE:tessera> conformance ${QDQ_MODELS}/qdq_matmul ${QDQ_MODELS}/qdq_conv
+                 ${QDQ_MODELS}/dynamic_conv_uint8_weights ${QDQ_MODELS}/dynamic_conv_int8_per_channel
+                 ${QDQ_MODELS}/dynamic_conv_uint8_channel_zero_points)
 set_tests_properties(conformance_qdq_models PROPERTIES
-  PASS_REGULAR_EXPRESSION "\n2 passed, 0 failed, 0 skipped"
-  FAIL_REGULAR_EXPRESSION "FAIL qdq_")
+  PASS_REGULAR_EXPRESSION "\n5 passed, 0 failed, 0 skipped"
+  FAIL_REGULAR_EXPRESSION "FAIL (qdq|dynamic)_")
 add_test(NAME cli_qdq_matmul_runs_as_integer_gemm
          COMMAND $<TARGET_FILE:tessera> inspect ${QDQ_MODELS}/qdq_matmul/model.onnx --print graph)
 set_tests_properties(cli_qdq_matmul_runs_as_integer_gemm PROPERTIES
@@ -169,6 +175,12 @@ add_test(NAME cli_qdq_conv_runs_as_integer_gemm
 set_tests_properties(cli_qdq_conv_runs_as_integer_gemm PROPERTIES
   PASS_REGULAR_EXPRESSION "nn.conv2d\\(.*\n(.*\n)*.*nn.im2col_int8x4\\(.*\n(.*\n)*.*nn.matmul_i8u8\\("
   FAIL_REGULAR_EXPRESSION "nn.im2col_int8x4\\((.*\n)*.*nn.im2col_int8x4\\(")
+add_test(NAME cli_dynamic_conv_runs_as_integer_gemm
+         COMMAND $<TARGET_FILE:tessera> inspect
+                 ${QDQ_MODELS}/dynamic_conv_uint8_channel_zero_points/model.onnx --print graph)
+set_tests_properties(cli_dynamic_conv_runs_as_integer_gemm PROPERTIES
+  PASS_REGULAR_EXPRESSION "nn.im2col_int8x4\\(.*\n(.*\n)*.*nn.im2col_int8x4\\("
+  FAIL_REGULAR_EXPRESSION "nn.conv2d\\(")
 
 # A -1 input dim (Paddle2ONNX's dynamic dim) reads as unknown, fixed by the
 # input files; GlobalMaxPool over (N, C, L). Expected outputs by ONNX Runtime.

@@ -51,11 +51,15 @@ Types infer_matmul_u8i8(const Node& n, const Types& in) {
 
 Types infer_matmul_i8u8(const Node& n, const Types& in) { return infer_matmul_u8i8(n, in); }
 
-// (N, C, H, W) uint8 -> (N, ceil(C*KH*KW / 4), OH*OW) int32 words.
+// (N, C, H, W) uint8 -> (N, ceil(C*KH*KW / 4), OH*OW) int32 words. The
+// padding holds attribute pad_value, or the value of a second input (a
+// uint8 scalar: a zero point computed at run time).
 Types infer_im2col_int8x4(const Node& n, const Types& in) {
-    expect_arity(n, in, 1, 1);
+    expect_arity(n, in, 1, 2);
     TS_USER_CHECK(in[0].dtype == DType::UInt8 && in[0].shape.size() == 4)
         << where(n) << ": takes (N, C, H, W) uint8 data, got " << in[0].str();
+    TS_USER_CHECK(in.size() == 1 || (in[1].dtype == DType::UInt8 && in[1].num_elements() == 1))
+        << where(n) << ": the pad value must be one uint8, got " << in[1].str();
     const auto& x = in[0].shape;
     auto kernel = ints_of_size(n, "kernel", 2, 1);
     auto strides = ints_of_size(n, "strides", 2, 1);

@@ -5,7 +5,6 @@
 
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_contrib_attention.h"
-#include "engine/frontend/onnx/onnx_contrib_lstm.h"
 #include "engine/frontend/onnx/onnx_node_rewrite.h"
 
 namespace tessera::frontend::onnx_import {
@@ -263,7 +262,7 @@ void check_arity(NodeRewriter& r, const onnx::NodeProto& n) {
     // clang-format off
     static const std::map<std::string, int> kInputs = {
         {"FusedConv", 2}, {"FusedGemm", 2}, {"Gelu", 1}, {"FastGelu", 1}, {"BiasGelu", 2},
-        {"QuickGelu", 1}, {"SkipLayerNormalization", 0}, {"DynamicQuantizeLSTM", 0},
+        {"QuickGelu", 1}, {"SkipLayerNormalization", 0},
         {"QLinearAdd", 0}, {"QLinearMul", 0}, {"QLinearSigmoid", 0}, {"QLinearLeakyRelu", 0},
         {"QLinearGlobalAveragePool", 0}, {"QLinearConcat", 0},
         {"SkipSimplifiedLayerNormalization", 0}, {"Attention", 0}, {"MultiHeadAttention", 0},
@@ -313,8 +312,6 @@ bool expand(NodeRewriter& r, const Graphs& graphs, onnx::NodeProto& n,
         skip_layer_norm(r, n, out);
     } else if (op == "SkipSimplifiedLayerNormalization") {
         rms_norm(r, n, true, out);
-    } else if (op == "DynamicQuantizeLSTM") {
-        expand_dynamic_quantize_lstm(r, graphs, n, out);
     } else if (op == "MatMulIntegerToFloat" || op == "DynamicQuantizeMatMul") {
         integer_matmul_to_float(r, n, op == "DynamicQuantizeMatMul", out);
     } else {

@@ -4,8 +4,7 @@
 // Gelu, FastGelu, BiasGelu, QuickGelu, SkipLayerNormalization, and the
 // quantized elementwise ops of ORT's quantizer (QLinearAdd, QLinearMul,
 // QLinearSigmoid, QLinearLeakyRelu, QLinearGlobalAveragePool, QLinearConcat:
-// dequantize, the float op, quantize) and DynamicQuantizeLSTM (an LSTM over
-// its dequantized weights, onnx_contrib_lstm.h); the transformers optimizer's
+// dequantize, the float op, quantize); the transformers optimizer's
 // Attention, MultiHeadAttention and EmbedLayerNormalization
 // (onnx_contrib_attention.h), ORT's dynamically quantized products
 // MatMulIntegerToFloat and DynamicQuantizeMatMul (as the MatMulInteger, Cast,
@@ -24,7 +23,8 @@ namespace tessera::frontend::onnx_import {
 
 /// Rewrites every com.microsoft node of the list above; other com.microsoft
 /// ops are left for the converters (FusedMatMul, whose transposes need its
-/// operands' ranks: onnx_math.cpp), which refuse unknown ones by name.
+/// operands' ranks: onnx_math.cpp; DynamicQuantizeLSTM, unrolled with integer
+/// products: onnx_rnn.cpp), which refuse unknown ones by name.
 void expand_contrib_ops(onnx::ModelProto& model, const std::string& origin);
 
 }  // namespace tessera::frontend::onnx_import

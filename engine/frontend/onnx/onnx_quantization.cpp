@@ -7,6 +7,8 @@
 // reductions directly, long ones (K > 258) with the left operand split into
 // 16 * high + low parts (exact up to K = 4386). Rounding is half to even and
 // results saturate, as ONNX says.
+#include "engine/frontend/onnx/onnx_quantization.h"
+
 #include <algorithm>
 #include <functional>
 #include <iomanip>
@@ -262,8 +264,10 @@ void convert_dequantize(NodeCtx& ctx) {
 
 // y_scale = (max(0, max x) - min(0, min x)) / 255, y_zero_point = saturate(round(-min / scale)),
 // y = saturate(round(x / y_scale) + y_zero_point), all uint8.
-void convert_dynamic_quantize(NodeCtx& ctx) {
-    int x = ctx.input(0);
+// With `per_row`, x is 2-D and each row has its own scale and zero point
+// ([rows, 1] each).
+DynamicQuantized dynamic_quantize_to(NodeCtx& ctx, int x, int q_out, int scale_out,
+                                     int zero_point_out, bool per_row = false) {
     TS_USER_CHECK(ctx.type_of(x).dtype == DType::Float32)
         << ctx.where() << ": input must be float32, got " << ctx.type_of(x).str();
     // min and max of all of x: rows of its last axis first (vectorized row
@@ -277,22 +281,31 @@ void convert_dynamic_quantize(NodeCtx& ctx) {
         rows = ctx.emit_internal("reshape", {x},
                                  {{"newshape", std::vector<int64_t>{r, shape.back()}}});
     }
+    TS_CHECK(!per_row || shape.size() == 2) << "dynamic_quantize: rows of a 2-D tensor";
     auto all_of = [&](const char* op) {
         int v = rows;
-        for (int64_t axis = int64_t(ctx.type_of(rows).shape.size()) - 1; axis >= 0; --axis)
-            v = ctx.emit_internal(op, {v}, {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t(0)}});
+        for (int64_t axis = int64_t(ctx.type_of(rows).shape.size()) - 1; axis >= 0; --axis) {
+            v = ctx.emit_internal(
+                op, {v},
+                {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t(per_row ? 1 : 0)}});
+            if (per_row) break;
+        }
         return v;
     };
     int zero = internal_constant(ctx, typed_tensor(DType::Float32, {}, {0.0}));
     int lo = ctx.emit_internal("minimum", {all_of("reduce_min"), zero});
     int hi = ctx.emit_internal("maximum", {all_of("reduce_max"), zero});
     int range = internal_constant(ctx, typed_tensor(DType::Float32, {}, {255.0}));
-    int scale = emit_to(ctx, 1, "divide", {ctx.emit_internal("subtract", {hi, lo}), range});
-    int zp_f = ctx.emit_internal("divide", {ctx.emit_internal("negative", {lo}), scale});
+    DynamicQuantized r;
+    r.scale = emit_to(ctx, scale_out, "divide", {ctx.emit_internal("subtract", {hi, lo}), range});
+    int zp_f = ctx.emit_internal("divide", {ctx.emit_internal("negative", {lo}), r.scale});
     const QuantRange u8{DType::UInt8, 0, 255};
-    int zp = requantize(ctx, zp_f, -1, u8, 2);
-    requantize(ctx, ctx.emit_internal("divide", {x, scale}), zp, u8, 0);
+    r.zero_point = requantize(ctx, zp_f, -1, u8, zero_point_out);
+    r.q = requantize(ctx, ctx.emit_internal("divide", {x, r.scale}), r.zero_point, u8, q_out);
+    return r;
 }
+
+void convert_dynamic_quantize(NodeCtx& ctx) { dynamic_quantize_to(ctx, ctx.input(0), 0, 1, 2); }
 
 // True when input i is omitted or a constant of zeros.
 bool zero_or_absent(NodeCtx& ctx, int i) {
@@ -315,14 +328,12 @@ int as_byte_type(NodeCtx& ctx, int v, DType want) {
     return cast(ctx, ctx.emit_internal("add", {cast(ctx, v, DType::Int32), shift}), want);
 }
 
-// The int32 zero point of an operand read as `want` (shaped along `axis` of
-// a rank-`rank` tensor), or -1 when it is zero.
-int byte_zero_point(NodeCtx& ctx, int zp_input, DType have, DType want, int64_t rank,
-                    int64_t axis, const std::string& what) {
+// The int32 zero point value `zp` (-1: none) of an operand read as `want`
+// (shaped along `axis` of a rank-`rank` tensor), or -1 when there is none.
+int byte_zero_point(NodeCtx& ctx, int zp, DType have, DType want, int64_t rank, int64_t axis,
+                    const std::string& what) {
     const double shift = have == want ? 0.0 : want == DType::UInt8 ? 128.0 : -128.0;
-    int zp = -1;
-    if (!zero_or_absent(ctx, zp_input))
-        zp = along_axis(ctx, cast(ctx, ctx.input(zp_input), DType::Int32), rank, axis, what);
+    if (zp >= 0) zp = along_axis(ctx, cast(ctx, zp, DType::Int32), rank, axis, what);
     if (shift == 0.0) return zp;
     int s = internal_constant(ctx, typed_tensor(DType::Int32, {}, {shift}));
     return zp < 0 ? s : ctx.emit_internal("add", {zp, s});
@@ -331,12 +342,14 @@ int byte_zero_point(NodeCtx& ctx, int zp_input, DType have, DType want, int64_t 
 // int32 (A - a_zp) @ (B - b_zp) of 8-bit operands of rank >= 2 as integer
 // products of packed bytes (nn.matmul_u8i8, vpdpbusd where the CPU has it):
 // A·B - a_zp·colsum(B) - b_zp·rowsum(A) + K·a_zp·b_zp, each term only when
-// its zero point is not zero (constant weights: colsum folds at compile time).
-int packed_integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out) {
-    const graph::TensorType at = ctx.input_type(a_in), bt = ctx.input_type(b_in);
+// its zero point is given (constant weights: colsum folds at compile time).
+// The zero points are values (-1: none), the result ONNX output `out`
+// (internal when out < 0).
+int packed_integer_product(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out) {
+    const graph::TensorType at = ctx.type_of(a_in), bt = ctx.type_of(b_in);
     const int64_t a_rank = int64_t(at.shape.size()), b_rank = int64_t(bt.shape.size());
-    int a = as_byte_type(ctx, ctx.input(a_in), DType::UInt8);
-    int b = as_byte_type(ctx, ctx.input(b_in), DType::Int8);
+    int a = as_byte_type(ctx, a_in, DType::UInt8);
+    int b = as_byte_type(ctx, b_in, DType::Int8);
     int za = byte_zero_point(ctx, a_zp, at.dtype, DType::UInt8, a_rank, a_rank - 2, "a_zero_point");
     int zb = byte_zero_point(ctx, b_zp, bt.dtype, DType::Int8, b_rank, b_rank - 1, "b_zero_point");
     int pa = ctx.emit_internal("pack_int8x4", {a}, {{"axis", int64_t(-1)}});
@@ -357,6 +370,12 @@ int packed_integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, 
     }
     for (size_t i = 0; i + 1 < terms.size(); ++i) r = ctx.emit_internal("subtract", {r, terms[i]});
     return emit_to(ctx, out, "subtract", {r, terms.back()});
+}
+
+int packed_integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out) {
+    return packed_integer_product(ctx, ctx.input(a_in),
+                                  zero_or_absent(ctx, a_zp) ? -1 : ctx.input(a_zp), ctx.input(b_in),
+                                  zero_or_absent(ctx, b_zp) ? -1 : ctx.input(b_zp), out);
 }
 
 // int32 (A - a_zp) @ (B - b_zp): a_zp per row of A, b_zp per column of B.
@@ -394,24 +413,55 @@ bool constant_zero_point(NodeCtx& ctx, int i, int64_t& value) {
     return true;
 }
 
-// int32 2-D convolution of 8-bit (x - x_zp) and (w - w_zp) (w_zp zero after
-// the shift of uint8 weights, x_zp a constant) as an integer GEMM: the
-// weights (OC, K) times the data's windows (nn.im2col_int8x4, padded with
-// the zero point), minus x_zp times each filter's sum. -1 when the
-// convolution does not have that form (the float path takes it).
+// int32 2-D convolution of 8-bit (x - x_zp) and (w - w_zp) as an integer
+// GEMM: the weights (OC, K) times the data's windows (nn.im2col_int8x4,
+// padded with the zero point), with the zero points' terms taken out:
+// W·X - x_zp·rowsum(W) - w_zp·colsum(X) + K·x_zp·w_zp (uint8 weights read
+// as int8 W - 128, their zero point moving by as much). x_zp is a scalar,
+// a constant or computed at run time (DynamicQuantizeLinear's); w_zp a
+// scalar or one per output channel. -1 when the convolution does not have
+// that form (the float path takes it).
 int gemm_integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, const Attrs& attrs,
                       int out) {
     const graph::TensorType xt = ctx.input_type(x_in), wt = ctx.input_type(w_in);
-    int64_t zx = 0, zw = 0;
     if (!is_byte(xt.dtype) || !is_byte(wt.dtype) || xt.shape.size() != 4 || wt.shape.size() != 4 ||
-        std::get<int64_t>(attrs.at("groups")) != 1 || !constant_zero_point(ctx, x_zp, zx) ||
-        !constant_zero_point(ctx, w_zp, zw))
+        std::get<int64_t>(attrs.at("groups")) != 1)
         return -1;
-    if (xt.dtype == DType::Int8) zx += 128;
-    if (wt.dtype == DType::UInt8) zw -= 128;
-    if (zw != 0) return -1;
     const int64_t N = xt.shape[0], OC = wt.shape[0];
     const int64_t K = wt.shape[1] * wt.shape[2] * wt.shape[3];
+    // The data's zero point as uint8 data reads it: a constant, or a value.
+    int64_t zx = 0;
+    int zx_value = -1;  // int32 scalar
+    const bool zx_at_run_time = !constant_zero_point(ctx, x_zp, zx);
+    if (zx_at_run_time) {
+        if (ctx.input_type(x_zp).num_elements() != 1) return -1;
+        zx_value = along_axis(ctx, cast(ctx, ctx.input(x_zp), DType::Int32), 0, 0, "x_zero_point");
+        if (xt.dtype == DType::Int8)
+            zx_value = ctx.emit_internal(
+                "add", {zx_value, internal_constant(ctx, typed_tensor(DType::Int32, {}, {128.0}))});
+    } else if (xt.dtype == DType::Int8) {
+        zx += 128;
+    }
+    // The weights' zero point as int8 weights read it: a constant, or one
+    // per output channel (int32 (OC, 1)).
+    int64_t zw = 0;
+    int zw_value = -1;
+    if (!constant_zero_point(ctx, w_zp, zw)) {
+        if (ctx.input_type(w_zp).num_elements() != OC || ctx.input_type(w_zp).shape.size() != 1)
+            return -1;
+        zw_value = ctx.emit_internal("reshape", {cast(ctx, ctx.input(w_zp), DType::Int32)},
+                                     {{"newshape", std::vector<int64_t>{OC, 1}}});
+        if (wt.dtype == DType::UInt8)
+            zw_value = ctx.emit_internal(
+                "add",
+                {zw_value, internal_constant(ctx, typed_tensor(DType::Int32, {}, {-128.0}))});
+    } else if (wt.dtype == DType::UInt8) {
+        zw -= 128;
+    }
+    if (zw_value < 0 && zw != 0)
+        zw_value = internal_constant(ctx, typed_tensor(DType::Int32, {}, {double(zw)}));
+    if (zx_value < 0 && zx != 0)
+        zx_value = internal_constant(ctx, typed_tensor(DType::Int32, {}, {double(zx)}));
     int x = as_byte_type(ctx, ctx.input(x_in), DType::UInt8);
     int w = ctx.emit_internal("reshape", {as_byte_type(ctx, ctx.input(w_in), DType::Int8)},
                               {{"newshape", std::vector<int64_t>{OC, K}}});
@@ -426,16 +476,34 @@ int gemm_integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, cons
                     {"pad_value", zx},
                     {"out_width", OW},
                     {"squeeze_batch", int64_t(N == 1 ? 1 : 0)}};
-    // (Kw, OH*OW) for one image (a plain GEMM), else (N, Kw, OH*OW).
-    int cols = ctx.emit_internal("nn.im2col_int8x4", {x}, window);
+    // (Kw, OH*OW) for one image (a plain GEMM), else (N, Kw, OH*OW); a
+    // zero point computed at run time pads as a second input.
+    std::vector<int> im2col_inputs = {x};
+    if (zx_at_run_time) im2col_inputs.push_back(cast(ctx, zx_value, DType::UInt8));
+    int cols = ctx.emit_internal("nn.im2col_int8x4", im2col_inputs, window);
     const int64_t P = ctx.type_of(cols).shape.back();
     int pw = ctx.emit_internal("pack_int8x4", {w}, {{"axis", int64_t(-1)}});
     int r = ctx.emit_internal("nn.matmul_i8u8", {pw, cols});
-    if (zx != 0) {
+    if (zx_value >= 0) {
         int sums = ctx.emit_internal("reduce_sum", {cast(ctx, w, DType::Int32)},
                                      {{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t(1)}});
-        int z = internal_constant(ctx, typed_tensor(DType::Int32, {}, {double(zx)}));
-        r = ctx.emit_internal("subtract", {r, ctx.emit_internal("multiply", {z, sums})});
+        r = ctx.emit_internal("subtract", {r, ctx.emit_internal("multiply", {zx_value, sums})});
+    }
+    if (zw_value >= 0) {
+        // colsum(X): each window's bytes summed, as a product with a row of ones.
+        int ones = internal_constant(
+            ctx, typed_tensor(DType::Int8, {1, K}, std::vector<double>(size_t(K), 1.0)));
+        int colsum = ctx.emit_internal(
+            "nn.matmul_i8u8",
+            {ctx.emit_internal("pack_int8x4", {ones}, {{"axis", int64_t(-1)}}), cols});
+        r = ctx.emit_internal("subtract", {r, ctx.emit_internal("multiply", {zw_value, colsum})});
+        if (zx_value >= 0) {
+            int k = internal_constant(ctx, typed_tensor(DType::Int32, {}, {double(K)}));
+            r = ctx.emit_internal(
+                "add",
+                {r, ctx.emit_internal("multiply",
+                                      {k, ctx.emit_internal("multiply", {zx_value, zw_value})})});
+        }
     }
     // (N, OC, OH*OW) -> (N, OC, OH, OW).
     return emit_to(ctx, out, "reshape", {r},
@@ -507,6 +575,18 @@ void convert_qlinear_conv(NodeCtx& ctx) {
 }
 
 }  // namespace
+
+DynamicQuantized dynamic_quantize(NodeCtx& ctx, int x) {
+    return dynamic_quantize_to(ctx, x, -1, -1, -1);
+}
+
+DynamicQuantized dynamic_quantize_rows(NodeCtx& ctx, int x) {
+    return dynamic_quantize_to(ctx, x, -1, -1, -1, true);
+}
+
+int integer_product(NodeCtx& ctx, int a, int a_zp, int b, int b_zp) {
+    return packed_integer_product(ctx, a, a_zp, b, b_zp, -1);
+}
 
 void add_quant_converters(ConverterTable& t) {
     t["QuantizeLinear"] = convert_quantize;

@@ -1,11 +1,14 @@
 // ONNX RNN, GRU and LSTM (forward, reverse, bidirectional; layout 0 and 1)
 // expanded at import into matmul / add / multiply / sigmoid / tanh nodes,
-// unrolled over the time steps, so each step runs on the fast kernels.
+// unrolled over the time steps, so each step runs on the fast kernels; and
+// ONNX Runtime's DynamicQuantizeLSTM, whose products are integer ones.
 #include <cstring>
 #include <functional>
 
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
+#include "engine/frontend/onnx/onnx_index.h"
+#include "engine/frontend/onnx/onnx_quantization.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -53,7 +56,58 @@ struct Builder {
 struct RnnSpec {
     int gates;  // 1 (RNN), 3 (GRU), 4 (LSTM)
     bool lstm;
+    /// ONNX Runtime's DynamicQuantizeLSTM: W (D, I, 4H) and R (D, H, 4H)
+    /// 8-bit, a scale and zero point per direction or per direction and
+    /// column (inputs 8-11); X and each step's h quantized to uint8 at run
+    /// time (as DynamicQuantizeLinear), the products integer ones, as ORT
+    /// computes them.
+    bool quantized = false;
 };
+
+/// Direction d of a quantized weight (D, rows, G): the bytes (rows, G), the
+/// scale ([] or [G]) and the zero point (the same, or -1 when zero).
+struct QuantizedWeight {
+    int w = -1, scale = -1, zero_point = -1;
+};
+
+QuantizedWeight quantized_weight(NodeCtx& ctx, Builder& b, int w_in, int scale_in, int zp_in,
+                                 int64_t d) {
+    const int w = ctx.input(w_in);
+    const Shape ws = b.shape(w);
+    QuantizedWeight q;
+    q.w = b.reshape(b.slice(w, 0, d, d + 1), {ws[1], ws[2]});
+    auto per_direction = [&](int v, const char* what) {
+        const Shape vs = b.shape(v);
+        TS_USER_CHECK(vs.size() >= 1 && vs.size() <= 2 && vs[0] == ws[0] &&
+                      (vs.size() == 1 || vs[1] == ws[2]))
+            << ctx.where() << ": the " << what << " of input " << w_in << " "
+            << ctx.type_of(v).str() << " is not per direction or per direction and column of "
+            << ctx.type_of(w).str();
+        return b.reshape(b.slice(v, 0, d, d + 1), vs.size() == 1 ? Shape{} : Shape{vs[1]});
+    };
+    TS_USER_CHECK(ctx.has_input(scale_in)) << ctx.where() << ": the scale of input " << w_in
+                                           << " (input " << scale_in << ") is missing";
+    q.scale = per_direction(ctx.input(scale_in), "scale");
+    bool zero = !ctx.has_input(zp_in);
+    if (const ConstTensor* c = ctx.has_input(zp_in) ? ctx.constant_input(zp_in) : nullptr) {
+        const std::vector<double> v = constant_values(*c);
+        zero = std::all_of(v.begin(), v.end(), [](double x) { return x == 0; });
+    }
+    if (!zero) q.zero_point = per_direction(ctx.input(zp_in), "zero point");
+    return q;
+}
+
+/// a (M, K) float32 times the quantized weight, as ORT's quantized LSTM
+/// computes it: a quantized to uint8 over all its elements (the inputs of
+/// all steps), or `per_row` (each batch row of h), the int32 product scaled
+/// by both scales.
+int quantized_product(NodeCtx& ctx, Builder& b, int a, const QuantizedWeight& q, bool per_row) {
+    const DynamicQuantized aq = per_row ? dynamic_quantize_rows(ctx, a) : dynamic_quantize(ctx, a);
+    const int a_zp = per_row ? b.reshape(aq.zero_point, {b.shape(a)[0]}) : aq.zero_point;
+    const int acc = integer_product(ctx, aq.q, a_zp, q.w, q.zero_point);
+    const int real = ctx.emit_internal("cast", {acc}, {{"dtype", std::string("float32")}});
+    return b.op("multiply", {real, b.op("multiply", {aq.scale, q.scale})});
+}
 
 void check_activations(NodeCtx& ctx, const std::vector<std::string>& defaults) {
     if (!ctx.has_attr("activations")) return;
@@ -90,10 +144,14 @@ void convert_rnn(NodeCtx& ctx, RnnSpec spec) {
                                    << " is above the unroll limit of " << kMaxUnroll << " steps";
     int w = ctx.input(1), r = ctx.input(2);
     const Shape ws = b.shape(w);
-    TS_USER_CHECK(ws.size() == 3 && ws[0] == D && ws[1] % spec.gates == 0 && ws[2] == I)
+    // W is (D, G, I) in ONNX, (D, I, G) in ORT's quantized LSTM; R likewise.
+    const size_t gate_axis = spec.quantized ? 2 : 1, input_axis = spec.quantized ? 1 : 2;
+    TS_USER_CHECK(ws.size() == 3 && ws[0] == D && ws[gate_axis] % spec.gates == 0 &&
+                  ws[input_axis] == I)
         << ctx.where() << ": W " << ctx.type_of(w).str() << " does not fit X and direction";
-    const int64_t H = ws[1] / spec.gates, G = ws[1];
-    TS_USER_CHECK(b.shape(r) == Shape({D, G, H})) << ctx.where() << ": R has the wrong shape";
+    const int64_t H = ws[gate_axis] / spec.gates, G = ws[gate_axis];
+    TS_USER_CHECK(b.shape(r) == (spec.quantized ? Shape({D, H, G}) : Shape({D, G, H})))
+        << ctx.where() << ": R has the wrong shape";
     if (ctx.has_input(4)) {
         std::vector<int64_t> lens = ctx.constant_ints(4);
         for (int64_t l : lens)
@@ -115,14 +173,28 @@ void convert_rnn(NodeCtx& ctx, RnnSpec spec) {
     std::vector<int> ys, yh, yc;
     for (int64_t d = 0; d < D; ++d) {
         const bool reverse = dir == "reverse" || d == 1;
-        int wt = b.weight_t(w, d);  // (I, G)
-        int rt = b.weight_t(r, d);  // (H, G)
+        int wt = -1, rt = -1;  // (I, G), (H, G)
+        QuantizedWeight wq, rq;
+        if (spec.quantized) {
+            wq = quantized_weight(ctx, b, 1, 8, 9, d);
+            rq = quantized_weight(ctx, b, 2, 10, 11, d);
+        } else {
+            wt = b.weight_t(w, d);
+            rt = b.weight_t(r, d);
+        }
+        // h (B, H) times R: the recurrence.
+        auto recurrent = [&](int hv) {
+            return spec.quantized ? quantized_product(ctx, b, hv, rq, true)
+                                  : b.op("nn.matmul", {hv, rt});
+        };
         int bd = b.reshape(b.slice(bias, 0, d, d + 1), {2 * G});
         int wb = b.slice(bd, 0, 0, G), rb = b.slice(bd, 0, G, 2 * G);
         // Input projection of all steps at once; for GRU the R bias of the
         // candidate gate is applied inside the step.
         int xb = spec.gates == 3 ? wb : b.op("add", {wb, rb});
-        int xw = b.reshape(b.op("add", {b.op("nn.matmul", {x2, wt}), xb}), {S, B, G});
+        int xp =
+            spec.quantized ? quantized_product(ctx, b, x2, wq, false) : b.op("nn.matmul", {x2, wt});
+        int xw = b.reshape(b.op("add", {xp, xb}), {S, B, G});
         int rt_zr = -1, rt_h = -1, rb_zr = -1, rb_h = -1;
         if (spec.gates == 3) {
             rt_zr = b.slice(rt, 1, 0, 2 * H);
@@ -144,7 +216,7 @@ void convert_rnn(NodeCtx& ctx, RnnSpec spec) {
             int64_t t = reverse ? S - 1 - k : k;
             int xt = b.reshape(b.slice(xw, 0, t, t + 1), {B, G});
             if (spec.lstm) {
-                int g = b.op("add", {xt, b.op("nn.matmul", {h, rt})});
+                int g = b.op("add", {xt, recurrent(h)});
                 auto gate = [&](int64_t j) { return b.slice(g, 1, j * H, (j + 1) * H); };
                 int gi = gate(0), go = gate(1), gf = gate(2), gc = gate(3);
                 if (pi >= 0) {
@@ -170,7 +242,7 @@ void convert_rnn(NodeCtx& ctx, RnnSpec spec) {
                 // h = (1 - z) * hh + z * h = hh + z * (h - hh)
                 h = b.op("add", {hh, b.op("multiply", {z, b.op("subtract", {h, hh})})});
             } else {
-                h = b.op("tanh", {b.op("add", {xt, b.op("nn.matmul", {h, rt})})});
+                h = b.op("tanh", {b.op("add", {xt, recurrent(h)})});
             }
             steps[size_t(t)] = b.reshape(h, {1, 1, B, H});
         }
@@ -194,6 +266,9 @@ void add_rnn_converters(ConverterTable& t) {
     t["RNN"] = [](NodeCtx& ctx) { convert_rnn(ctx, {1, false}); };
     t["GRU"] = [](NodeCtx& ctx) { convert_rnn(ctx, {3, false}); };
     t["LSTM"] = [](NodeCtx& ctx) { convert_rnn(ctx, {4, true}); };
+    t["com.microsoft.DynamicQuantizeLSTM"] = [](NodeCtx& ctx) {
+        convert_rnn(ctx, {4, true, true});
+    };
 }
 
 }  // namespace tessera::frontend::onnx_import

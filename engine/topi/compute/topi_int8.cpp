@@ -57,7 +57,7 @@ Tensors pack_int8x4(const graph::Node& n, const Tensors& in, const Types& out) {
 }
 
 Tensors im2col_int8x4(const graph::Node& n, const Tensors& in, const Types& out) {
-    check_arity(n, in, out, 1, 1);
+    check_arity(n, in, out, 1, 2);
     const te::Tensor& x = in[0];
     const auto& xs = x.shape();  // N, C, H, W
     const auto kernel = n.attr_ints("kernel", {1, 1});
@@ -79,9 +79,11 @@ Tensors im2col_int8x4(const graph::Node& n, const Tensors& in, const Types& out)
             [&](const std::vector<Var>& p) {
                 const Expr ih = p[2] - i64(pad[0]), iw = p[3] - i64(pad[1]);
                 const Expr v = x(p[0], p[1], clamp(ih, xs[2]), clamp(iw, xs[3]));
-                return tir::select(ih >= i64(0) && ih < i64(xs[2]) && iw >= i64(0) &&
-                                       iw < i64(xs[3]),
-                                   v, tir::make_const(v.dtype(), double(pad_value)));
+                // The pad value: a run-time zero point (a second input), or the attribute.
+                Expr pv = tir::make_const(v.dtype(), double(pad_value));
+                if (in.size() == 2) pv = in[1](std::vector<Expr>(in[1].shape().size(), i64(0)));
+                return tir::select(
+                    ih >= i64(0) && ih < i64(xs[2]) && iw >= i64(0) && iw < i64(xs[3]), v, pv);
             },
             "T_im2col_pad", "injective");
     te::Tensor w = te::compute(

@@ -27,13 +27,22 @@ def write(name, nodes, x, inits, opset=13):
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = 8
+    save_case(name, m, x)
+
+
+def save_case(name, m, x, reference=None):
+    """The case folder of model m (input x, output y): y as `reference`
+    computes it (m, x -> y), else as ONNX Runtime does, optimizations off."""
     d = os.path.join(HERE, name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
     path = os.path.join(d, "model.onnx")
     onnx.save(m, path)
-    so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    y = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    if reference:
+        y = reference(m, x)
+    else:
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        y = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
     m.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape))
     onnx.save(m, path)
     with open(os.path.join(d, "test_data_set_0", "input_0.pb"), "wb") as f:
@@ -96,6 +105,55 @@ def qdq_conv():
     write("qdq_conv", nodes, x, inits)
 
 
+def dynamic_conv(name, weight_type, per_channel, channel_zero_points=False):
+    """Two convs quantized by ONNX Runtime's quantize_dynamic into
+    DynamicQuantizeLinear + ConvInteger: the zero point of the activations
+    computed at run time (the padding holds it), the weights' zero point
+    per tensor (uint8, as older quantizers wrote them) or per output
+    channel; a batch of 2, a padded strided 3x3 conv and a 1x1 conv. The
+    reference is ONNX Runtime running the quantized model."""
+    import tempfile
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    x = rng.uniform(-1, 3, (2, 6, 11, 13)).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv3x3", pads=[1, 1, 1, 1],
+                              strides=[2, 2]),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["y"], name="conv1x1")]
+    inits = [const("w1", rng.normal(0, 0.3, (8, 6, 3, 3)).astype(np.float32)),
+             const("b1", rng.uniform(-1, 1, 8).astype(np.float32)),
+             const("w2", rng.normal(0.1, 0.4, (5, 8, 1, 1)).astype(np.float32)),
+             const("b2", rng.uniform(-1, 1, 5).astype(np.float32))]
+    g = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    with tempfile.TemporaryDirectory() as tmp:
+        onnx.save(m, os.path.join(tmp, "f.onnx"))
+        quantize_dynamic(os.path.join(tmp, "f.onnx"), os.path.join(tmp, "q.onnx"),
+                         op_types_to_quantize=["Conv"], weight_type=weight_type,
+                         per_channel=per_channel)
+        q = onnx.load(os.path.join(tmp, "q.onnx"))
+    assert [n.op_type for n in q.graph.node].count("ConvInteger") == 2, [n.op_type for n in q.graph.node]
+    if channel_zero_points:
+        for t in q.graph.initializer:
+            if t.name == "w1_quantized":
+                oc = t.dims[0]
+                zp = rng.integers(90, 170, oc).astype(np.uint8)
+                w = numpy_helper.to_array(t).astype(np.int32)
+                t.CopyFrom(const(t.name, np.clip(w - 128 + zp.reshape(-1, 1, 1, 1), 0, 255).astype(np.uint8)))
+        for t in q.graph.initializer:
+            if t.name == "w1_zero_point":
+                t.CopyFrom(const(t.name, zp))
+    reference = None
+    if channel_zero_points:
+        from onnx.reference import ReferenceEvaluator
+        reference = lambda m, x: ReferenceEvaluator(m).run(None, {"x": x})[0]
+    save_case(name, q, x, reference)
+
 if __name__ == "__main__":
+    from onnxruntime.quantization import QuantType
     qdq_matmul()
     qdq_conv()
+    dynamic_conv("dynamic_conv_uint8_weights", QuantType.QUInt8, False)
+    dynamic_conv("dynamic_conv_int8_per_channel", QuantType.QInt8, True)
+    dynamic_conv("dynamic_conv_uint8_channel_zero_points", QuantType.QUInt8, False, True)
