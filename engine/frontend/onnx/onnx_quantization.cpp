@@ -345,24 +345,27 @@ int byte_zero_point(NodeCtx& ctx, int zp, DType have, DType want, int64_t rank, 
 // its zero point is given (constant weights: colsum folds at compile time).
 // The zero points are values (-1: none), the result ONNX output `out`
 // (internal when out < 0).
-int packed_integer_product(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out) {
-    const graph::TensorType at = ctx.type_of(a_in), bt = ctx.type_of(b_in);
-    const int64_t a_rank = int64_t(at.shape.size()), b_rank = int64_t(bt.shape.size());
+int int32_sum_over(NodeCtx& ctx, int v, int64_t axis) {
+    return ctx.emit_internal("reduce_sum", {cast(ctx, v, DType::Int32)},
+                             {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t(1)}});
+}
+
+int packed_integer_product(NodeCtx& ctx, int a_in, int a_zp, IntegerWeight& w, int out) {
+    const graph::TensorType at = ctx.type_of(a_in);
+    const int64_t a_rank = int64_t(at.shape.size());
     int a = as_byte_type(ctx, a_in, DType::UInt8);
-    int b = as_byte_type(ctx, b_in, DType::Int8);
     int za = byte_zero_point(ctx, a_zp, at.dtype, DType::UInt8, a_rank, a_rank - 2, "a_zero_point");
-    int zb = byte_zero_point(ctx, b_zp, bt.dtype, DType::Int8, b_rank, b_rank - 1, "b_zero_point");
     int pa = ctx.emit_internal("pack_int8x4", {a}, {{"axis", int64_t(-1)}});
-    int pb = ctx.emit_internal("pack_int8x4", {b}, {{"axis", int64_t(-2)}});
-    if (za < 0 && zb < 0) return emit_to(ctx, out, "nn.matmul_u8i8", {pa, pb});
-    int r = ctx.emit_internal("nn.matmul_u8i8", {pa, pb});
-    auto sum_over = [&](int v, int64_t axis) {
-        return ctx.emit_internal("reduce_sum", {cast(ctx, v, DType::Int32)},
-                                 {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t(1)}});
-    };
+    const int zb = w.zero_point;
+    if (za < 0 && zb < 0) return emit_to(ctx, out, "nn.matmul_u8i8", {pa, w.packed});
+    int r = ctx.emit_internal("nn.matmul_u8i8", {pa, w.packed});
     std::vector<int> terms;  // subtracted
-    if (za >= 0) terms.push_back(ctx.emit_internal("multiply", {za, sum_over(b, b_rank - 2)}));
-    if (zb >= 0) terms.push_back(ctx.emit_internal("multiply", {zb, sum_over(a, a_rank - 1)}));
+    if (za >= 0) {
+        if (w.column_sums < 0) w.column_sums = int32_sum_over(ctx, w.bytes, w.rank - 2);
+        terms.push_back(ctx.emit_internal("multiply", {za, w.column_sums}));
+    }
+    if (zb >= 0)
+        terms.push_back(ctx.emit_internal("multiply", {zb, int32_sum_over(ctx, a, a_rank - 1)}));
     if (za >= 0 && zb >= 0) {
         int k = internal_constant(ctx, typed_tensor(DType::Int32, {}, {double(at.shape.back())}));
         int kzz = ctx.emit_internal("multiply", {k, ctx.emit_internal("multiply", {za, zb})});
@@ -373,9 +376,10 @@ int packed_integer_product(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp,
 }
 
 int packed_integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out) {
+    IntegerWeight w =
+        integer_weight(ctx, ctx.input(b_in), zero_or_absent(ctx, b_zp) ? -1 : ctx.input(b_zp));
     return packed_integer_product(ctx, ctx.input(a_in),
-                                  zero_or_absent(ctx, a_zp) ? -1 : ctx.input(a_zp), ctx.input(b_in),
-                                  zero_or_absent(ctx, b_zp) ? -1 : ctx.input(b_zp), out);
+                                  zero_or_absent(ctx, a_zp) ? -1 : ctx.input(a_zp), w, out);
 }
 
 // int32 (A - a_zp) @ (B - b_zp): a_zp per row of A, b_zp per column of B.
@@ -584,8 +588,19 @@ DynamicQuantized dynamic_quantize_rows(NodeCtx& ctx, int x) {
     return dynamic_quantize_to(ctx, x, -1, -1, -1, true);
 }
 
-int integer_product(NodeCtx& ctx, int a, int a_zp, int b, int b_zp) {
-    return packed_integer_product(ctx, a, a_zp, b, b_zp, -1);
+IntegerWeight integer_weight(NodeCtx& ctx, int b, int b_zp) {
+    const graph::TensorType bt = ctx.type_of(b);
+    IntegerWeight w;
+    w.rank = int64_t(bt.shape.size());
+    w.bytes = as_byte_type(ctx, b, DType::Int8);
+    w.zero_point =
+        byte_zero_point(ctx, b_zp, bt.dtype, DType::Int8, w.rank, w.rank - 1, "b_zero_point");
+    w.packed = ctx.emit_internal("pack_int8x4", {w.bytes}, {{"axis", int64_t(-2)}});
+    return w;
+}
+
+int integer_product(NodeCtx& ctx, int a, int a_zp, IntegerWeight& b) {
+    return packed_integer_product(ctx, a, a_zp, b, -1);
 }
 
 void add_quant_converters(ConverterTable& t) {

@@ -67,7 +67,8 @@ struct RnnSpec {
 /// Direction d of a quantized weight (D, rows, G): the bytes (rows, G), the
 /// scale ([] or [G]) and the zero point (the same, or -1 when zero).
 struct QuantizedWeight {
-    int w = -1, scale = -1, zero_point = -1;
+    IntegerWeight w;
+    int scale = -1;
 };
 
 QuantizedWeight quantized_weight(NodeCtx& ctx, Builder& b, int w_in, int scale_in, int zp_in,
@@ -75,7 +76,7 @@ QuantizedWeight quantized_weight(NodeCtx& ctx, Builder& b, int w_in, int scale_i
     const int w = ctx.input(w_in);
     const Shape ws = b.shape(w);
     QuantizedWeight q;
-    q.w = b.reshape(b.slice(w, 0, d, d + 1), {ws[1], ws[2]});
+    const int bytes = b.reshape(b.slice(w, 0, d, d + 1), {ws[1], ws[2]});
     auto per_direction = [&](int v, const char* what) {
         const Shape vs = b.shape(v);
         TS_USER_CHECK(vs.size() >= 1 && vs.size() <= 2 && vs[0] == ws[0] &&
@@ -93,7 +94,7 @@ QuantizedWeight quantized_weight(NodeCtx& ctx, Builder& b, int w_in, int scale_i
         const std::vector<double> v = constant_values(*c);
         zero = std::all_of(v.begin(), v.end(), [](double x) { return x == 0; });
     }
-    if (!zero) q.zero_point = per_direction(ctx.input(zp_in), "zero point");
+    q.w = integer_weight(ctx, bytes, zero ? -1 : per_direction(ctx.input(zp_in), "zero point"));
     return q;
 }
 
@@ -101,10 +102,10 @@ QuantizedWeight quantized_weight(NodeCtx& ctx, Builder& b, int w_in, int scale_i
 /// computes it: a quantized to uint8 over all its elements (the inputs of
 /// all steps), or `per_row` (each batch row of h), the int32 product scaled
 /// by both scales.
-int quantized_product(NodeCtx& ctx, Builder& b, int a, const QuantizedWeight& q, bool per_row) {
+int quantized_product(NodeCtx& ctx, Builder& b, int a, QuantizedWeight& q, bool per_row) {
     const DynamicQuantized aq = per_row ? dynamic_quantize_rows(ctx, a) : dynamic_quantize(ctx, a);
     const int a_zp = per_row ? b.reshape(aq.zero_point, {b.shape(a)[0]}) : aq.zero_point;
-    const int acc = integer_product(ctx, aq.q, a_zp, q.w, q.zero_point);
+    const int acc = integer_product(ctx, aq.q, a_zp, q.w);
     const int real = ctx.emit_internal("cast", {acc}, {{"dtype", std::string("float32")}});
     return b.op("multiply", {real, b.op("multiply", {aq.scale, q.scale})});
 }
