@@ -341,7 +341,12 @@ void check_ops_supported(const onnx::ModelProto& model, const std::string& origi
                        << (default_domain || node.domain().starts_with("ai.")
                                ? ""
                                : ", " + node.domain())
-                       << "): unsupported op " << op;
+                       << "): unsupported op " << op
+                       << (node.domain() == "com.microsoft.nchwc"
+                               ? " (ONNX Runtime's blocked layout for this machine's vector width, "
+                                 "written when a model is saved at ORT_ENABLE_ALL; save it at "
+                                 "ORT_ENABLE_EXTENDED, or open the model it was made from)"
+                               : "");
     }
 }
 

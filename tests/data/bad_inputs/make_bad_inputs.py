@@ -385,6 +385,14 @@ def contrib_arity_inputs():
     m = model([dqmm], [h], [helper.make_tensor_value_info("y", f, [1, 4, 3])], [wq])
     m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     write("contrib_dynamic_quantize_matmul_without_scale.onnx", m.SerializeToString())
+    # ONNX Runtime's machine-specific blocked layout (a model saved at
+    # ORT_ENABLE_ALL): refused with what to do instead.
+    x4 = helper.make_tensor_value_info("x4", f, [1, 16, 4, 4])
+    reorder = helper.make_node("ReorderInput", ["x4"], ["y"], domain="com.microsoft.nchwc",
+                               name="ReorderInput", channels_last=0)
+    m = model([reorder], [x4], [helper.make_tensor_value_info("y", f, [1, 16, 4, 4])])
+    m.opset_import.append(helper.make_opsetid("com.microsoft.nchwc", 1))
+    write("ort_nchwc_layout.onnx", m.SerializeToString())
 
 
 if __name__ == "__main__":
