@@ -2,6 +2,7 @@
 // expanded at import into matmul / add / multiply / sigmoid / tanh nodes,
 // unrolled over the time steps, so each step runs on the fast kernels; and
 // ONNX Runtime's DynamicQuantizeLSTM, whose products are integer ones.
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -64,8 +65,9 @@ struct RnnSpec {
     bool quantized = false;
 };
 
-/// Direction d of a quantized weight (D, rows, G): the bytes (rows, G), the
-/// scale ([] or [G]) and the zero point (the same, or -1 when zero).
+/// Direction d of a quantized weight (D, rows, G): its bytes (rows, G) with
+/// their zero point ([] or [G]; none when zero) as integer products read
+/// them, and its scale ([] or [G]).
 struct QuantizedWeight {
     IntegerWeight w;
     int scale = -1;
@@ -75,6 +77,10 @@ QuantizedWeight quantized_weight(NodeCtx& ctx, Builder& b, int w_in, int scale_i
                                  int64_t d) {
     const int w = ctx.input(w_in);
     const Shape ws = b.shape(w);
+    const graph::DType wt = ctx.type_of(w).dtype;
+    TS_USER_CHECK(wt == graph::DType::Int8 || wt == graph::DType::UInt8)
+        << ctx.where() << ": input " << w_in << " must be int8 or uint8, got "
+        << ctx.type_of(w).str();
     QuantizedWeight q;
     const int bytes = b.reshape(b.slice(w, 0, d, d + 1), {ws[1], ws[2]});
     auto per_direction = [&](int v, const char* what) {
