@@ -339,17 +339,18 @@ int byte_zero_point(NodeCtx& ctx, int zp, DType have, DType want, int64_t rank, 
     return zp < 0 ? s : ctx.emit_internal("add", {zp, s});
 }
 
-// int32 (A - a_zp) @ (B - b_zp) of 8-bit operands of rank >= 2 as integer
-// products of packed bytes (nn.matmul_u8i8, vpdpbusd where the CPU has it):
-// A·B - a_zp·colsum(B) - b_zp·rowsum(A) + K·a_zp·b_zp, each term only when
-// its zero point is given (constant weights: colsum folds at compile time).
-// The zero points are values (-1: none), the result ONNX output `out`
-// (internal when out < 0).
+// int32 sums of v over `axis`, kept as a dim of 1.
 int int32_sum_over(NodeCtx& ctx, int v, int64_t axis) {
     return ctx.emit_internal("reduce_sum", {cast(ctx, v, DType::Int32)},
                              {{"axes", std::vector<int64_t>{axis}}, {"keepdims", int64_t(1)}});
 }
 
+// int32 (A - a_zp) @ (B - b_zp) of 8-bit operands of rank >= 2 as integer
+// products of packed bytes (nn.matmul_u8i8, vpdpbusd where the CPU has it):
+// A·B - a_zp·colsum(B) - b_zp·rowsum(A) + K·a_zp·b_zp, each term only when
+// its zero point is given (B's column sums made once per IntegerWeight;
+// constant weights: packed and summed at compile time). a_zp is a value
+// (-1: none), the result ONNX output `out` (internal when out < 0).
 int packed_integer_product(NodeCtx& ctx, int a_in, int a_zp, IntegerWeight& w, int out) {
     const graph::TensorType at = ctx.type_of(a_in);
     const int64_t a_rank = int64_t(at.shape.size());
