@@ -120,82 +120,198 @@ std::string first_line(const std::string& s) {
     return r.size() > 400 ? r.substr(0, 400) + "..." : r;
 }
 
+// The ranks of a node's outputs where they follow from its inputs' ranks
+// (ops that keep their input's rank, broadcasting ops, Constant), so that
+// the checks below see through them: a ConvInteger of a DynamicQuantizeLinear
+// output with a weight of another rank crashed ONNX 1.12's conv inference.
+// `lengths`: the element counts of the 1-D constants (Reshape's shapes).
+void propagate_ranks(const onnx::NodeProto& n, std::map<std::string, int>& ranks,
+                     std::map<std::string, int64_t>& lengths) {
+    static const std::set<std::string> kKeepRank = {"Relu",
+                                                    "Sigmoid",
+                                                    "Tanh",
+                                                    "LeakyRelu",
+                                                    "Elu",
+                                                    "Selu",
+                                                    "HardSigmoid",
+                                                    "HardSwish",
+                                                    "Softplus",
+                                                    "Softsign",
+                                                    "Clip",
+                                                    "Cast",
+                                                    "CastLike",
+                                                    "Identity",
+                                                    "Abs",
+                                                    "Neg",
+                                                    "Exp",
+                                                    "Log",
+                                                    "Sqrt",
+                                                    "Reciprocal",
+                                                    "Floor",
+                                                    "Ceil",
+                                                    "Round",
+                                                    "Sign",
+                                                    "Erf",
+                                                    "Not",
+                                                    "IsNaN",
+                                                    "IsInf",
+                                                    "Sin",
+                                                    "Cos",
+                                                    "Softmax",
+                                                    "LogSoftmax",
+                                                    "QuantizeLinear",
+                                                    "DequantizeLinear",
+                                                    "Dropout",
+                                                    "BatchNormalization",
+                                                    "InstanceNormalization",
+                                                    "LayerNormalization",
+                                                    "LRN",
+                                                    "Conv",
+                                                    "ConvInteger",
+                                                    "QLinearConv",
+                                                    "ConvTranspose",
+                                                    "MaxPool",
+                                                    "AveragePool",
+                                                    "LpPool",
+                                                    "GlobalAveragePool",
+                                                    "GlobalMaxPool",
+                                                    "DynamicQuantizeLinear"};
+    static const std::set<std::string> kBroadcast = {
+        "Add",   "Sub", "Mul", "Div", "Pow",   "Max",  "Min",     "Sum",         "Mean",
+        "Where", "And", "Or",  "Xor", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+        "PRelu", "Mod"};
+    const bool standard = n.domain().empty() || n.domain() == "ai.onnx";
+    if (!standard || n.output_size() < 1) return;
+    if (n.op_type() == "Constant") {
+        for (const auto& a : n.attribute()) {
+            if (a.name() != "value" || !a.has_t()) continue;
+            ranks[n.output(0)] = a.t().dims_size();
+            if (a.t().dims_size() == 1) lengths[n.output(0)] = a.t().dims(0);
+        }
+        return;
+    }
+    auto rank_of = [&](const std::string& v) {
+        auto r = ranks.find(v);
+        return r == ranks.end() ? -1 : r->second;
+    };
+    if (n.op_type() == "Reshape" && n.input_size() >= 2) {
+        auto l = lengths.find(n.input(1));
+        if (l != lengths.end() && l->second >= 0 && l->second <= 64)
+            ranks[n.output(0)] = int(l->second);
+        return;
+    }
+    if (n.op_type() == "Transpose" && n.input_size() >= 1) {
+        if (const int r = rank_of(n.input(0)); r >= 0) ranks[n.output(0)] = r;
+        return;
+    }
+    if (kKeepRank.count(n.op_type()) && n.input_size() >= 1) {
+        const int r = rank_of(n.input(0));
+        if (r >= 0) ranks[n.output(0)] = r;
+        if (n.op_type() == "DynamicQuantizeLinear")  // the scale and zero point
+            for (int i = 1; i < n.output_size(); ++i) ranks[n.output(i)] = 0;
+        return;
+    }
+    if (kBroadcast.count(n.op_type())) {
+        int r = 0;
+        for (const std::string& in : n.input()) {
+            const int ri = rank_of(in);
+            if (ri < 0) return;
+            r = std::max(r, ri);
+        }
+        ranks[n.output(0)] = r;
+    }
+}
+
 // ONNX 1.12's shape inference indexes dims without checking ranks or
 // attribute values (found by fuzz_onnx_import): check what it relies on for
 // the ranks we know, in `gp` and (recursively) its subgraphs. `ranks` holds
 // the ranks of the enclosing graphs' values.
 void check_inference_inputs(const onnx::GraphProto& gp, std::map<std::string, int> ranks,
-                            const std::string& origin) {
-    for (const auto& vi : gp.input())
-        if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
-            ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
-    for (const auto& init : gp.initializer()) ranks[init.name()] = init.dims_size();
+                            const std::string& origin);
+
+// check_inference_inputs for node i of a graph, `ranks` those known before it.
+void check_inference_node(const onnx::NodeProto& n, int i, const std::map<std::string, int>& ranks,
+                          const std::string& origin) {
+    std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
+    const std::string where = origin + ": node '" + name + "' (op " + n.op_type() + ")";
+    for (const auto& a : n.attribute()) {
+        if (a.type() == onnx::AttributeProto_AttributeType_GRAPH)
+            check_inference_inputs(a.g(), ranks, origin);
+        for (const auto& sub : a.graphs()) check_inference_inputs(sub, ranks, origin);
+    }
+    if (n.op_type() == "DepthToSpace" || n.op_type() == "SpaceToDepth") {
+        // Its inference multiplies blocksize by itself (and divides by it).
+        for (const auto& a : n.attribute()) {
+            if (a.name() == "blocksize") {
+                TS_USER_CHECK(a.i() >= 1 && a.i() <= (int64_t(1) << 20))
+                    << where << ": blocksize must be in 1..2^20, got " << a.i();
+            }
+        }
+    }
+    if (n.op_type() == "Gemm") {
+        for (int k = 0; k < std::min(n.input_size(), 2); ++k) {
+            auto r = ranks.find(n.input(k));
+            TS_USER_CHECK(r == ranks.end() || r->second == 2)
+                << where << ": input " << k << " ('" << n.input(k)
+                << "') must have rank 2, got rank " << r->second;
+        }
+    }
     // Conv/pool inference indexes input dims by the weight's rank and the
     // attribute lengths, and divides by strides and group.
     // Op -> index of its weight input (MaxUnpool: its indices; -1: none).
     static const std::map<std::string, int> kWindowOps = {
         {"Conv", 1},     {"ConvTranspose", 1}, {"ConvInteger", 1}, {"QLinearConv", 3},
         {"MaxPool", -1}, {"AveragePool", -1},  {"LpPool", -1},     {"MaxUnpool", 1}};
+    auto op = kWindowOps.find(n.op_type());
+    if (op == kWindowOps.end() || n.input_size() < 1) return;
+    for (const auto& a : n.attribute()) {
+        if (a.name() == "strides" || a.name() == "dilations") {
+            for (int64_t v : a.ints()) {
+                TS_USER_CHECK(v >= 1)
+                    << where << ": attribute '" << a.name() << "' must be positive, got " << v;
+            }
+        }
+        if (a.name() == "group" && a.type() == onnx::AttributeProto_AttributeType_INT) {
+            TS_USER_CHECK(a.i() >= 1) << where << ": group must be positive, got " << a.i();
+        }
+    }
+    auto x = ranks.find(n.input(0));
+    if (x == ranks.end()) return;
+    TS_USER_CHECK(x->second >= 3) << where
+                                  << ": input 0 must have rank >= 3 (N, C, spatial...), got rank "
+                                  << x->second;
+    const int spatial = x->second - 2;
+    if (op->second > 0 && n.input_size() > op->second) {
+        auto w = ranks.find(n.input(op->second));
+        TS_USER_CHECK(w == ranks.end() || w->second == x->second)
+            << where << ": " << (n.op_type() == "MaxUnpool" ? "indices" : "weight") << " rank "
+            << w->second << " differs from input rank " << x->second;
+    }
+    for (const auto& a : n.attribute()) {
+        int expect = a.name() == "pads" ? 2 * spatial : spatial;
+        if (a.name() != "pads" && a.name() != "kernel_shape" && a.name() != "strides" &&
+            a.name() != "dilations" && a.name() != "output_padding")
+            continue;
+        if (a.type() != onnx::AttributeProto_AttributeType_INTS) continue;  // the checker's case
+        TS_USER_CHECK(a.ints_size() == expect)
+            << where << ": attribute '" << a.name() << "' needs " << expect << " values for "
+            << spatial << " spatial dims, got " << a.ints_size();
+    }
+}
+
+void check_inference_inputs(const onnx::GraphProto& gp, std::map<std::string, int> ranks,
+                            const std::string& origin) {
+    for (const auto& vi : gp.input())
+        if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+            ranks[vi.name()] = vi.type().tensor_type().shape().dim_size();
+    std::map<std::string, int64_t> lengths;
+    for (const auto& init : gp.initializer()) {
+        ranks[init.name()] = init.dims_size();
+        if (init.dims_size() == 1) lengths[init.name()] = init.dims(0);
+    }
     for (int i = 0; i < gp.node_size(); ++i) {
-        const onnx::NodeProto& n = gp.node(i);
-        std::string name = n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name();
-        const std::string where = origin + ": node '" + name + "' (op " + n.op_type() + ")";
-        for (const auto& a : n.attribute()) {
-            if (a.type() == onnx::AttributeProto_AttributeType_GRAPH)
-                check_inference_inputs(a.g(), ranks, origin);
-            for (const auto& sub : a.graphs()) check_inference_inputs(sub, ranks, origin);
-        }
-        if (n.op_type() == "DepthToSpace" || n.op_type() == "SpaceToDepth") {
-            // Its inference multiplies blocksize by itself (and divides by it).
-            for (const auto& a : n.attribute()) {
-                if (a.name() == "blocksize") {
-                    TS_USER_CHECK(a.i() >= 1 && a.i() <= (int64_t(1) << 20))
-                        << where << ": blocksize must be in 1..2^20, got " << a.i();
-                }
-            }
-        }
-        if (n.op_type() == "Gemm") {
-            for (int k = 0; k < std::min(n.input_size(), 2); ++k) {
-                auto r = ranks.find(n.input(k));
-                TS_USER_CHECK(r == ranks.end() || r->second == 2)
-                    << where << ": input " << k << " ('" << n.input(k)
-                    << "') must have rank 2, got rank " << r->second;
-            }
-        }
-        auto op = kWindowOps.find(n.op_type());
-        if (op == kWindowOps.end() || n.input_size() < 1) continue;
-        for (const auto& a : n.attribute()) {
-            if (a.name() == "strides" || a.name() == "dilations") {
-                for (int64_t v : a.ints()) {
-                    TS_USER_CHECK(v >= 1) << where << ": attribute '" << a.name()
-                                          << "' must be positive, got " << v;
-                }
-            }
-            if (a.name() == "group" && a.type() == onnx::AttributeProto_AttributeType_INT) {
-                TS_USER_CHECK(a.i() >= 1) << where << ": group must be positive, got " << a.i();
-            }
-        }
-        auto x = ranks.find(n.input(0));
-        if (x == ranks.end()) continue;
-        TS_USER_CHECK(x->second >= 3)
-            << where << ": input 0 must have rank >= 3 (N, C, spatial...), got rank " << x->second;
-        const int spatial = x->second - 2;
-        if (op->second > 0 && n.input_size() > op->second) {
-            auto w = ranks.find(n.input(op->second));
-            TS_USER_CHECK(w == ranks.end() || w->second == x->second)
-                << where << ": " << (n.op_type() == "MaxUnpool" ? "indices" : "weight") << " rank "
-                << w->second << " differs from input rank " << x->second;
-        }
-        for (const auto& a : n.attribute()) {
-            int expect = a.name() == "pads" ? 2 * spatial : spatial;
-            if (a.name() != "pads" && a.name() != "kernel_shape" && a.name() != "strides" &&
-                a.name() != "dilations" && a.name() != "output_padding")
-                continue;
-            if (a.type() != onnx::AttributeProto_AttributeType_INTS) continue;  // the checker's case
-            TS_USER_CHECK(a.ints_size() == expect)
-                << where << ": attribute '" << a.name() << "' needs " << expect << " values for "
-                << spatial << " spatial dims, got " << a.ints_size();
-        }
+        check_inference_node(gp.node(i), i, ranks, origin);
+        propagate_ranks(gp.node(i), ranks, lengths);
     }
 }
 

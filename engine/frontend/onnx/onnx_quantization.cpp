@@ -384,7 +384,21 @@ int packed_integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, 
 }
 
 // int32 (A - a_zp) @ (B - b_zp): a_zp per row of A, b_zp per column of B.
+// UserError unless the operands at inputs `x` and `w` are 8-bit integers and
+// their zero points (when given) of their types, as ONNX's integer ops say.
+void check_byte_operands(NodeCtx& ctx, int x, int x_zp, int w, int w_zp) {
+    for (auto [v, zp] : {std::pair{x, x_zp}, std::pair{w, w_zp}}) {
+        const DType t = ctx.input_type(v).dtype;
+        TS_USER_CHECK(is_byte(t)) << ctx.where() << ": input " << v
+                                  << " must be int8 or uint8, got " << ctx.input_type(v).str();
+        TS_USER_CHECK(!ctx.has_input(zp) || ctx.input_type(zp).dtype == t)
+            << ctx.where() << ": the zero point (input " << zp << ") " << ctx.input_type(zp).str()
+            << " must be of its operand's type " << graph::dtype_name(t);
+    }
+}
+
 int integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out) {
+    check_byte_operands(ctx, a_in, a_zp, b_in, b_zp);
     const graph::TensorType at = ctx.input_type(a_in);
     const graph::TensorType bt = ctx.input_type(b_in);
     int64_t a_rank = int64_t(at.shape.size());
@@ -392,7 +406,7 @@ int integer_matmul(NodeCtx& ctx, int a_in, int a_zp, int b_in, int b_zp, int out
     TS_USER_CHECK(a_rank >= 1 && b_rank >= 1) << ctx.where() << ": matmul of a scalar";
     if (a_rank >= 2 && b_rank >= 2 && is_byte(at.dtype) && is_byte(bt.dtype))
         return packed_integer_matmul(ctx, a_in, a_zp, b_in, b_zp, out);
-    // Vectors and wider integers: float32 products, exact (exact_product).
+    // Vectors: float32 products, exact (exact_product).
     int a = centered_int(ctx, ctx.input(a_in), a_zp, a_rank - 2, "a_zero_point");
     int b = centered_int(ctx, ctx.input(b_in), b_zp, b_rank - 1, "b_zero_point");
     return exact_product(
@@ -517,6 +531,7 @@ int gemm_integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, cons
 
 // int32 2-D convolution of (x - x_zp) and (w - w_zp), attributes as Conv's.
 int integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, int out) {
+    check_byte_operands(ctx, x_in, x_zp, w_in, w_zp);
     const graph::TensorType xt = ctx.input_type(x_in), wt = ctx.input_type(w_in);
     TS_USER_CHECK(xt.shape.size() == 4 && wt.shape.size() == 4)
         << ctx.where() << ": only 2-D convolution (4-D input and weight) is supported, got input "

@@ -100,6 +100,11 @@ QuantizedWeight quantized_weight(NodeCtx& ctx, Builder& b, int w_in, int scale_i
         const std::vector<double> v = constant_values(*c);
         zero = std::all_of(v.begin(), v.end(), [](double x) { return x == 0; });
     }
+    TS_USER_CHECK(!ctx.has_input(zp_in) ||
+                  ctx.input_type(zp_in).shape == ctx.input_type(scale_in).shape)
+        << ctx.where() << ": the zero point of input " << w_in << " (input " << zp_in << ") "
+        << ctx.input_type(zp_in).str() << " must have its scale's shape "
+        << ctx.input_type(scale_in).str();
     q.w = integer_weight(ctx, bytes, zero ? -1 : per_direction(ctx.input(zp_in), "zero point"));
     return q;
 }
@@ -159,6 +164,24 @@ void convert_rnn(NodeCtx& ctx, RnnSpec spec) {
     const int64_t H = ws[gate_axis] / spec.gates, G = ws[gate_axis];
     TS_USER_CHECK(b.shape(r) == (spec.quantized ? Shape({D, H, G}) : Shape({D, G, H})))
         << ctx.where() << ": R has the wrong shape";
+    TS_USER_CHECK(!ctx.has_attr("hidden_size") || ctx.attr_int("hidden_size", H) == H)
+        << ctx.where() << ": hidden_size " << ctx.attr_int("hidden_size", H)
+        << " does not match the weights' hidden size " << H;
+    // The optional inputs' shapes (they are sliced per direction below).
+    auto expect_shape = [&](int i, const char* what, const Shape& want) {
+        if (!ctx.has_input(i)) return;
+        std::string dims;
+        for (int64_t d : want) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+        TS_USER_CHECK(ctx.input_type(i).shape == want)
+            << ctx.where() << ": " << what << " (input " << i << ") " << ctx.input_type(i).str()
+            << " must have shape (" << dims << ")";
+    };
+    expect_shape(3, "B", {D, 2 * G});
+    expect_shape(5, "initial_h", batch_first ? Shape{B, D, H} : Shape{D, B, H});
+    if (spec.lstm) {
+        expect_shape(6, "initial_c", batch_first ? Shape{B, D, H} : Shape{D, B, H});
+        expect_shape(7, "P", {D, 3 * H});
+    }
     if (ctx.has_input(4)) {
         std::vector<int64_t> lens = ctx.constant_ints(4);
         for (int64_t l : lens)
