@@ -24,7 +24,8 @@ void fillCpuCode(KernelCode& code, const tir::PrimFunc& f, const codegen::LlvmOp
 
 KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings,
                         const KernelTraces& traces, const QString& node, const QString& op,
-                        const QString& kernel, std::shared_ptr<const driver::CompiledModel> cached,
+                        const QString& outputType, const QString& kernel,
+                        std::shared_ptr<const driver::CompiledModel> cached,
                         const JobContext& context) {
     KernelCode code;
     code.node = node;
@@ -43,7 +44,7 @@ KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings
         TS_USER_CHECK(model.graph.find_node(name) >= 0)
             << "node '" << name << "' does not run: the graph passes (" << options.passes.size()
             << ") removed or folded it";
-        k = model.kernel_of(name, op.toStdString());
+        k = model.kernel_of(name, op.toStdString(), outputType.toStdString());
     }
     TS_USER_CHECK(k >= 0) << "node '" << name << "' runs in no kernel";
     const tir::PrimFunc& f = model.kernels[size_t(k)];

@@ -40,13 +40,15 @@ struct KernelCode {
 /// `settings` and `traces`; `cached`, when not null, is that build already.
 /// Nodes can share a name (an int8 conv's im2col and GEMM nodes keep the
 /// ONNX node's): `op`, when given, picks the kernel of the node of that
-/// name with that op. With `kernel` (a name as the kernel table and `run
+/// name with that op, and `outputType` (TensorType::str of its first output)
+/// among several of that op. With `kernel` (a name as the kernel table and `run
 /// --profile` print it), that kernel of the build instead, when it has one
 /// of that name. UserError when the node runs in no kernel (a graph pass
 /// removed it) or a hand schedule does not apply to its kernel.
 KernelCode kernelCodeOf(const graph::Graph& graph, const BuildSettings& settings,
                         const KernelTraces& traces, const QString& node, const QString& op,
-                        const QString& kernel, std::shared_ptr<const driver::CompiledModel> cached,
+                        const QString& outputType, const QString& kernel,
+                        std::shared_ptr<const driver::CompiledModel> cached,
                         const JobContext& context);
 
 /// `shown` (a CPU kernel's code) with its kernel rebuilt from `trace`

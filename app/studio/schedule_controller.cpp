@@ -357,7 +357,14 @@ void ScheduleController::showKernel() {
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     if (!document || m_node < 0 || m_node >= document->nodeCount()) return;
     const QString name = QString::fromStdString(document->graph().nodes[size_t(m_node)].name);
-    const QString op = QString::fromStdString(document->graph().nodes[size_t(m_node)].op);
+    const graph::Node& shown = document->graph().nodes[size_t(m_node)];
+    const QString op = QString::fromStdString(shown.op);
+    // Among nodes of one name and op (an int8 conv's GEMM and its windows'
+    // byte sums), the one of this output type.
+    const QString outputType =
+        shown.outputs.empty()
+            ? QString()
+            : QString::fromStdString(document->graph().values[size_t(shown.outputs[0])].type.str());
     const QString key = buildKey();
     std::shared_ptr<const driver::CompiledModel> cached = key == m_buildKey ? m_build : nullptr;
     std::shared_ptr<const graph::Graph> graph = document->snapshot();
@@ -367,9 +374,10 @@ void ScheduleController::showKernel() {
     emit titleChanged("Code - building the kernel of " + name + "...");
     m_jobs->start(
         "Building the kernel of " + name,
-        [graph, settings, traces, name, op, kernel, cached](const JobContext& context) {
+        [graph, settings, traces, name, op, outputType, kernel, cached](const JobContext& context) {
             try {
-                return kernelCodeOf(*graph, settings, traces, name, op, kernel, cached, context);
+                return kernelCodeOf(*graph, settings, traces, name, op, outputType, kernel, cached,
+                                    context);
             } catch (const UserError& e) {  // shown in the panes, not as a failed job
                 KernelCode failed;
                 failed.node = name;

@@ -129,9 +129,17 @@ codegen::LlvmOptions llvm_options(const BuildOptions& options) {
     return llvm;
 }
 
-int CompiledModel::kernel_of(const std::string& node, const std::string& op) const {
+int CompiledModel::kernel_of(const std::string& node, const std::string& op,
+                             const std::string& output_type) const {
     for (size_t k = 0; k < kernels.size(); ++k)
         if (kernels[k]->name == node) return int(k);
+    for (size_t k = 0; k < kernel_nodes.size() && !op.empty() && !output_type.empty(); ++k)
+        for (int n : kernel_nodes[k]) {
+            const graph::Node& gn = graph.nodes[size_t(n)];
+            if (gn.name == node && gn.op == op && !gn.outputs.empty() &&
+                graph.values[size_t(gn.outputs[0])].type.str() == output_type)
+                return int(k);
+        }
     for (size_t k = 0; k < kernel_nodes.size() && !op.empty(); ++k)
         for (int n : kernel_nodes[k])
             if (graph.nodes[size_t(n)].name == node && graph.nodes[size_t(n)].op == op)

@@ -163,9 +163,12 @@ struct CompiledModel {
     /// The index in `kernels` of the kernel named `node`, else of the kernel
     /// that runs the node named `node` (of a name several nodes share, the
     /// one Graph::find_node picks, or with `op` the one applying that op:
-    /// an int8 conv's im2col and GEMM nodes); -1 when no kernel does (a pass
-    /// removed or folded it).
-    int kernel_of(const std::string& node, const std::string& op = "") const;
+    /// an int8 conv's im2col and GEMM nodes, and with `output_type` too
+    /// (TensorType::str) the one of that op making a value of that type: an
+    /// int8 conv's GEMM and its windows' byte sums are both
+    /// nn.matmul_i8u8); -1 when no kernel does (a pass removed or folded it).
+    int kernel_of(const std::string& node, const std::string& op = "",
+                  const std::string& output_type = "") const;
     /// One line for people: "tuning records r.jsonl: 3 of 8 kernels tuned; 1
     /// skipped: fused_conv1 (tuned for 1 thread(s), this build runs 2)".
     /// Empty when the build had no records.

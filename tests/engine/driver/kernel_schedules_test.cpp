@@ -6,6 +6,8 @@
 // to the one the compiler built, and a hand trace shows up as the kernel's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "engine/core/error.h"
@@ -225,6 +227,43 @@ TEST(KernelSchedules, AHandTraceOfASharedNameSchedulesTheKernelFindNodePicksOrTh
     EXPECT_EQ(sks.traced_node, kernel);
     EXPECT_EQ(sks.trace.steps, soft.steps);
     EXPECT_EQ(rebuilt->schedules[size_t(rebuilt->kernel_of("shared"))].source, "default");
+}
+
+TEST(KernelSchedules, NodesOfOneNameAndOpReachTheirOwnKernelsByOutputType) {
+    // A dynamically quantized conv (ConvInteger, its weights' zero point not
+    // zero) runs as two nn.matmul_i8u8 nodes of the ONNX node's name: the
+    // GEMM and its windows' byte sums (a row of ones). Each reaches the
+    // kernel that runs it by its output type (the studio's node -> kernel).
+    const graph::Graph g =
+        load_model(std::string(TESSERA_SOURCE_DIR) +
+                   "/tests/data/onnx_models/dynamic_conv_uint8_weights/model.onnx");
+    BuildOptions o;
+    o.jit = false;
+    o.threads = 1;
+    auto model = build(g, o);
+    std::map<std::string, std::vector<int>> by_name;  // matmul_i8u8 nodes per name
+    for (size_t n = 0; n < model->graph.nodes.size(); ++n)
+        if (model->graph.nodes[n].op == "nn.matmul_i8u8")
+            by_name[model->graph.nodes[n].name].push_back(int(n));
+    int pairs = 0;
+    for (const auto& [name, nodes] : by_name) {
+        if (nodes.size() != 2) continue;
+        ++pairs;
+        std::set<int> kernels;
+        for (int n : nodes) {
+            const graph::Node& node = model->graph.nodes[size_t(n)];
+            const std::string type = model->graph.values[size_t(node.outputs[0])].type.str();
+            const int k = model->kernel_of(name, node.op, type);
+            ASSERT_GE(k, 0) << name << " " << type;
+            const std::vector<int>& members = model->kernel_nodes[size_t(k)];
+            EXPECT_NE(std::find(members.begin(), members.end(), n), members.end())
+                << name << " " << type << " is not run by kernel "
+                << model->kernels[size_t(k)]->name;
+            kernels.insert(k);
+        }
+        EXPECT_EQ(kernels.size(), 2u) << name;
+    }
+    EXPECT_EQ(pairs, 2);  // both convs
 }
 
 }  // namespace
