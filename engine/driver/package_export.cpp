@@ -71,6 +71,24 @@ json tuned_kernels(const driver::CompiledModel& model) {
         if (u.applied) names.push_back(u.kernel);
     return names;
 }
+
+// How the kernels were scheduled: each kernel a hand trace or a tuning record
+// scheduled, with its trace (what `--trace` / the studio replays), and how
+// many kernels each source scheduled ("default", "record", "hand", "none").
+json schedules_of(const driver::CompiledModel& model, json& sources) {
+    json out = json::array();
+    sources = json::object();
+    for (size_t k = 0; k < model.schedules.size() && k < model.kernels.size(); ++k) {
+        const driver::KernelSchedule& ks = model.schedules[k];
+        sources[ks.source] = sources.value(ks.source, 0) + 1;
+        if (ks.source != "hand" && ks.source != "record") continue;
+        out.push_back({{"kernel", model.kernels[k]->name},
+                       {"source", ks.source},
+                       {"node", ks.source == "hand" ? ks.traced_node : ks.anchor},
+                       {"trace", json::parse(ks.trace.to_json())}});
+    }
+    return out;
+}
 }  // namespace
 
 std::string export_package(const driver::CompiledModel& model, const ExportOptions& options,
@@ -136,12 +154,8 @@ std::string package_archive(const driver::CompiledModel& model, const ExportOpti
     std::string rest = host.substr(std::min(host.size(), triple.size() + 2));
     std::string cpu = rest.substr(0, rest.find(", "));
     std::string features = rest.substr(std::min(rest.size(), cpu.size() + 2));
-    json schedules;
-    try {
-        schedules = json::parse(options.schedules_json);
-    } catch (const json::exception& e) {
-        TS_USER_FAIL() << "schedules for the package are not valid JSON: " << e.what();
-    }
+    json sources;
+    const json schedules = schedules_of(model, sources);
     json meta = {{"format_version", options.format_version},
                  {"engine_version", engine_version()},
                  {"target", options.target},
@@ -152,6 +166,7 @@ std::string package_archive(const driver::CompiledModel& model, const ExportOpti
                  {"opt_level", options.opt_level},
                  {"passes", options.passes},
                  {"schedules", schedules},
+                 {"schedule_sources", sources},
                  {"records", options.records},
                  {"tuned_kernels", tuned_kernels(model)},
                  {"threads", options.threads},

@@ -15,8 +15,7 @@ namespace tessera::package {
 struct ExportOptions {
     std::string target = "llvm";
     int opt_level = 2;
-    std::vector<std::string> passes;  // the graph passes that were applied
-    std::string schedules_json = "[]";  // schedules / traces used, as JSON
+    std::vector<std::string> passes;    // the graph passes that were applied
     std::string records;                // tuning database used ("" = none)
     int threads = 0;                    // thread count the kernels were scheduled for (0 = default)
     std::string linker = "cc";          // C compiler driver that links lib.so

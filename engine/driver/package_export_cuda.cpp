@@ -70,12 +70,9 @@ std::string cuda_package_bytes(const driver::CudaModel& model, const ExportOptio
                {"calls", calls}};
     std::string graph_text = gj.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 
-    json schedules;
-    try {
-        schedules = json::parse(options.schedules_json);
-    } catch (const json::exception& e) {
-        TS_USER_FAIL() << "schedules for the package are not valid JSON: " << e.what();
-    }
+    // The GPU kernels' schedules are the target's rules (or records), not
+    // traces a package could list.
+    const json schedules = json::array();
     const std::string& ptx = model.compiled.ptx;
     const std::string& source = model.compiled.source;
     json meta = {{"format_version", options.format_version},

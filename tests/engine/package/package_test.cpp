@@ -158,6 +158,37 @@ TEST(Package, RoundTripGivesTheJitsOutputsBitForBit) {
     EXPECT_EQ(meta["members"]["lib.so"].get<std::string>().size(), 64u);
 }
 
+TEST(Package, MetaListsTheKernelsAHandScheduleScheduledWithTheirTraces) {
+    // The default schedule of mm1's kernel given back as a hand trace: the
+    // package says which kernel it scheduled, from which node, with which
+    // steps, and how many kernels each source scheduled.
+    graph::Graph g = mlp_graph();
+    auto plain = driver::build(g);
+    const int k = plain->kernel_of("mm1");
+    ASSERT_GE(k, 0);
+    driver::BuildOptions o;
+    o.kernel_traces["mm1"] = plain->schedules[size_t(k)].trace;
+    auto model = driver::build(g, o);
+    ASSERT_EQ(model->schedules[size_t(model->kernel_of("mm1"))].source, "hand");
+    ExportOptions eo;
+    std::string meta_text;
+    package_archive(*model, eo, meta_text);
+    json meta = json::parse(meta_text);
+    ASSERT_EQ(meta["schedules"].size(), 1u);
+    const json& entry = meta["schedules"][0];
+    EXPECT_EQ(entry["kernel"], model->kernels[size_t(model->kernel_of("mm1"))]->name);
+    EXPECT_EQ(entry["source"], "hand");
+    EXPECT_EQ(entry["node"], "mm1");
+    EXPECT_EQ(schedule::Trace::from_json(entry["trace"].dump()).steps,
+              o.kernel_traces["mm1"].steps);
+    EXPECT_EQ(meta["schedule_sources"]["hand"], 1);
+    EXPECT_EQ(meta["schedule_sources"]["default"].get<size_t>() + 1, model->kernels.size());
+    // Without hand schedules or records, none is listed.
+    std::string plain_text;
+    package_archive(*plain, eo, plain_text);
+    EXPECT_TRUE(json::parse(plain_text)["schedules"].empty());
+}
+
 TEST(Package, VerifiedWithoutLoadingItsCodeItHasNoExecutor) {
     Exported& e = exported();
     std::shared_ptr<LoadedPackage> pkg = load_package_bytes(e.bytes, "mlp.tar", /*load_code=*/false);
