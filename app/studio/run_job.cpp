@@ -11,7 +11,15 @@
 #include "engine/tir/printer.h"
 
 namespace tessera::studio {
+
 namespace {
+
+// The Int8 error tab when there is nothing to compare layer by layer.
+const QString kNoQdqPairNote =
+    "No activation here has a QuantizeLinear -> DequantizeLinear pair: the per-layer int8 error "
+    "compares a QDQ model (tessera quantize writes them) with its float reading. A float "
+    "model, or one whose activations are quantized dynamically (DynamicQuantizeLinear, "
+    "DynamicQuantizeMatMul), has no such reading.";
 
 void checkCancelled(const JobContext& context) { context.throwIfCancelled(); }
 
@@ -134,6 +142,7 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
     result.repeat = timing.repeat;
     result.compileSeconds = compiled->compile_seconds;
     result.kernelsCompiled = compiled->kernels_compiled();
+    if (quantizedModel.isEmpty()) result.layerErrorNote = kNoQdqPairNote;
     if (!quantizedModel.isEmpty() && !compiled->cuda) {
         std::map<std::string, std::vector<int64_t>> shapes;
         for (int v : graph.inputs)
@@ -145,8 +154,7 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
                 result.layerErrors.push_back({QString::fromStdString(e.tensor),
                                               QString::fromStdString(e.node),
                                               QString::fromStdString(e.op), e.max_abs, e.rel_rms});
-            if (result.layerErrors.isEmpty())
-                result.layerErrorNote = "no activation is quantized at run time";
+            if (result.layerErrors.isEmpty()) result.layerErrorNote = kNoQdqPairNote;
         } catch (const UserError& e) {
             result.layerErrorNote = QString::fromStdString(e.what());
         }
