@@ -47,7 +47,10 @@ RunController::RunController(Workspace* workspace, QWidget* panelParent)
         "Each kernel timed on its own, its buffers flushed from the caches first (as `run "
         "--profile`, the tuner and the schedule editor time it): in a whole run a kernel reads "
         "what the one before left in cache, so these add up to more than the latency.");
-    m_kernelTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    // Kernel names run long (a fused group's nodes): elided in the middle in
+    // a column as wide as they need up to a bound, so the numbers stay in view.
+    m_kernelTable->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Interactive);
+    m_kernelTable->setTextElideMode(Qt::ElideMiddle);
     m_kernelTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_kernelTable->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_kernelTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
@@ -172,6 +175,10 @@ void RunController::fillKernelTable(const RunResult& result) {
     }
     m_kernelTable->setSortingEnabled(true);
     m_kernelTable->sortByColumn(2, Qt::DescendingOrder);
+    m_kernelTable->resizeColumnToContents(0);
+    constexpr int kMaxKernelColumn = 260;
+    if (m_kernelTable->columnWidth(0) > kMaxKernelColumn)
+        m_kernelTable->setColumnWidth(0, kMaxKernelColumn);
 }
 
 void RunController::run() {

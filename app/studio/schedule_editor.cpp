@@ -79,6 +79,20 @@ ScheduleEditor::ScheduleEditor(QWidget* parent)
     setFunction({}, {}, 0);
 }
 
+namespace {
+
+// The title in bold, free to wrap after each '_' and ',' (a fused kernel's
+// name and nodes are one long word: unwrapped it widened the dock past the
+// screen, hiding the step buttons).
+QString wrappableTitle(const QString& title) {
+    QString html = title.toHtmlEscaped();
+    const QChar zeroWidthSpace(0x200B);
+    html.replace("_", QString("_") + zeroWidthSpace).replace(",", QString(",") + zeroWidthSpace);
+    return "<b>" + html + "</b>";
+}
+
+}  // namespace
+
 void ScheduleEditor::buildUi() {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -222,13 +236,12 @@ void ScheduleEditor::setFunction(const QString& title, const tir::PrimFunc& func
     m_flops = flops;
     m_steps = steps;
     m_plot->clear();
-    m_title->setText(func.defined() ? "<b>" + title.toHtmlEscaped() + "</b>"
-                                    : "Select an operator to schedule it.");
+    m_title->setText(func.defined() ? wrappableTitle(title) : "Select an operator to schedule it.");
     replay();
 }
 
 void ScheduleEditor::setTitle(const QString& title) {
-    if (m_base.defined()) m_title->setText("<b>" + title.toHtmlEscaped() + "</b>");
+    if (m_base.defined()) m_title->setText(wrappableTitle(title));
 }
 
 bool ScheduleEditor::addStep(const schedule::Step& step) {

@@ -41,6 +41,12 @@ namespace {
 
 using Studio = OpenStudio;
 
+// The schedule editor's title as text (without the zero-width spaces it may
+// wrap at).
+QString editorTitle(ScheduleEditor* editor) {
+    return editor->findChild<QLabel*>()->text().remove(QChar(0x200B));
+}
+
 // The loop IR of the run's kernel that covers only node `name`.
 // The schedule editor on `node`, the studio's tuning records going to `db`.
 ScheduleEditor* editorTuningInto(Studio& s, const QString& db, const std::string& node) {
@@ -155,8 +161,7 @@ TEST(StudioRun, TheKernelTableOpensEachKernelOfANodeAndEditsScheduleThatKernel) 
         // The panes and the editor show that kernel, as the run compiled it.
         EXPECT_EQ(s.window.codePanes()->text("Loop IR").trimmed().toStdString(),
                   defaultIr[kernel].trimmed().toStdString());
-        EXPECT_TRUE(editor->findChild<QLabel*>()->text().contains(kernel))
-            << editor->findChild<QLabel*>()->text().toStdString();
+        EXPECT_TRUE(editorTitle(editor).contains(kernel)) << editorTitle(editor).toStdString();
     }
     // Each of the nodes of that name, selected in the graph, shows its own
     // kernel (the im2col node the im2col kernel, the GEMM node the GEMM's).
@@ -188,7 +193,7 @@ TEST(StudioRun, TheKernelTableOpensEachKernelOfANodeAndEditsScheduleThatKernel) 
             split = editor->addStep(makeStep("split", {row.name.toStdString()}, {-1, 2}));
     ASSERT_TRUE(split) << editor->errorText().toStdString();
     // The title says what the steps now are.
-    const QString title = editor->findChild<QLabel*>()->text();
+    const QString title = editorTitle(editor);
     EXPECT_TRUE(title.contains("hand schedule") && title.contains(other)) << title.toStdString();
     const QString inner = QString::fromStdString(editor->steps().back().outputs[1]);
     EXPECT_EQ(s.window.workspace()->kernelTraces().count(other.toStdString()), 1u);
@@ -366,11 +371,14 @@ TEST(StudioTune, TuneTheRestKeepsThePinnedKnobsAndTheRecordBecomesTheKernelsSche
         EXPECT_EQ(c.knobs.at(pinnedKnob.toStdString()), pinnedValue) << r.decisions;
     }
     // The editor shows the kernel again, now scheduled by the tuned record.
-    ASSERT_TRUE(QTest::qWaitFor([&]() {
-        return s.window.schedules()->isCompiling() == false && editor->base().defined() &&
-               editor->findChild<QLabel*>() != nullptr &&
-               editor->findChild<QLabel*>()->text().contains("tuned record");
-    }, 60000)) << editor->findChild<QLabel*>()->text().toStdString();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&]() {
+            return s.window.schedules()->isCompiling() == false && editor->base().defined() &&
+                   editor->findChild<QLabel*>() != nullptr &&
+                   editorTitle(editor).contains("tuned record");
+        },
+        60000))
+        << editorTitle(editor).toStdString();
     // Its knob panel shows the record's values (the pinned one among them), not the rule's defaults,
     // and the knob pinned for the tuning stays pinned (to tune again).
     EXPECT_EQ(knobs->shown(pinnedKnob), pinnedValue);
