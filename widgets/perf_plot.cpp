@@ -58,7 +58,10 @@ void PerfPlot::setBars(const QStringList& labels, const QVector<double>& ms) {
     auto add = [&](const QString& label, double value, const QString& tip) {
         keys << keys.size() + 1;
         values << value;
-        ticker->addTick(keys.size(), label.size() > 18 ? label.left(17) + QChar(0x2026) : label);
+        // Elided in the middle: fused kernels' names share their start
+        // (fused_node_MatMul...) and differ at the end.
+        ticker->addTick(keys.size(),
+                        label.size() > 18 ? label.left(8) + QChar(0x2026) + label.right(9) : label);
         m_tips << tip;
     };
     for (int k = 0; k < shown; ++k) {
