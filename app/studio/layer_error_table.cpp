@@ -24,10 +24,17 @@ LayerErrorTable::LayerErrorTable(QWidget* parent) : QTableWidget(0, 5, parent) {
 void LayerErrorTable::setErrors(const QVector<LayerErrorRow>& rows, const QString& note) {
     setSortingEnabled(false);
     setRowCount(0);
+    clearSpans();
     if (rows.isEmpty()) {
         if (note.isEmpty()) return;
+        // One line across the table, wrapped to its width (and whole in the tooltip).
         setRowCount(1);
-        setItem(0, 0, new QTableWidgetItem(note));
+        auto* item = new QTableWidgetItem(note);
+        item->setToolTip(note);
+        setItem(0, 0, item);
+        setSpan(0, 0, 1, columnCount());
+        setWordWrap(true);
+        resizeRowToContents(0);
         return;
     }
     QVector<LayerErrorRow> sorted = rows;

@@ -42,8 +42,8 @@ RunController::RunController(Workspace* workspace, QWidget* panelParent)
     m_plotTabs->addTab(m_perfPlot, "Time per kernel");
     m_plotTabs->addTab(m_roofline, "Roofline");
     m_kernelTable->setHorizontalHeaderLabels(
-        {"Kernel", "Nodes", "\u00b5s", "%", "GFLOP/s", "GB/s", "Notes"});
-    m_kernelTable->horizontalHeaderItem(2)->setToolTip(
+        {"Kernel", "\u00b5s", "%", "GFLOP/s", "GB/s", "Notes", "Nodes"});
+    m_kernelTable->horizontalHeaderItem(1)->setToolTip(
         "Each kernel timed on its own, its buffers flushed from the caches first (as `run "
         "--profile`, the tuner and the schedule editor time it): in a whole run a kernel reads "
         "what the one before left in cache, so these add up to more than the latency.");
@@ -53,7 +53,8 @@ RunController::RunController(Workspace* workspace, QWidget* panelParent)
     m_kernelTable->setTextElideMode(Qt::ElideMiddle);
     m_kernelTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_kernelTable->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_kernelTable->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    // The nodes last: the numbers stay next to the kernel's name in a narrow dock.
+    m_kernelTable->horizontalHeader()->setSectionResizeMode(6, QHeaderView::Stretch);
     m_kernelTable->verticalHeader()->setVisible(false);
     connect(m_kernelTable, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
         if (const QTableWidgetItem* kernel = m_kernelTable->item(row, 0))  // and its first node
@@ -159,22 +160,22 @@ void RunController::fillKernelTable(const RunResult& result) {
         name->setData(Qt::UserRole, k.nodeNames.isEmpty() ? QString() : k.nodeNames.first());
         name->setToolTip(k.loopIr.left(4000));
         m_kernelTable->setItem(row, 0, name);
-        m_kernelTable->setItem(row, 1, new QTableWidgetItem(k.nodeNames.join(", ")));
-        m_kernelTable->setItem(row, 2, number(k.ms * 1e3, 2));  // µs: small kernels stay readable
-        m_kernelTable->setItem(row, 3, number(total > 0 ? 100 * k.ms / total : 0, 1));
+        m_kernelTable->setItem(row, 6, new QTableWidgetItem(k.nodeNames.join(", ")));
+        m_kernelTable->setItem(row, 1, number(k.ms * 1e3, 2));  // µs: small kernels stay readable
+        m_kernelTable->setItem(row, 2, number(total > 0 ? 100 * k.ms / total : 0, 1));
         QTableWidgetItem* gf = number(k.ms > 0 ? k.flops / (k.ms * 1e6) : 0, 2);
         if (effective)
             gf->setToolTip(
                 "Effective: the op's FLOPs (the direct conv's); the Winograd kernel "
                 "executes other work (the roofline plots that)");
-        m_kernelTable->setItem(row, 4, gf);
-        m_kernelTable->setItem(row, 5, number(k.ms > 0 ? k.bytes / (k.ms * 1e6) : 0, 2));
-        m_kernelTable->setItem(row, 6,
+        m_kernelTable->setItem(row, 3, gf);
+        m_kernelTable->setItem(row, 4, number(k.ms > 0 ? k.bytes / (k.ms * 1e6) : 0, 2));
+        m_kernelTable->setItem(row, 5,
                                new QTableWidgetItem(QString(effective ? "effective " : "") +
                                                     (k.tuned ? "tuned" : "")));
     }
     m_kernelTable->setSortingEnabled(true);
-    m_kernelTable->sortByColumn(2, Qt::DescendingOrder);
+    m_kernelTable->sortByColumn(1, Qt::DescendingOrder);
     m_kernelTable->resizeColumnToContents(0);
     constexpr int kMaxKernelColumn = 260;
     if (m_kernelTable->columnWidth(0) > kMaxKernelColumn)
