@@ -33,13 +33,18 @@ void ExportController::exportTo(const QString& path) {
         },
         [this, settings](const ExportResult& r) {
             const QString summary =
-                QString("Package %1: %2 kernels (%3 from tuning records), %4 KiB, %5, passes: %6")
+                QString(
+                    "Package %1: %2 kernels (%3 from tuning records, %4 hand-scheduled; "
+                    "meta.json lists them with their traces), %5 KiB, %6, passes: %7")
                     .arg(r.path)
                     .arg(r.kernels)
                     .arg(r.recordsApplied)
+                    .arg(r.handScheduled)
                     .arg(r.bytes / 1024)
                     .arg(settings.describe(), r.passes.isEmpty() ? "none" : r.passes.join(", "));
-            m_workspace->log(summary + "\n" + r.metaJson);
+            // The summary only: meta.json (with every listed trace) is in the
+            // dialog's details and the package.
+            m_workspace->log(summary);
             if (!m_workspace->dialogsSuppressed()) {
                 auto* box = new QMessageBox(QMessageBox::Information, "Package exported", summary,
                                             QMessageBox::Ok, m_workspace->dialogParent());

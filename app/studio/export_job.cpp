@@ -31,6 +31,8 @@ ExportResult exportPackage(const graph::Graph& graph, const BuildSettings& setti
     result.bytes = QFileInfo(path).size();
     result.kernels = int(compiled->kernels.size());
     result.recordsApplied = compiled->records_applied();
+    for (const driver::KernelSchedule& ks : compiled->schedules)
+        result.handScheduled += ks.source == "hand" ? 1 : 0;
     for (const std::string& p : exportOptions.passes) result.passes << QString::fromStdString(p);
     context.reportProgress(1.0);
     return result;

@@ -18,6 +18,7 @@ struct ExportResult {
     qint64 bytes = 0;  // size of the .tar
     int kernels = 0;
     int recordsApplied = 0;  // kernels scheduled by the tuning records
+    int handScheduled = 0;   // kernels scheduled by hand traces (meta.json lists them)
     QStringList passes;      // the graph passes the target ran (meta.json's)
 };
 
