@@ -53,7 +53,7 @@ void LoadController::fail(const QString& message) {
 }
 
 void LoadController::openWith(const QString& path, const InputChoice& choice) {
-    m_workspace->log("Opening " + path);
+    if (choice.empty()) m_workspace->log("Opening " + path);  // not again after the shapes dialog
     if (!QFileInfo(path).isFile()) {
         fail(path + ": no such file");
         return;
