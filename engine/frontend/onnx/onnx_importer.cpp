@@ -459,7 +459,8 @@ void check_ops_supported(const onnx::ModelProto& model, const std::string& origi
                                : ", " + node.domain())
                        << "): unsupported op " << op
                        << (node.domain() == "com.microsoft.nchwc"
-                               ? " (ONNX Runtime's blocked layout for this machine's vector width, "
+                               ? " (ONNX Runtime's blocked layout for the vector width of the "
+                                 "machine that saved it, "
                                  "written when a model is saved at ORT_ENABLE_ALL; save it at "
                                  "ORT_ENABLE_EXTENDED, or open the model it was made from)"
                                : "");
