@@ -521,6 +521,16 @@ tessera_cli_exit(cli_run_shape_sets_package_other_shape_exit2 EXPECT 2
                  ARGS run ${CLI_SCRATCH}/two_shapes.tar --input-dir ${SYMBOLIC_BATCH}/test_data_set_1)
 set_tests_properties(cli_run_shape_sets_package_other_shape_exit2 PROPERTIES FIXTURES_REQUIRED two_shapes_package)
 
+# inspect, compile and tune take the symbolic dims from input files too
+# (--input-dir or --inputs), as run does.
+tessera_cli_exit(cli_symbolic_dim_inspect_input_dir EXPECT 0 STDOUT "%x: Tensor\\[\\(batch=5, 3\\), float32\\]"
+                 ARGS inspect ${SYMBOLIC_BATCH}/model.onnx --input-dir ${SYMBOLIC_BATCH}/test_data_set_1 --print graph)
+tessera_cli_exit(cli_symbolic_dim_compile_inputs EXPECT 0 STDOUT "kernels"
+                 ARGS compile ${SYMBOLIC_BATCH}/model.onnx --inputs ${SYMBOLIC_BATCH}/test_data_set_1/input_0.pb
+                      -o ${CLI_SCRATCH}/symbolic_batch_inputs.tar)
+tessera_cli_exit(cli_symbolic_dim_tune_input_dir EXPECT 0 STDOUT "\"name\":\"matmul\""
+                 ARGS tune ${SYMBOLIC_BATCH}/model.onnx --input-dir ${SYMBOLIC_BATCH}/test_data_set_1 --op matmul
+                      --trials 2 --records ${CLI_SCRATCH}/symbolic_batch_tune.jsonl --json)
 # The graph text names the symbolic dim with the size it was given.
 tessera_cli_exit(cli_symbolic_dim_named_in_graph_text EXPECT 0 STDOUT "%x: Tensor\\[\\(batch=4, 3\\), float32\\]"
                  ARGS inspect ${SYMBOLIC_BATCH}/model.onnx --input-shape x:4x3 --print graph)

@@ -60,6 +60,24 @@ void add_input_shape_option(CLI::App* cmd, std::vector<std::string>& input_shape
                     "repeat or separate with commas)");
 }
 
+void add_input_files_options(CLI::App* cmd, InputFiles& in) {
+    auto* dir = cmd->add_option("--input-dir", in.dir,
+                                "folder with input_N.pb files: their shapes fix symbolic dims");
+    auto* files = cmd->add_option("--inputs", in.files,
+                                  "input TensorProto files, in input order: their shapes fix "
+                                  "symbolic dims");
+    dir->excludes(files);
+}
+
+graph::Graph load(const ModelPath& p, const InputFiles& in,
+                  const std::vector<std::string>& input_shapes) {
+    std::vector<std::string> files = in.files;
+    const std::string dir = !in.dir.empty() ? in.dir : p.default_input_dir;
+    if (files.empty() && !dir.empty()) files = driver::test_data_files(dir, "input");
+    if (files.empty()) return load(p, input_shapes);
+    return driver::load_model_for_inputs(p.file, files, parse_input_shapes(input_shapes));
+}
+
 std::string fixed(double v, int digits) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", digits, v);

@@ -42,6 +42,21 @@ std::map<std::string, std::vector<int64_t>> parse_input_shapes(const std::vector
 /// Adds --input-shape NAME:DIMS (repeatable) to a subcommand.
 void add_input_shape_option(CLI::App* cmd, std::vector<std::string>& input_shapes);
 
+/// --input-dir DIR or --inputs FILES: input files whose shapes fix the
+/// model's symbolic dims (and whose values the import may need), as `run`
+/// reads them.
+struct InputFiles {
+    std::string dir;
+    std::vector<std::string> files;
+};
+/// Adds --input-dir and --inputs (exclusive) to a subcommand.
+void add_input_files_options(CLI::App* cmd, InputFiles& in);
+/// The model as `run` loads it: with the given input files (else a test-case
+/// folder's), --input-shape fixing the dims they leave open; without files,
+/// as load(p, input_shapes).
+graph::Graph load(const ModelPath& p, const InputFiles& in,
+                  const std::vector<std::string>& input_shapes);
+
 /// "%.3f"-style formatting with `digits` decimals.
 std::string fixed(double v, int digits);
 /// Scientific formatting for errors ("1.2e-06").
@@ -118,6 +133,7 @@ struct InspectOptions {
     bool print_after_all = false;
     std::string trace;  // schedule trace (JSON) applied to the --op kernel
     std::vector<std::string> input_shapes;  // --input-shape NAME:1x3x224x224
+    InputFiles input_files;                 // --input-dir / --inputs
     std::string target = "llvm";  // cuda: the GPU pass pipeline and GPU schedules
     int threads = 0;  // threads the kernels are scheduled for (as run --threads)
 };

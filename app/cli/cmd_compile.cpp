@@ -27,6 +27,7 @@ struct CompileOptions {
     std::string output;
     bool json = false;
     std::vector<std::string> input_shapes;  // --input-shape NAME:DIMS
+    InputFiles input_files;                 // --input-dir / --inputs
     std::vector<std::string> shape_sets;    // --shape-set NAME:DIMS[,NAME:DIMS...], repeated
 };
 
@@ -44,6 +45,7 @@ CLI::App* add_compile_command(CLI::App& app, CompileOptions& o) {
     cmd->add_option("-o,--output", o.output, "the package file to write (.tar)")->required();
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
     add_input_shape_option(cmd, o.input_shapes);
+    add_input_files_options(cmd, o.input_files);
     cmd->add_option("--shape-set", o.shape_sets,
                     "one set of input shapes, NAME:DIMS[,NAME:DIMS...]; repeated: one package of "
                     "several specialisations, the runtime picks the one its inputs match");
@@ -103,7 +105,7 @@ int run_compile(const CompileOptions& o) {
         eo.records = o.records;
         return compile_shape_sets(o, mp, bo, eo);
     }
-    graph::Graph g = load(mp, o.input_shapes);
+    graph::Graph g = load(mp, o.input_files, o.input_shapes);
     if (o.target == "cuda") {  // PTX package (app/cli/cli_cuda.cpp)
         // --records: the best "cuda" records (tessera tune --target cuda) apply.
         return compile_cuda_package(mp.file, g, o.opt_level, o.passes, o.output, o.json,

@@ -23,6 +23,7 @@ CLI::App* add_inspect_command(CLI::App& app, InspectOptions& o) {
                     "cuda and ptx build for --target cuda")
         ->check(CLI::IsMember({"graph", "passes", "loop", "llvm", "asm", "cuda", "ptx", "memory"}));
     add_input_shape_option(cmd, o.input_shapes);
+    add_input_files_options(cmd, o.input_files);
     cmd->add_option("--op", o.op,
                     "the node (by name) whose kernel to print: with an opt level or passes, the "
                     "kernel that runs it as `tessera run` builds it (or the kernel of that name, "
@@ -96,7 +97,7 @@ int run_inspect(const InspectOptions& o) {
         return kOk;
     }
     ModelPath mp = resolve_model_path(o.model);
-    graph::Graph g = load(mp, o.input_shapes);
+    graph::Graph g = load(mp, o.input_files, o.input_shapes);
     if (o.print == "memory") {  // build with the default pipeline, show the executor's plan
         driver::BuildOptions bo;
         bo.opt_level = o.opt_level >= 0 ? o.opt_level : 2;

@@ -37,6 +37,7 @@ struct TuneCmdOptions {
     bool print_after_all = false;
     std::string target = "llvm";            // "cuda": GPU tuning (cmd_tune_gpu.h)
     std::vector<std::string> input_shapes;  // --input-shape NAME:DIMS
+    InputFiles input_files;                 // --input-dir / --inputs
     std::string op;                         // --op NODE: only the kernel that runs this node
     std::string pin;                        // --pin FILE: knob values fixed (autotune/pin.h)
 };
@@ -51,6 +52,7 @@ CLI::App* add_tune_command(CLI::App& app, TuneCmdOptions& o) {
         "tune", "Autotune the kernels of a model, recording measurements in a database");
     auto* model = cmd->add_option("MODEL", o.model, "an .onnx file or an ONNX test-case folder");
     add_input_shape_option(cmd, o.input_shapes);
+    add_input_files_options(cmd, o.input_files);
     auto* gemm =
         cmd->add_option("--gemm", o.gemm, "tune one fp32 GEMM instead: MxNxK (A: MxK, B: KxN)");
     auto* conv = cmd->add_option("--conv", o.conv,
@@ -139,9 +141,10 @@ void draw_bar(const autotune::Progress& p) {
 int run_tune(const TuneCmdOptions& o) {
     TS_USER_CHECK(!o.model.empty() || !o.gemm.empty() || !o.conv.empty())
         << "tune: give a MODEL, --gemm MxNxK or --conv CxHxWxKxRxS";
-    graph::Graph g = !o.gemm.empty()   ? gemm_from(o.gemm)
-                     : !o.conv.empty() ? conv_from(o.conv)
-                                       : load(resolve_model_path(o.model), o.input_shapes);
+    graph::Graph g = !o.gemm.empty() ? gemm_from(o.gemm)
+                     : !o.conv.empty()
+                         ? conv_from(o.conv)
+                         : load(resolve_model_path(o.model), o.input_files, o.input_shapes);
     if (o.target == "cuda")
         return run_tune_gpu(g, o.records, o.trials, o.seed, o.json, o.opt_level, o.passes);
     driver::BuildOptions bo;
