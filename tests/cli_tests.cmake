@@ -545,6 +545,11 @@ tessera_cli_exit(cli_symbolic_dim_named_beyond_the_inputs EXPECT 0
 if(TESSERA_BUILD_BENCH)  # tessera-bench (bench/ is added after tests/)
   tessera_cli_exit(cli_bench_forwards_to_tessera_bench EXPECT 0 STDOUT "tessera :.*GFLOP/s"
                    ARGS bench gemm --m 16 --n 16 --k 16 --rounds 1)
+  # bench model takes the symbolic dims (and the inputs) from --input-dir.
+  tessera_cli_exit(cli_bench_model_input_dir EXPECT 0 STDOUT "Tensor\\[\\(5, 3\\), float32\\]"
+                   ARGS bench model ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/symbolic_batch/model.onnx
+                        --input-dir ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/symbolic_batch/test_data_set_1
+                        --repeat 1)
   # -O1/-O2/-O3 of the example against each other: every level's outputs
   # match -O1's, each row says ok or SLOWER (a timing, so not asserted).
   tessera_cli_exit(cli_bench_opt_levels EXPECT 0

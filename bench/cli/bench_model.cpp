@@ -281,11 +281,16 @@ void add_bench_model_options(CLI::App* sub, BenchModelOptions& o) {
     sub->add_flag("--json", o.json, "print one JSON object as the last line");
     sub->add_option("--records", o.records, "tuning database whose best records apply (tessera tune)");
     add_input_shape_option(sub, o.input_shapes);
+    sub->add_option(
+        "--input-dir", o.input_dir,
+        "folder with input_N.pb files: their shapes fix symbolic dims and both runtimes "
+        "run on them (default: a test-case folder's test_data_set_0)");
 }
 
 int run_bench_model(const BenchModelOptions& o) {
     const bool gpu = o.target == "cuda";
     ModelPath mp = resolve_model_path(o.model);
+    if (!o.input_dir.empty()) mp.default_input_dir = o.input_dir;  // as a test-case folder's
     // On the GPU, after the device check (run_ours_cuda): no device is the first thing to say.
     std::string python = !o.compare.empty() && !gpu ? find_python(o.python, o.compare, false) : "";
     graph::Graph g = o.input_shapes.empty() ? load(mp) : load(mp, o.input_shapes);

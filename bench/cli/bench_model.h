@@ -23,6 +23,8 @@ struct BenchModelOptions {
     bool json = false;
     std::string records;  // tuning database whose best records apply to our kernels
     std::vector<std::string> input_shapes;  // --input-shape x:16x3x224x224 (random inputs)
+    std::string
+        input_dir;  // --input-dir: input_N.pb files (shapes and values) instead of the folder's
 };
 
 /// Adds the options of `bench model` to its subcommand.
