@@ -19,8 +19,8 @@ ExportController::ExportController(Workspace* workspace)
 }
 
 void ExportController::exportTo(const QString& path) {
+    if (!m_workspace->document() || !m_workspace->confirmInputShapes()) return;
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
-    if (!document) return;
     std::shared_ptr<const graph::Graph> graph = document->snapshot();
     const BuildSettings settings = m_workspace->buildSettings();
     const KernelTraces traces = m_workspace->kernelTraces();

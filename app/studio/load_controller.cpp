@@ -19,11 +19,21 @@ namespace {
 // What the load job gives: the opened model, or the shapes to ask for.
 using LoadOutcome = std::variant<std::shared_ptr<ModelDocument>, InputShapeRequest>;
 
+// "Input shapes x:4x3" or "Input shapes and values from DIR".
+QString describeChoice(const InputChoice& choice) {
+    if (!choice.inputDir.isEmpty()) return "Input shapes and values from " + choice.inputDir;
+    QStringList text;
+    for (const auto& [name, dims] : choice.shapes)
+        text << QString::fromStdString(name) + ":" + shapeText(dims);
+    return "Input shapes " + text.join(", ");
+}
+
 }  // namespace
 
 LoadController::LoadController(Workspace* workspace)
     : QObject(workspace), m_workspace(workspace), m_jobs(new JobRunner(this)) {
     m_workspace->setLoader(this);
+    m_workspace->setShapeConfirmer([this] { return confirmInputShapes(); });
     connect(m_jobs, &JobRunner::jobFailed, this,
             [this](int, const QString& message) { fail(message); });
 }
@@ -52,7 +62,38 @@ void LoadController::fail(const QString& message) {
     emit failed(message);
 }
 
-void LoadController::openWith(const QString& path, const InputChoice& choice) {
+bool LoadController::confirmInputShapes() {
+    const std::shared_ptr<ModelDocument> document = m_workspace->document();
+    if (!document || !document->provisionalShapes()) return true;
+    const ModelDocument::ProvisionalShapes proposed = *document->provisionalShapes();
+    QString error;
+    const std::optional<InputChoice> given = askInputShapes(
+        m_workspace->dialogParent(), proposed.request, m_workspace->dialogsSuppressed(), &error);
+    if (!given) {
+        m_workspace->log("Input shapes not confirmed: nothing is built" +
+                         (error.isEmpty() ? QString() : " (" + error + ")"));
+        return false;
+    }
+    if (given->shapes == proposed.choice.shapes && given->inputDir == proposed.choice.inputDir) {
+        document->setProvisionalShapes(std::nullopt);
+        return true;
+    }
+    if (!document->edits().empty() || !m_workspace->traces().isEmpty()) {
+        m_workspace->reportError(
+            "Input shapes not changed",
+            "Other shapes reopen the model, and its graph edits and hand schedules would be "
+            "lost: save the session, or use Model > Set input shape...");
+        return false;
+    }
+    m_workspace->log("Reopening " + document->path() +
+                     " with the new input shapes; run again "
+                     "when it is open");
+    openWith(document->path(), *given);
+    return false;
+}
+
+void LoadController::openWith(const QString& path, const InputChoice& choice,
+                              const std::optional<InputShapeRequest>& provisional) {
     if (choice.empty()) m_workspace->log("Opening " + path);  // not again after the shapes dialog
     if (!QFileInfo(path).isFile()) {
         fail(path + ": no such file");
@@ -83,8 +124,19 @@ void LoadController::openWith(const QString& path, const InputChoice& choice) {
                 return request;
             }
         },
-        [this, path](const LoadOutcome& value) {
+        [this, path, choice, provisional](const LoadOutcome& value) {
             if (const auto* request = std::get_if<InputShapeRequest>(&value)) {
+                if (choice.empty()) {
+                    // Open with the proposed shapes first; Run, Tune and
+                    // Export confirm them (or ask here if they do not open it).
+                    QString unused;
+                    std::optional<InputChoice> proposed =
+                        askInputShapes(m_workspace->dialogParent(), *request, true, &unused);
+                    if (proposed) {
+                        openWith(path, *proposed, *request);
+                        return;
+                    }
+                }
                 QString error;
                 std::optional<InputChoice> given =
                     askInputShapes(m_workspace->dialogParent(), *request,
@@ -95,21 +147,22 @@ void LoadController::openWith(const QString& path, const InputChoice& choice) {
                              : path + ": " + (error.isEmpty() ? "no input shapes given" : error));
                     return;
                 }
-                if (!given->inputDir.isEmpty()) {
-                    m_workspace->log("Input shapes and values from " + given->inputDir +
-                                     " (Run runs on these files)");
-                } else {
-                    QStringList text;
-                    for (const auto& [name, dims] : given->shapes)
-                        text << QString::fromStdString(name) + ":" + shapeText(dims);
-                    m_workspace->log("Input shapes " + text.join(", ") +
-                                     " (Model > Set input shape... changes them)");
-                }
+                m_workspace->log(describeChoice(*given) +
+                                 (given->inputDir.isEmpty()
+                                      ? " (Model > Set input shape... changes them)"
+                                      : " (Run runs on these files)"));
                 openWith(path, *given);
                 return;
             }
             const std::shared_ptr<ModelDocument>& document =
                 std::get<std::shared_ptr<ModelDocument>>(value);
+            if (provisional) {
+                document->setProvisionalShapes(
+                    ModelDocument::ProvisionalShapes{*provisional, choice});
+                m_workspace->log(describeChoice(choice) +
+                                 " proposed for the symbolic input dims: Run, Tune and Export ask "
+                                 "to confirm them");
+            }
             m_workspace->setDocument(document);  // and no schedule traces
             m_workspace->log(QString("Loaded %1: %2 nodes, %3 GFLOP per inference")
                                  .arg(document->path())

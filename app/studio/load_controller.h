@@ -24,10 +24,18 @@ public:
     /// Starts loading `path` in the background.
     void open(const QString& path);
     /// Opens `path` with static shapes for its symbolic inputs, or for a
-    /// folder of input files; with neither, a model with symbolic dims asks
-    /// (askInputShapes) and reopens; an answer that does not open it is asked
-    /// again with the reason.
-    void openWith(const QString& path, const InputChoice& choice);
+    /// folder of input files. With neither, a model with symbolic dims opens
+    /// with the proposed ones (the answer last given for the file, else every
+    /// symbolic dim 1), to be confirmed when Run, Tune or Export first builds
+    /// it (confirmInputShapes); when those do not open it, it asks
+    /// (askInputShapes), and an answer that does not open it is asked again
+    /// with the reason.
+    void openWith(const QString& path, const InputChoice& choice,
+                  const std::optional<InputShapeRequest>& provisional = std::nullopt);
+    /// The question the open model's proposed shapes still owe (see
+    /// Workspace::confirmInputShapes): true when there is none or the answer
+    /// keeps them; an answer with other shapes reopens the model with them.
+    bool confirmInputShapes();
     /// Asks for a model file, then open.
     void openDialog();
     bool isLoading() const;

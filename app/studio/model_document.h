@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 
+#include "app/studio/input_shape_dialog.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/graph_edit.h"
 #include "widgets/graph_view.h"
@@ -45,6 +46,16 @@ public:
     /// The test-data folder the model was loaded for, or empty (random inputs).
     const QString& inputDir() const { return m_inputDir; }
 
+    /// A model with symbolic input dims opened with proposed shapes, not yet
+    /// confirmed: the question Run, Tune and Export ask first, and the
+    /// answer the model was opened with (LoadController::confirmInputShapes).
+    struct ProvisionalShapes {
+        InputShapeRequest request;
+        InputChoice choice;
+    };
+    const std::optional<ProvisionalShapes>& provisionalShapes() const { return m_provisional; }
+    void setProvisionalShapes(std::optional<ProvisionalShapes> p) { m_provisional = std::move(p); }
+
     const QString& path() const { return m_path; }
     QString displayName() const;
     const graph::Graph& graph() const { return *m_graph; }
@@ -70,6 +81,7 @@ public:
 private:
     QString m_path;
     QString m_inputDir;  // see inputDir()
+    std::optional<ProvisionalShapes> m_provisional;
     std::shared_ptr<const graph::Graph> m_graph;
     std::vector<graph::GraphEdit> m_edits;
 };

@@ -8,6 +8,7 @@
 #include <QMap>
 #include <QObject>
 #include <QString>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -35,6 +36,12 @@ public:
     bool isLoading() const;
     /// The controller that opens models (it registers itself).
     void setLoader(const LoadController* loader) { m_loader = loader; }
+    /// Before Run, Tune or Export builds: the open model's input shapes
+    /// confirmed (a model opened with proposed shapes for its symbolic dims
+    /// asks now). False when the action should not go on (cancelled, or the
+    /// model reopens with other shapes).
+    bool confirmInputShapes() { return m_confirmShapes ? m_confirmShapes() : true; }
+    void setShapeConfirmer(std::function<bool()> confirm) { m_confirmShapes = std::move(confirm); }
 
     /// The one set of options Run, Tune, Export and the code views build with.
     BuildSettings buildSettings() const;
@@ -78,6 +85,7 @@ private:
     BuildSettingsBar* m_settingsBar;
     PassPipelinePanel* m_passPanel;
     const LoadController* m_loader = nullptr;
+    std::function<bool()> m_confirmShapes;
     QWidget* m_dialogParent;
     std::shared_ptr<ModelDocument> m_document;
     QString m_tuningDb;

@@ -267,6 +267,42 @@ TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
     QSettings().remove("inputShapes");
 }
 
+// A model with symbolic dims opens with the proposed shapes without asking;
+// Run (as Tune and Export) asks first, keeps them when the answer does, and
+// reopens the model with other ones when it does not (here the remembered
+// answer changes between the two, as a user's typing would).
+TEST(StudioWindow, SymbolicDimsAreConfirmedWhenTheModelIsFirstBuilt) {
+    const QString model =
+        QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/symbolic_batch/model.onnx";
+    QSettings().remove("inputShapes");
+    tessera::studio::rememberInputDir(model, "");
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(model));
+    ASSERT_TRUE(studio.window.document()->provisionalShapes().has_value());
+    EXPECT_TRUE(studio.window.messagesView()->toPlainText().contains(
+        "proposed for the symbolic input dims"));
+    QSignalSpy finished(studio.window.runs(), &tessera::studio::RunController::finished);
+    studio.window.runs()->run();
+    ASSERT_TRUE(finished.count() > 0 || finished.wait(120000));
+    EXPECT_FALSE(studio.window.document()->provisionalShapes().has_value());  // confirmed
+
+    Studio again;
+    ASSERT_TRUE(again.dropAndWait(model));
+    ASSERT_TRUE(again.window.document()->provisionalShapes().has_value());
+    QSettings settings;
+    for (const QString& key : settings.allKeys())
+        if (key.startsWith("inputShapes/")) settings.setValue(key, "5x3");
+    QSignalSpy reloaded(&again.window, &MainWindow::modelLoaded);
+    QSignalSpy ran(again.window.runs(), &tessera::studio::RunController::finished);
+    again.window.runs()->run();  // the answer differs: the model reopens, nothing runs
+    ASSERT_TRUE(reloaded.count() > 0 || reloaded.wait(60000));
+    EXPECT_EQ(ran.count(), 0);
+    const auto& g = again.window.document()->graph();
+    EXPECT_EQ(g.values[size_t(g.inputs[0])].type.shape, (std::vector<int64_t>{5, 3}));
+    EXPECT_FALSE(again.window.document()->provisionalShapes().has_value());  // given, not proposed
+    QSettings().remove("inputShapes");
+}
+
 // A model whose graph depends on an input's value (an If on a sample rate,
 // as silero_vad's) does not open with shapes alone: the dialog takes a folder
 // of input files instead, the import freezes the value it needs from them,
