@@ -19,7 +19,9 @@ ExportController::ExportController(Workspace* workspace)
 }
 
 void ExportController::exportTo(const QString& path) {
-    if (!m_workspace->document() || !m_workspace->confirmInputShapes()) return;
+    if (!m_workspace->document() ||
+        !m_workspace->confirmInputShapes([this, path] { exportTo(path); }))
+        return;
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     std::shared_ptr<const graph::Graph> graph = document->snapshot();
     const BuildSettings settings = m_workspace->buildSettings();

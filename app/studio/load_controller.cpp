@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QMimeData>
 #include <QStringList>
+#include <QTimer>
 #include <memory>
 #include <variant>
 
@@ -33,7 +34,8 @@ QString describeChoice(const InputChoice& choice) {
 LoadController::LoadController(Workspace* workspace)
     : QObject(workspace), m_workspace(workspace), m_jobs(new JobRunner(this)) {
     m_workspace->setLoader(this);
-    m_workspace->setShapeConfirmer([this] { return confirmInputShapes(); });
+    m_workspace->setShapeConfirmer(
+        [this](std::function<void()> retry) { return confirmInputShapes(std::move(retry)); });
     connect(m_jobs, &JobRunner::jobFailed, this,
             [this](int, const QString& message) { fail(message); });
 }
@@ -58,11 +60,12 @@ void LoadController::openDialog() {
 void LoadController::open(const QString& path) { openWith(path, {}); }
 
 void LoadController::fail(const QString& message) {
+    m_afterOpen = nullptr;  // nothing to resume
     m_workspace->reportError("Cannot open model", message);
     emit failed(message);
 }
 
-bool LoadController::confirmInputShapes() {
+bool LoadController::confirmInputShapes(std::function<void()> retry) {
     const std::shared_ptr<ModelDocument> document = m_workspace->document();
     if (!document || !document->provisionalShapes()) return true;
     const ModelDocument::ProvisionalShapes proposed = *document->provisionalShapes();
@@ -85,9 +88,9 @@ bool LoadController::confirmInputShapes() {
             "lost: save the session, or use Model > Set input shape...");
         return false;
     }
-    m_workspace->log("Reopening " + document->path() +
-                     " with the new input shapes; run again "
-                     "when it is open");
+    m_workspace->log("Reopening " + document->path() + " with the new input shapes" +
+                     (retry ? QString(", then going on") : QString()));
+    m_afterOpen = std::move(retry);
     openWith(document->path(), *given);
     return false;
 }
@@ -169,6 +172,11 @@ void LoadController::openWith(const QString& path, const InputChoice& choice,
                                  .arg(document->nodeCount())
                                  .arg(document->totalFlops() / 1e9, 0, 'g', 4));
             emit opened(document->path());
+            if (m_afterOpen) {  // the Run (Tune, Export) that asked for other shapes
+                std::function<void()> resume = std::move(m_afterOpen);
+                m_afterOpen = nullptr;
+                QTimer::singleShot(0, this, resume);
+            }
         });
 }
 

@@ -34,8 +34,9 @@ public:
                   const std::optional<InputShapeRequest>& provisional = std::nullopt);
     /// The question the open model's proposed shapes still owe (see
     /// Workspace::confirmInputShapes): true when there is none or the answer
-    /// keeps them; an answer with other shapes reopens the model with them.
-    bool confirmInputShapes();
+    /// keeps them; an answer with other shapes reopens the model with them,
+    /// and `retry` (the action that asked) runs once it is open.
+    bool confirmInputShapes(std::function<void()> retry = {});
     /// Asks for a model file, then open.
     void openDialog();
     bool isLoading() const;
@@ -53,6 +54,7 @@ private:
 
     Workspace* m_workspace;
     JobRunner* m_jobs;
+    std::function<void()> m_afterOpen;  // the action a reopen for other shapes resumes
 };
 
 }  // namespace tessera::studio

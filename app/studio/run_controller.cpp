@@ -192,7 +192,7 @@ void RunController::run() {
         m_workspace->log("Still loading; run again when the model is open.");
         return;
     }
-    if (!m_workspace->confirmInputShapes()) return;
+    if (!m_workspace->confirmInputShapes([this] { run(); })) return;
     std::shared_ptr<const graph::Graph> graph = document->snapshot();
     const ModelDocument* owner = document.get();
     const KernelTraces traces = m_workspace->kernelTraces();

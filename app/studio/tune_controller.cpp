@@ -68,7 +68,7 @@ void TuneController::start(int trials, const TuneScope& scope) {
         m_workspace->log("Nothing to tune: open a model first.");
         return;
     }
-    if (!m_workspace->confirmInputShapes()) return;
+    if (!m_workspace->confirmInputShapes([this, trials, scope] { start(trials, scope); })) return;
     const BuildSettings settings = m_workspace->buildSettings();
     QDir().mkpath(QFileInfo(settings.records).absolutePath());
     std::shared_ptr<const graph::Graph> graph = document->snapshot();

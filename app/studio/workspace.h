@@ -38,10 +38,15 @@ public:
     void setLoader(const LoadController* loader) { m_loader = loader; }
     /// Before Run, Tune or Export builds: the open model's input shapes
     /// confirmed (a model opened with proposed shapes for its symbolic dims
-    /// asks now). False when the action should not go on (cancelled, or the
-    /// model reopens with other shapes).
-    bool confirmInputShapes() { return m_confirmShapes ? m_confirmShapes() : true; }
-    void setShapeConfirmer(std::function<bool()> confirm) { m_confirmShapes = std::move(confirm); }
+    /// asks now). False when the action should not go on now: cancelled, or
+    /// the model reopens with other shapes, and then `retry` runs once it is
+    /// open.
+    bool confirmInputShapes(std::function<void()> retry = {}) {
+        return m_confirmShapes ? m_confirmShapes(std::move(retry)) : true;
+    }
+    void setShapeConfirmer(std::function<bool(std::function<void()>)> confirm) {
+        m_confirmShapes = std::move(confirm);
+    }
 
     /// The one set of options Run, Tune, Export and the code views build with.
     BuildSettings buildSettings() const;
@@ -85,7 +90,7 @@ private:
     BuildSettingsBar* m_settingsBar;
     PassPipelinePanel* m_passPanel;
     const LoadController* m_loader = nullptr;
-    std::function<bool()> m_confirmShapes;
+    std::function<bool(std::function<void()>)> m_confirmShapes;
     QWidget* m_dialogParent;
     std::shared_ptr<ModelDocument> m_document;
     QString m_tuningDb;
