@@ -30,6 +30,14 @@ CASES = [
     "test_castlike_FLOAT_to_STRING", "test_dequantizelinear", "test_top_k",
 ]
 
+# Models of the repository's own test data (ONNX Runtime's com.microsoft ops,
+# dynamically quantized convs and LSTMs), seeded as they are.
+REPO_CASES = [
+    "tests/data/onnx_models/contrib_integer_matmuls",
+    "tests/data/onnx_models/contrib_dynamic_quantize_lstm",
+    "tests/data/onnx_models/dynamic_conv_uint8_channel_zero_points",
+]
+
 # Also seeded with their inputs left as graph inputs.
 LIVE = {"test_loop11", "test_gridsample", "test_qlinearconv", "test_nonzero_example", "test_tile"}
 
@@ -76,6 +84,9 @@ def main():
             onnx.save(frozen, os.path.join(OUT, short + "_frozen.onnx"))
         if frozen is None or case in LIVE:
             onnx.save(model, os.path.join(OUT, short + ".onnx"))
+    for case in REPO_CASES:
+        model = onnx.load(os.path.join(HERE, "..", case, "model.onnx"))
+        onnx.save(model, os.path.join(OUT, os.path.basename(case) + ".onnx"))
 
 
 if __name__ == "__main__":
