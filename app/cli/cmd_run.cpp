@@ -121,13 +121,7 @@ int run_run(const RunOptions& given) {
     if (is_package_path(o.model, o.package)) return run_package(o);
     ModelPath mp = resolve_model_path(o.model);
     // Input files are also what a model with shape operands as graph inputs needs.
-    std::vector<std::string> input_files = o.inputs;
-    std::string input_dir = !o.input_dir.empty() ? o.input_dir : mp.default_input_dir;
-    if (input_files.empty() && !input_dir.empty())
-        input_files = driver::test_data_files(input_dir, "input");
-    graph::Graph g =
-        input_files.empty() ? load(mp, o.input_shapes)
-                            : driver::load_model_for_inputs(mp.file, input_files, parse_input_shapes(o.input_shapes));
+    graph::Graph g = load(mp, InputFiles{o.input_dir, o.inputs}, o.input_shapes);
     std::string source;
     std::vector<NDArray> inputs = gather_inputs(o, mp, g, source);
     if (o.target == "cuda") return run_cuda_target(o, mp.file, g, inputs, source);
