@@ -4,17 +4,18 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
-#include <functional>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
-#include <QTreeView>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QTreeWidget>
+#include <functional>
 
 #include "app/studio/input_shape_dialog.h"
 #include "app/studio/main_window.h"
@@ -233,7 +234,10 @@ TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
     ASSERT_EQ(request.names, std::vector<std::string>{"x"});
     EXPECT_EQ(tessera::studio::declaredShape(request.names[0], request.dims[0]),
               QString("x: batch") + QChar(0x00d7) + "3");
-    QSettings().remove("inputShapes");
+    // Only this model's answer: the other tests' stay (they may run meanwhile).
+    const QString key =
+        "inputShapes/" + QFileInfo(model).absoluteFilePath().replace('/', '|') + "|x";
+    QSettings().remove(key);
     EXPECT_EQ(tessera::studio::proposedShape(model, "x", request.dims[0]), "1x3");
     {
         Studio studio;
@@ -243,9 +247,7 @@ TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
         EXPECT_TRUE(studio.window.messagesView()->toPlainText().contains("Input shapes x:1"));
     }
     // A shape given once (the dialog writes what the user typed) is proposed next time.
-    QSettings settings;
-    for (const QString& key : settings.allKeys())
-        if (key.startsWith("inputShapes/")) settings.setValue(key, "5x3");
+    QSettings().setValue(key, "5x3");
     EXPECT_EQ(tessera::studio::proposedShape(model, "x", request.dims[0]), "5x3");
     Studio studio;
     ASSERT_TRUE(studio.dropAndWait(model));
@@ -261,10 +263,9 @@ TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
         };
     EXPECT_TRUE(names_batch(studio.window.document()->properties(0)));
     // A remembered answer of the wrong rank is not proposed.
-    for (const QString& key : settings.allKeys())
-        if (key.startsWith("inputShapes/")) settings.setValue(key, "5x3x7");
+    QSettings().setValue(key, "5x3x7");
     EXPECT_EQ(tessera::studio::proposedShape(model, "x", request.dims[0]), "1x3");
-    QSettings().remove("inputShapes");
+    QSettings().remove(key);
 }
 
 // A model with symbolic dims opens with the proposed shapes without asking;
@@ -272,9 +273,16 @@ TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
 // reopens the model with other ones when it does not (here the remembered
 // answer changes between the two, as a user's typing would), then runs.
 TEST(StudioWindow, SymbolicDimsAreConfirmedWhenTheModelIsFirstBuilt) {
-    const QString model =
-        QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/symbolic_batch/model.onnx";
-    QSettings().remove("inputShapes");
+    // A copy of its own: the remembered answers are keyed by the model's path
+    // and shared with the other tests, which may run at the same time.
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString model = dir.filePath("symbolic_batch.onnx");
+    ASSERT_TRUE(QFile::copy(
+        QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/symbolic_batch/model.onnx", model));
+    const QString key =
+        "inputShapes/" + QFileInfo(model).absoluteFilePath().replace('/', '|') + "|x";
+    QSettings().remove(key);
     tessera::studio::rememberInputDir(model, "");
     Studio studio;
     ASSERT_TRUE(studio.dropAndWait(model));
@@ -289,9 +297,8 @@ TEST(StudioWindow, SymbolicDimsAreConfirmedWhenTheModelIsFirstBuilt) {
     Studio again;
     ASSERT_TRUE(again.dropAndWait(model));
     ASSERT_TRUE(again.window.document()->provisionalShapes().has_value());
-    QSettings settings;
-    for (const QString& key : settings.allKeys())
-        if (key.startsWith("inputShapes/")) settings.setValue(key, "5x3");
+    QSettings().setValue(key, "5x3");
+    ASSERT_EQ(tessera::studio::proposedShape(model, "x", {"batch", "3"}), "5x3");
     QSignalSpy reloaded(&again.window, &MainWindow::modelLoaded);
     QSignalSpy ran(again.window.runs(), &tessera::studio::RunController::finished);
     again.window.runs()->run();  // the answer differs: the model reopens, then runs
@@ -301,7 +308,8 @@ TEST(StudioWindow, SymbolicDimsAreConfirmedWhenTheModelIsFirstBuilt) {
     const auto& g = again.window.document()->graph();
     EXPECT_EQ(g.values[size_t(g.inputs[0])].type.shape, (std::vector<int64_t>{5, 3}));
     EXPECT_FALSE(again.window.document()->provisionalShapes().has_value());  // given, not proposed
-    QSettings().remove("inputShapes");
+    QSettings().remove(key);
+    tessera::studio::rememberInputDir(model, "");
 }
 
 // A model whose graph depends on an input's value (an If on a sample rate,
