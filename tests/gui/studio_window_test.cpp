@@ -44,6 +44,18 @@ struct Studio {
     }
 };
 
+// The answers the input-shapes dialog remembers for `model` (keyed by its
+// path), forgotten: a test starts from the proposals whatever ran before it,
+// and leaves the other models' answers alone (tests run side by side).
+void forgetInputAnswers(const QString& model) {
+    QSettings settings;
+    const QString prefix =
+        "inputShapes/" + QFileInfo(model).absoluteFilePath().replace('/', '|') + "|";
+    for (const QString& key : settings.allKeys())
+        if (key.startsWith(prefix)) settings.remove(key);
+    tessera::studio::rememberInputDir(model, "");
+}
+
 bool anyVisibleMessageBox() {
     for (QWidget* w : QApplication::topLevelWidgets())
         if (qobject_cast<QMessageBox*>(w) && w->isVisible()) return true;
@@ -234,10 +246,9 @@ TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
     ASSERT_EQ(request.names, std::vector<std::string>{"x"});
     EXPECT_EQ(tessera::studio::declaredShape(request.names[0], request.dims[0]),
               QString("x: batch") + QChar(0x00d7) + "3");
-    // Only this model's answer: the other tests' stay (they may run meanwhile).
+    forgetInputAnswers(model);  // this model's answers only: other tests may run meanwhile
     const QString key =
         "inputShapes/" + QFileInfo(model).absoluteFilePath().replace('/', '|') + "|x";
-    QSettings().remove(key);
     EXPECT_EQ(tessera::studio::proposedShape(model, "x", request.dims[0]), "1x3");
     {
         Studio studio;
@@ -265,7 +276,7 @@ TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
     // A remembered answer of the wrong rank is not proposed.
     QSettings().setValue(key, "5x3x7");
     EXPECT_EQ(tessera::studio::proposedShape(model, "x", request.dims[0]), "1x3");
-    QSettings().remove(key);
+    forgetInputAnswers(model);
 }
 
 // A model with symbolic dims opens with the proposed shapes without asking;
@@ -280,10 +291,9 @@ TEST(StudioWindow, SymbolicDimsAreConfirmedWhenTheModelIsFirstBuilt) {
     const QString model = dir.filePath("symbolic_batch.onnx");
     ASSERT_TRUE(QFile::copy(
         QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/symbolic_batch/model.onnx", model));
+    forgetInputAnswers(model);
     const QString key =
         "inputShapes/" + QFileInfo(model).absoluteFilePath().replace('/', '|') + "|x";
-    QSettings().remove(key);
-    tessera::studio::rememberInputDir(model, "");
     Studio studio;
     ASSERT_TRUE(studio.dropAndWait(model));
     ASSERT_TRUE(studio.window.document()->provisionalShapes().has_value());
@@ -308,8 +318,7 @@ TEST(StudioWindow, SymbolicDimsAreConfirmedWhenTheModelIsFirstBuilt) {
     const auto& g = again.window.document()->graph();
     EXPECT_EQ(g.values[size_t(g.inputs[0])].type.shape, (std::vector<int64_t>{5, 3}));
     EXPECT_FALSE(again.window.document()->provisionalShapes().has_value());  // given, not proposed
-    QSettings().remove(key);
-    tessera::studio::rememberInputDir(model, "");
+    forgetInputAnswers(model);
 }
 
 // A model whose graph depends on an input's value (an If on a sample rate,
@@ -319,7 +328,7 @@ TEST(StudioWindow, SymbolicDimsAreConfirmedWhenTheModelIsFirstBuilt) {
 TEST(StudioWindow, AModelThatNeedsAnInputsValueOpensForInputFiles) {
     const QString folder = QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/if_on_sample_rate";
     const QString model = folder + "/model.onnx";
-    tessera::studio::rememberInputDir(model, "");
+    forgetInputAnswers(model);
     {
         Studio studio;  // the proposed shapes alone (n = 1): a branch does not reshape
         QSignalSpy failed(&studio.window, &MainWindow::loadFailed);
@@ -341,5 +350,5 @@ TEST(StudioWindow, AModelThatNeedsAnInputsValueOpensForInputFiles) {
     studio.window.runs()->run();
     ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 120000));
     EXPECT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
-    tessera::studio::rememberInputDir(model, "");
+    forgetInputAnswers(model);
 }
