@@ -157,14 +157,17 @@ set_tests_properties(conformance_contrib_ops PROPERTIES
 # (DynamicQuantizeLinear + ConvInteger): the activations' zero point computed
 # at run time pads the windows, the weights' (per tensor, per channel) comes
 # out through the windows' sums; against ORT (per-channel zero points, which
-# ORT refuses: ONNX's reference evaluator).
+# ORT refuses: ONNX's reference evaluator). Depthwise and grouped QDQ convs
+# (uint8 and int8 activations with zero points the padding holds, per-channel
+# and uint8 weights) run on the 8-bit data.
 set(QDQ_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
 add_test(NAME conformance_qdq_models
          COMMAND $<TARGET_FILE:tessera> conformance ${QDQ_MODELS}/qdq_matmul ${QDQ_MODELS}/qdq_conv
                  ${QDQ_MODELS}/dynamic_conv_uint8_weights ${QDQ_MODELS}/dynamic_conv_int8_per_channel
-                 ${QDQ_MODELS}/dynamic_conv_uint8_channel_zero_points)
+                 ${QDQ_MODELS}/dynamic_conv_uint8_channel_zero_points
+                 ${QDQ_MODELS}/qdq_depthwise ${QDQ_MODELS}/qdq_depthwise_int8)
 set_tests_properties(conformance_qdq_models PROPERTIES
-  PASS_REGULAR_EXPRESSION "\n5 passed, 0 failed, 0 skipped"
+  PASS_REGULAR_EXPRESSION "\n7 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL (qdq|dynamic)_")
 add_test(NAME cli_qdq_matmul_runs_as_integer_gemm
          COMMAND $<TARGET_FILE:tessera> inspect ${QDQ_MODELS}/qdq_matmul/model.onnx --print graph)
@@ -175,6 +178,11 @@ add_test(NAME cli_qdq_conv_runs_as_integer_gemm
 set_tests_properties(cli_qdq_conv_runs_as_integer_gemm PROPERTIES
   PASS_REGULAR_EXPRESSION "nn.conv2d\\(.*\n(.*\n)*.*nn.im2col_int8x4\\(.*\n(.*\n)*.*nn.matmul_i8u8\\("
   FAIL_REGULAR_EXPRESSION "nn.im2col_int8x4\\((.*\n)*.*nn.im2col_int8x4\\(")
+add_test(NAME cli_qdq_depthwise_conv_reads_bytes
+         COMMAND $<TARGET_FILE:tessera> inspect ${QDQ_MODELS}/qdq_depthwise/model.onnx --print graph)
+set_tests_properties(cli_qdq_depthwise_conv_reads_bytes PROPERTIES
+  PASS_REGULAR_EXPRESSION "nn.conv2d\\(%xa_q, [^\n]*groups=16, pad_value=64"
+  FAIL_REGULAR_EXPRESSION "nn.conv2d\\(%(xa|r1|c2)_dq")
 add_test(NAME cli_dynamic_conv_runs_as_integer_gemm
          COMMAND $<TARGET_FILE:tessera> inspect
                  ${QDQ_MODELS}/dynamic_conv_uint8_channel_zero_points/model.onnx --print graph)

@@ -12,7 +12,16 @@ using Types = std::vector<TensorType>;
 
 Types infer_conv2d(const Node& n, const Types& in) {
     expect_arity(n, in, 2, 3);
-    expect_float(n, in, 0, 4);
+    // 8-bit data (a quantized conv's, read as float(x) * w; padded with
+    // pad_value) or float32.
+    const bool bytes = in[0].dtype == DType::UInt8 || in[0].dtype == DType::Int8;
+    if (bytes)
+        TS_USER_CHECK(in[0].shape.size() == 4)
+            << where(n) << ": input 0 must have rank 4, got " << in[0].str();
+    else
+        expect_float(n, in, 0, 4);
+    TS_USER_CHECK(!n.attrs.count("pad_value") || bytes)
+        << where(n) << ": pad_value is for 8-bit data, got " << in[0].str();
     expect_float(n, in, 1, 4);
     const auto& x = in[0].shape;
     const auto& w = in[1].shape;
@@ -177,7 +186,8 @@ void add_nn_ops(std::vector<OpDef>& table) {
     table.push_back(
         {"nn.conv2d",
          "2-D convolution, NCHW data and KCRS weights, optional bias (K); strides, padding "
-         "(top, left, bottom, right), dilation, groups",
+         "(top, left, bottom, right), dilation, groups; uint8 / int8 data computes "
+         "float(x) * w, padded with pad_value",
          OpPattern::OutEWiseFusable, infer_conv2d});
     table.push_back({"nn.matmul",
                      "Matrix product with numpy semantics (1-D operands, broadcast batch dims)",

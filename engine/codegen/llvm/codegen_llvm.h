@@ -6,6 +6,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -58,8 +59,20 @@ private:
     /// The operand of an integer Add that is a dot4_u8s8 call (null if none).
     static const tir::Call* dot4_operand(const tir::Expr& e);
     llvm::Value* emit_guarded_select(const tir::Select* op);
+    /// if_true() where `condition` holds, else if_false(), each in its own
+    /// block (blocks NAME.true / NAME.false / NAME.end): the value of the one run.
+    llvm::Value* emit_branches(llvm::Value* condition, const std::string& name,
+                               const std::function<llvm::Value*()>& if_true,
+                               const std::function<llvm::Value*()>& if_false);
     llvm::Value* emit_libm(const std::string& name, tir::DataType t, llvm::Value* x);
     llvm::Value* emit_load(const tir::BufferLoad* op);
+    /// A vector load of a stride-2..4 Ramp (one contiguous load and a
+    /// shuffle) or of offset + clamp(Ramp, lo, hi) (that load where no lane
+    /// is clamped, else a gather) (codegen_llvm_loads.cpp); null for other
+    /// indices.
+    llvm::Value* emit_patterned_load(const BufferInfo& buf, const tir::Expr& index);
+    /// `lanes` elements from index `first` on, `stride` apart (1-4).
+    llvm::Value* load_ramp(const BufferInfo& buf, llvm::Value* first, int64_t stride, int lanes);
     /// llvm.prefetch of the address of a tir.prefetch call's load.
     llvm::Value* emit_prefetch(const tir::Call* op);
     llvm::Value* floor_div_mod(llvm::Value* a, llvm::Value* b, tir::DataType t, bool want_mod);

@@ -220,18 +220,19 @@ bool reads_memory(const Expr& e) {
 
 // select(c, t, f) whose branches read memory: only the chosen branch runs,
 // so a padding select never loads outside its buffer.
-llvm::Value* CodeGenLLVM::emit_guarded_select(const Select* op) {
-    llvm::Value* c = emit(op->condition);
-    auto* then_bb = llvm::BasicBlock::Create(m_ctx, "select.true", m_func);
-    auto* else_bb = llvm::BasicBlock::Create(m_ctx, "select.false", m_func);
-    auto* end_bb = llvm::BasicBlock::Create(m_ctx, "select.end", m_func);
-    m_b.CreateCondBr(c, then_bb, else_bb);
+llvm::Value* CodeGenLLVM::emit_branches(llvm::Value* condition, const std::string& name,
+                                        const std::function<llvm::Value*()>& if_true,
+                                        const std::function<llvm::Value*()>& if_false) {
+    auto* then_bb = llvm::BasicBlock::Create(m_ctx, name + ".true", m_func);
+    auto* else_bb = llvm::BasicBlock::Create(m_ctx, name + ".false", m_func);
+    auto* end_bb = llvm::BasicBlock::Create(m_ctx, name + ".end", m_func);
+    m_b.CreateCondBr(condition, then_bb, else_bb);
     m_b.SetInsertPoint(then_bb);
-    llvm::Value* tv = splat_if_needed(emit(op->true_value), op->dtype.lanes);
+    llvm::Value* tv = if_true();
     llvm::BasicBlock* then_end = m_b.GetInsertBlock();
     m_b.CreateBr(end_bb);
     m_b.SetInsertPoint(else_bb);
-    llvm::Value* fv = splat_if_needed(emit(op->false_value), op->dtype.lanes);
+    llvm::Value* fv = if_false();
     llvm::BasicBlock* else_end = m_b.GetInsertBlock();
     m_b.CreateBr(end_bb);
     m_b.SetInsertPoint(end_bb);
@@ -239,6 +240,13 @@ llvm::Value* CodeGenLLVM::emit_guarded_select(const Select* op) {
     phi->addIncoming(tv, then_end);
     phi->addIncoming(fv, else_end);
     return phi;
+}
+
+llvm::Value* CodeGenLLVM::emit_guarded_select(const Select* op) {
+    return emit_branches(
+        emit(op->condition), "select",
+        [&] { return splat_if_needed(emit(op->true_value), op->dtype.lanes); },
+        [&] { return splat_if_needed(emit(op->false_value), op->dtype.lanes); });
 }
 
 llvm::Value* CodeGenLLVM::emit(const Expr& e) {

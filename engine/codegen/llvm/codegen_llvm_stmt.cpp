@@ -168,10 +168,11 @@ llvm::Value* CodeGenLLVM::emit_load(const BufferLoad* op) {
     TS_CHECK(op->indices.size() == 1)
         << "LLVM codegen: buffer '" << op->buffer->name << "' is not flattened";
     int lanes = 0;
-    llvm::Value* addr = element_address(buf, op->indices[0], &lanes);
     const DataType t = op->dtype;
+    llvm::Value* v = emit_patterned_load(buf, op->indices[0]);
+    if (v) return v;
+    llvm::Value* addr = element_address(buf, op->indices[0], &lanes);
     llvm::Align align(buf.dtype.bytes());
-    llvm::Value* v;
     if (lanes == 0)
         v = m_b.CreateMaskedGather(memory_type(t), addr, align);
     else

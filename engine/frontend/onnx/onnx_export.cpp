@@ -112,7 +112,9 @@ struct Exporter {
             node(it->second, n.name, ins, outs);
             return;
         }
-        if (n.op == "nn.conv2d") {
+        // A Conv of float data (8-bit data, a quantized conv's, has no Conv form).
+        if (n.op == "nn.conv2d" &&
+            g.values.at(size_t(n.inputs.at(0))).type.dtype == graph::DType::Float32) {
             onnx::NodeProto* p = node("Conv", n.name, ins, outs);
             const auto& w = g.values.at(size_t(n.inputs.at(1))).type.shape;
             if (w.size() == 4) ints_attr(p, "kernel_shape", {w[2], w[3]});

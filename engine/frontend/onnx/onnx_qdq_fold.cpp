@@ -16,6 +16,8 @@ using Nodes = std::vector<onnx::NodeProto>;
 
 // Input channels from which a QDQ convolution runs as an integer GEMM.
 constexpr int64_t kMinIntegerConvChannels = 8;
+// Longest window whose float32 sums of 8-bit products are exact integers.
+constexpr int64_t kMaxExactByteTerms = (int64_t(1) << 24) / (255 * 255);
 
 // One DequantizeLinear input of a Conv / MatMul.
 struct Dequantized {
@@ -156,14 +158,21 @@ private:
         if (!x || !w || x->scale_elements != 1) return false;
         const onnx::TensorProto* wt = weight(*w, 4);
         if (!wt) return false;
-        // Grouped (depthwise) convolutions have no integer GEMM form yet:
-        // their integer path computes in float, slower than the pairs are.
-        if (const auto* g = find_attr(n, "group"); g && g->i() != 1) return false;
-        // Nor do a few input channels pay (an image's 3): a short reduction
-        // and windows as many as the data the GEMM reads. ResNet-18's 7x7/2
-        // stem took 1.6 ms as an integer GEMM on its im2col, and QDQ
-        // ResNet-18 runs 8.5 -> 7.4 ms (1 thread) with it left in float.
-        if (wt->dims(1) < kMinIntegerConvChannels) return false;
+        // Grouped (depthwise) convolutions run on their 8-bit data with
+        // exact float sums (grouped_byte_conv) where a window's sum fits 24
+        // bits; the dequantized float data would be 4x the bytes and, in
+        // NCHW[x]c, two layout copies around every depthwise conv.
+        const auto* group = find_attr(n, "group");
+        if (group && group->i() != 1) {
+            if (wt->dims(1) * wt->dims(2) * wt->dims(3) > kMaxExactByteTerms) return false;
+        } else if (wt->dims(1) < kMinIntegerConvChannels) {
+            // A few input channels do not pay (an image's 3): a short
+            // reduction and windows as many as the data the GEMM reads.
+            // ResNet-18's 7x7/2 stem took 1.6 ms as an integer GEMM on its
+            // im2col, and QDQ ResNet-18 runs 8.5 -> 7.4 ms (1 thread) with it
+            // left in float.
+            return false;
+        }
         const int64_t oc = wt->dims(0);
         if (w->scale_elements != 1 && !(w->scale_elements == oc && w->axis == 0)) return false;
         onnx::NodeProto conv;

@@ -16,8 +16,9 @@
 
 namespace tessera::frontend::onnx_import {
 
-/// Rewrites the matching MatMul and Conv nodes (ungrouped, at least 8 input
-/// channels) of the model's main graph; returns how many.
+/// Rewrites the matching MatMul and Conv nodes (ungrouped with at least 8
+/// input channels, or grouped, e.g. depthwise, with windows of at most 258
+/// terms) of the model's main graph; returns how many.
 int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin);
 
 /// The model's float reading, the reference its quantization error is measured

@@ -529,6 +529,48 @@ int gemm_integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, cons
                    {{"newshape", std::vector<int64_t>{N, OC, P / OW, OW}}});
 }
 
+// int32 grouped (depthwise) convolution of 8-bit (x - x_zp) and constant
+// (w - w_zp), as a float conv of the data's bytes: float(x) * (w - w_zp)
+// summed over each window (padded with x_zp), plus a per-channel constant
+// -x_zp * sum(w - w_zp). Exact: every partial sum is an integer of at most
+// 24 bits (kExactTerms). The data stays 8-bit in memory and in the conv's
+// padded rows (no int32 or float copy of it). -1 when the convolution does
+// not have that form: x_zp at run time, weights computed, long windows.
+int grouped_byte_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, const Attrs& attrs,
+                      int out) {
+    const graph::TensorType wt = ctx.input_type(w_in);
+    const int64_t OC = wt.shape[0], taps = wt.shape[1] * wt.shape[2] * wt.shape[3];
+    int64_t zx = 0;
+    const ConstTensor* w = ctx.constant_input(w_in);
+    if (std::get<int64_t>(attrs.at("groups")) == 1 || !w || taps > kExactTerms ||
+        !constant_zero_point(ctx, x_zp, zx))
+        return -1;
+    std::vector<double> zw(size_t(OC), 0.0);
+    if (ctx.has_input(w_zp)) {
+        const ConstTensor* z = ctx.constant_input(w_zp);
+        if (!z) return -1;
+        const std::vector<double> v = constant_values(*z);
+        if (v.size() != 1 && int64_t(v.size()) != OC) return -1;
+        for (int64_t k = 0; k < OC; ++k) zw[size_t(k)] = v[v.size() == 1 ? 0 : size_t(k)];
+    }
+    std::vector<double> wc = constant_values(*w), bias(size_t(OC), 0.0);
+    for (int64_t k = 0; k < OC; ++k)
+        for (int64_t t = 0; t < taps; ++t) {
+            double& v = wc[size_t(k * taps + t)];
+            v -= zw[size_t(k)];
+            bias[size_t(k)] -= double(zx) * v;
+        }
+    Attrs conv = attrs;
+    if (zx != 0) conv["pad_value"] = zx;
+    int y = ctx.emit_internal(
+        "nn.conv2d",
+        {ctx.input(x_in), internal_constant(ctx, typed_tensor(DType::Float32, wt.shape, wc)),
+         internal_constant(ctx, typed_tensor(DType::Float32, {OC}, bias))},
+        conv);
+    return emit_to(ctx, out, "cast", {ctx.emit_internal("round", {y})},
+                   {{"dtype", std::string("int32")}});
+}
+
 // int32 2-D convolution of (x - x_zp) and (w - w_zp), attributes as Conv's.
 int integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, int out) {
     check_byte_operands(ctx, x_in, x_zp, w_in, w_zp);
@@ -550,6 +592,7 @@ int integer_conv(NodeCtx& ctx, int x_in, int x_zp, int w_in, int w_zp, int out) 
                    {"dilation", dilations},
                    {"groups", ctx.attr_int("group", 1)}};
     if (int y = gemm_integer_conv(ctx, x_in, x_zp, w_in, w_zp, attrs, out); y >= 0) return y;
+    if (int y = grouped_byte_conv(ctx, x_in, x_zp, w_in, w_zp, attrs, out); y >= 0) return y;
     int x = centered_int(ctx, ctx.input(x_in), x_zp, 1, "x_zero_point");
     int w = centered_int(ctx, ctx.input(w_in), w_zp, 0, "w_zero_point");
     return exact_product(

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "engine/arith/analyzer.h"
+#include "engine/tir/clamped_ramp.h"
 #include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 #include "engine/tir/passes/simplify.h"
@@ -63,9 +64,10 @@ public:
                     // Unless every guarded load is a contiguous vector load
                     // inside its buffer in every lane (a padded channel
                     // block's unpack then pack: the lanes past the channels
-                    // read the block's padding), which a vector select may
-                    // load and discard. Gathers stay serial (im2col's
-                    // windows ran slower as vector gathers).
+                    // read the block's padding; a padded row's clamped
+                    // index), which a vector select may load and discard.
+                    // Gathers stay serial (im2col's windows ran slower as
+                    // vector gathers).
                     if (uses_var(op->condition, m_var.get()) &&
                         !(loads_in_bounds(op->true_value) && loads_in_bounds(op->false_value)))
                         return fail();
@@ -166,7 +168,11 @@ private:
             if (n->node_type != NodeType::BufferLoad) return;
             const BufferLoad* l = static_cast<const BufferLoad*>(n);
             if (l->indices.empty() || !l->dtype.is_vector()) return;
+            // A Ramp, or one clamped into the buffer (a padded read): the
+            // codegen reads it plainly where no lane is clamped.
             const Ramp* r = l->indices.back().as<Ramp>();
+            ClampedRamp clamped;
+            if (!r && match_clamped_ramp(l->indices.back(), clamped)) r = clamped.ramp;
             if (!r || !is_const_int(r->stride, 1)) contiguous = false;
             for (size_t d = 0; d + 1 < l->indices.size(); ++d)
                 if (l->indices[d].dtype().is_vector()) contiguous = false;

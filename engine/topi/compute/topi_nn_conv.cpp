@@ -41,7 +41,13 @@ Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out) {
             << where(n) << ": bias must have shape (" << K << ")";
     }
 
-    // Padded input: zero outside the original bounds. The read index is
+    // 8-bit data (a quantized conv's) is read as float(x), padded with its
+    // zero point; the padded copy holds the floats (a stride-2 window's
+    // every other float is a shuffle of two vectors, every other byte a
+    // per-lane insert).
+    const bool bytes = x.dtype() != w.dtype();
+    const double pad_value = double(n.attr_int("pad_value", 0));
+    // Padded input: zero (pad_value) outside the original bounds. The read index is
     // clamped because both branches of a select are evaluated.
     te::Tensor data = x;
     bool padded = pad[0] || pad[1] || pad[2] || pad[3];
@@ -52,7 +58,8 @@ Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out) {
                 Expr h = add_const(i[2], -pad[0]), ww = add_const(i[3], -pad[1]);
                 Expr inside = h >= int64_t(0) && h < H && ww >= int64_t(0) && ww < W;
                 Expr v = x(i[0], i[1], clamp_index(h, H), clamp_index(ww, W));
-                return tir::if_then_else(inside, v, tir::make_zero(x.dtype()));
+                if (bytes) v = tir::cast(w.dtype(), v);
+                return tir::if_then_else(inside, v, tir::make_const(w.dtype(), pad_value));
             },
             "pad_temp", "injective");
     }
@@ -66,7 +73,9 @@ Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out) {
             Expr c = groups == 1 ? Expr(rc.var) : mul_const(tir::floordiv(i[1], Kg), Cg) + rc.var;
             Expr h = mul_const(i[2], strides[0]) + mul_const(ry.var, dil[0]);
             Expr ww = mul_const(i[3], strides[1]) + mul_const(rx.var, dil[1]);
-            return te::sum(data(i[0], c, h, ww) * w(i[1], rc.var, ry.var, rx.var), {rc, ry, rx});
+            Expr v = data(i[0], c, h, ww);
+            if (v.dtype() != w.dtype()) v = tir::cast(w.dtype(), v);
+            return te::sum(v * w(i[1], rc.var, ry.var, rx.var), {rc, ry, rx});
         },
         "conv2d_nchw", "conv2d");
     if (in.size() < 3) return {conv};

@@ -36,6 +36,31 @@ std::string conv_block_of(const Schedule& s, size_t iter_vars = 9) {
     return "";
 }
 
+/// Output columns per tile of the grouped NCHW conv: the row when it fits
+/// two vectors, else two vectors or one where they divide it.
+int64_t grouped_columns(int64_t eow, int64_t v) {
+    return eow <= 4 * v         ? eow
+           : eow % (2 * v) == 0 ? 2 * v
+           : eow % v == 0       ? v
+                                : pick_factor(eow, v, 2 * v);
+}
+
+/// Output rows per padded block of the grouped NCHW conv: up to 8 (a 3x3
+/// window at stride 1 pads 10 input rows for 8 output rows).
+int64_t grouped_row_block(int64_t eoh) { return pick_factor(eoh, 4, 8); }
+
+/// A grouped NCHW conv with one output channel per group (depthwise) whose
+/// padded input the conv's rule makes per block of output rows (knob
+/// conv2d.pad_per_row).
+bool pads_per_rows(const Schedule& s, const graph::Node& n, const CpuScheduleOptions& o) {
+    const tir::Block* conv = find_block(s.func(), conv_block_of(s, 7));
+    const int64_t groups = n.attr_int("groups", 1);
+    return groups != 1 && conv && !conv->writes.empty() &&
+           conv->writes[0].buffer->shape.size() == 4 &&
+           tir::is_const_int(conv->writes[0].buffer->shape[1], groups) &&
+           find_block(s.func(), "pad_temp") && o.knob("conv2d.pad_per_row", 1) != 0;
+}
+
 /// Loop order of the dense NCHW[x]c rule: 0 = output rows outermost, 1 =
 /// output-channel blocks outermost (small planes: a block's weights stay in
 /// cache over all rows), 2 = also the input-channel blocks outside the rows
@@ -157,6 +182,24 @@ struct ConvRule {
         }
     }
 
+    /// A depthwise rule's accumulators and, with its padding `pad` placed per
+    /// block of output rows (pad_here), those padded rows in compacted local
+    /// buffers (before the pad is placed: cache_write needs a root-level
+    /// block); then the output rows `oh` in blocks of conv2d.row_block
+    /// (default `rows`): the padded input rows a block reads are made right
+    /// before it (in cache) instead of a padded copy of the whole input; rows
+    /// that two blocks share are padded twice. Returns oh's loops (one
+    /// without blocks).
+    Names local_row_blocks(const std::string& block, const std::string& pad, bool pad_here,
+                           const std::string& oh, int64_t rows) {
+        const bool local = o.knob("conv2d.local_buffers", 1) != 0;
+        if (local && pad_here) to_local(pad);
+        if (local) to_local(block);
+        const int64_t eoh = loop_extent(s.func(), oh);
+        if (pad_here) rows = std::clamp<int64_t>(o.knob("conv2d.row_block", rows), 1, eoh);
+        return pad_here && rows > 1 ? s.split(oh, {-1, rows}) : Names{oh};
+    }
+
     // (n, oco, oh, ow, oci, rco, ry, rx, rci) -> fused(n, oh, oco_o) ow_o |
     // rco ry rx rci | ow_i(unrolled) oco_i(unrolled) oci(vector). With two
     // output-channel blocks per tile, one broadcast input value feeds two
@@ -249,23 +292,11 @@ struct ConvRule {
         const bool rows_outer = o.knob("conv2d.rows_outer", depthwise_rows_outer(eco, eoh, o)) != 0;
         const tir::Block* pad = find_block(s.func(), "data_pad");
         const bool pad_here = pad && o.knob("conv2d.pad_per_row", 1);
-        // Padded rows and accumulators in compacted local buffers (before the
-        // pad is placed: cache_write needs a root-level block).
-        const bool local = o.knob("conv2d.local_buffers", 1) != 0;
-        if (local && pad_here) to_local("data_pad");
-        if (local) to_local(block);
-        // Output rows in blocks of `rows`: the padded input rows a block reads
-        // are made right before it (in cache) instead of a padded copy of the
-        // whole input; rows that two blocks share are padded twice.
-        const int64_t rows =
-            pad_here
-                ? std::clamp<int64_t>(o.knob("conv2d.row_block", depthwise_row_block(eoh)), 1, eoh)
-                : 1;
-        Names ohs = rows > 1 ? s.split(l[2], {-1, rows}) : Names{l[2]};
+        Names ohs = local_row_blocks(block, "data_pad", pad_here, l[2], depthwise_row_block(eoh));
         const std::string& oh_in = ohs.back();
         if (rows_outer) {
             Names order = {ohs[0], l[0], l[1]};
-            if (rows > 1) order.push_back(oh_in);
+            if (ohs.size() > 1) order.push_back(oh_in);
             for (const std::string& x : {ows[0], l[5], l[6], ows[1], l[4]}) order.push_back(x);
             s.reorder(order);
             if (parallel_ok(w)) s.parallel(ohs[0]);
@@ -343,24 +374,45 @@ struct ConvRule {
     }
 
     // Grouped (depthwise) NCHW conv: (n, oc, oh, ow, rc, ry, rx) ->
-    // oc n oh ow_o rc ry rx ow_i(vector): each row's accumulators
-    // stay in vector registers across the small window.
-    void grouped(const std::string& block) {
+    // oc n oh_o oh_i ow_o | rc ry rx ow_i(vector): each tile's accumulators
+    // stay in vector registers (a local buffer) across the unrolled window.
+    // With one output channel per group (depthwise) the padded input rows of
+    // a block of output rows are made right before it, in L1, instead of a
+    // padded copy of the whole input (one more pass over memory); rows that
+    // two blocks share are padded twice.
+    void grouped(const std::string& block, const graph::Node& n) {
         Names l = s.get_loops(block);
+        const int64_t eoh = loop_extent(s.func(), l[2]);
         const int64_t eow = loop_extent(s.func(), l[3]);
         const int64_t w = work(s, l);
-        const int64_t v = o.vector_lanes;
-        const int64_t owb = eow <= 2 * v         ? eow
-                            : eow % (2 * v) == 0 ? 2 * v
-                            : eow % v == 0       ? v
-                                                 : pick_factor(eow, v, 2 * v);
+        const int64_t owb = std::clamp<int64_t>(
+            o.knob("conv2d.ow_block", grouped_columns(eow, o.vector_lanes)), 1, eow);
         Names ows = s.split(l[3], {-1, owb});
+        const bool pad_here = pads_per_rows(s, n, o);
+        Names ohs = local_row_blocks(block, "pad_temp", pad_here, l[2], grouped_row_block(eoh));
         // Unfused (n oc oh ow_o): the epilogue placed at ow_o covers one tile.
-        s.reorder({l[1], l[0], l[2], ows[0], l[4], l[5], l[6], ows[1]});
+        Names order = {l[1], l[0]};
+        for (const std::string& x : ohs) order.push_back(x);
+        for (const std::string& x : {ows[0], l[4], l[5], l[6], ows[1]}) order.push_back(x);
+        s.reorder(order);
         if (parallel_ok(w)) s.parallel(l[1]);
+        if (pad_here) {
+            s.compute_at("pad_temp", ohs[0]);
+            Names pl = s.get_loops("pad_temp");
+            if (!pl.empty() && loop_extent(s.func(), pl.back()) >= 4) {
+                const int64_t ew = loop_extent(s.func(), pl.back());
+                Names ws = s.split(pl.back(), {-1, std::min<int64_t>(ew, o.vector_lanes)});
+                s.vectorize(ws[1]);
+            }
+        }
         std::string init = s.decompose_reduction(block, l[4]);
         Names il = s.get_loops(init);
         if (il.size() >= 2) s.vectorize(il.back());
+        if (o.knob("conv2d.unroll_window", 1) &&
+            loop_extent(s.func(), l[5]) * loop_extent(s.func(), l[6]) <= 49) {
+            s.unroll(l[5]);
+            s.unroll(l[6]);
+        }
         s.vectorize(ows[1]);
     }
 
@@ -471,13 +523,14 @@ bool schedule_conv2d_block(Schedule& s, const std::string& block, const graph::N
     }
     if (n.op == "nn.conv2d" && is_reduction(b) && loops == 7) {
         if (n.attr_int("groups", 1) != 1)
-            r.grouped(block);
+            r.grouped(block, n);
         else
             r.nchw(block);
         return true;
     }
     if (n.op == "nn.conv2d" && block.rfind("pad_temp", 0) == 0 && loops == 4) {
-        r.pad_nchw(block);
+        // Placed per block of rows by a depthwise conv's rule, else padded whole.
+        if (!pads_per_rows(s, n, options)) r.pad_nchw(block);
         return true;
     }
     // Bias and activations after a grouped conv: computed per row tile.
@@ -538,6 +591,24 @@ std::vector<CpuKnob> conv2d_knobs(const tir::PrimFunc& f, const graph::Node& n,
             {"conv2d.pad_rows", choices(default_pad_rows(eoh), {0, 2, 4, 7, 8}, eoh)},
             {"conv2d.local_buffers",
              {default_local_accumulators(outer), 1 - default_local_accumulators(outer)}}};
+    }
+    if (n.op == "nn.conv2d" && n.attr_int("groups", 1) != 1) {
+        std::string b = conv_block_of(s, 7);
+        if (b.empty()) return {};
+        const int64_t eow = loop_extent(s.func(), s.get_loops(b)[3]);
+        const int64_t owb = grouped_columns(eow, o.vector_lanes);
+        std::vector<CpuKnob> k = {
+            {"conv2d.ow_block",
+             choices(owb, {4, 8, 16, 32, o.vector_lanes, 2 * o.vector_lanes}, eow)},
+            {"conv2d.unroll_window", {1, 0}},
+            {"conv2d.local_buffers", {1, 0}}};
+        if (pads_per_rows(s, n, o)) {
+            const int64_t eoh = loop_extent(s.func(), s.get_loops(b)[2]);
+            k.push_back({"conv2d.pad_per_row", {1, 0}});
+            k.push_back({"conv2d.row_block",
+                         choices(grouped_row_block(eoh), {1, 2, 4, 7, 8, 14, 16}, eoh)});
+        }
+        return k;
     }
     if (n.op == "nn.conv2d" && n.attr_int("groups", 1) == 1) {
         std::string b = conv_block_of(s, 7);

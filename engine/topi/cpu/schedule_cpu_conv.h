@@ -27,7 +27,10 @@ namespace tessera::topi {
 ///  - nn.max_pool2d_NCHWc / nn.global_avg_pool2d_NCHWc: vectorized over the
 ///    channel block, the window unrolled.
 ///  - nn.conv2d (NCHW): output-channel blocking (unrolled) times an
-///    output-row vector, reduction loops outside the micro-kernel.
+///    output-row vector, reduction loops outside the micro-kernel; grouped
+///    (depthwise): a tile of output columns in vector registers, the window
+///    unrolled around it, parallel over channels, the padded input rows of
+///    each block of output rows made right before it (in cache).
 /// Returns false when the rule does not schedule `block` (the generic
 /// injective / reduction rules then apply). Throws schedule::ScheduleError
 /// when a step does not apply; the caller restores the schedule.
@@ -43,7 +46,11 @@ bool schedule_conv2d_block(schedule::Schedule& s, const std::string& block, cons
 ///  - depthwise NCHW[x]c: conv2d.reg_cols, conv2d.rows_outer, conv2d.unroll_window,
 ///    and with padding conv2d.pad_per_row (pad per row block, not the whole
 ///    input) and conv2d.row_block (output rows per block);
-///  - NCHW nn.conv2d: conv2d.oc_block, conv2d.ow_block.
+///  - NCHW nn.conv2d: conv2d.oc_block, conv2d.ow_block;
+///  - grouped NCHW nn.conv2d (a quantized depthwise conv's, on 8-bit data):
+///    conv2d.ow_block, conv2d.unroll_window, conv2d.local_buffers and, with
+///    one output channel per group and padding, conv2d.pad_per_row and
+///    conv2d.row_block.
 std::vector<CpuKnob> conv2d_knobs(const tir::PrimFunc& f, const graph::Node& n,
                                   const CpuScheduleOptions& options);
 

@@ -150,6 +150,61 @@ def dynamic_conv(name, weight_type, per_channel, channel_zero_points=False):
         reference = lambda m, x: ReferenceEvaluator(m).run(None, {"x": x})[0]
     save_case(name, q, x, reference)
 
+def qdq_depthwise():
+    """MobileNet's int8 blocks as quantize_static writes them: depthwise convs
+    on uint8 activations with a non-zero zero point (the padding holds it),
+    a 3x3 stride-2 one with per-channel int8 weights and a bias, a 5x5
+    stride-1 one with per-tensor uint8 weights and a zero point of 128, and a
+    grouped conv of two channels per group and two outputs each. Tessera
+    runs them on the 8-bit data (grouped_byte_conv)."""
+    x = rng.uniform(-1, 3, (1, 16, 19, 37)).astype(np.float32)
+    nodes, inits = activation_qdq("xa", 4.0 / 255, 64)
+    w1 = rng.integers(-127, 128, (16, 1, 3, 3)).astype(np.int8)
+    s1 = rng.uniform(0.002, 0.02, 16).astype(np.float32)
+    w2 = rng.integers(0, 256, (16, 1, 5, 5)).astype(np.uint8)
+    w3 = rng.integers(-127, 128, (16, 2, 3, 3)).astype(np.int8)
+    nodes += [
+        helper.make_node("DequantizeLinear", ["w1", "w1_s", "w1_z"], ["w1_dq"], axis=0),
+        helper.make_node("Conv", ["xa_dq", "w1_dq", "b1"], ["c1"], name="dw3x3s2", group=16,
+                         pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Clip", ["c1", "lo", "hi"], ["r1"]),
+        helper.make_node("QuantizeLinear", ["r1", "r1_s", "r1_z"], ["r1_q"]),
+        helper.make_node("DequantizeLinear", ["r1_q", "r1_s", "r1_z"], ["r1_dq"]),
+        helper.make_node("DequantizeLinear", ["w2", "w2_s", "w2_z"], ["w2_dq"]),
+        helper.make_node("Conv", ["r1_dq", "w2_dq"], ["c2"], name="dw5x5", group=16, pads=[2, 2, 2, 2]),
+        helper.make_node("QuantizeLinear", ["c2", "c2_s", "c2_z"], ["c2_q"]),
+        helper.make_node("DequantizeLinear", ["c2_q", "c2_s", "c2_z"], ["c2_dq"]),
+        helper.make_node("DequantizeLinear", ["w3", "w3_s"], ["w3_dq"]),
+        helper.make_node("Conv", ["c2_dq", "w3_dq", "b3"], ["y"], name="grouped", group=8, pads=[0, 1, 1, 0]),
+    ]
+    inits += [const("w1", w1), const("w1_s", s1), const("w1_z", np.zeros(16, np.int8)),
+              const("b1", rng.uniform(-1, 1, 16).astype(np.float32)),
+              const("lo", np.float32(0)), const("hi", np.float32(6)),
+              const("r1_s", np.float32(6.0 / 255)), const("r1_z", np.uint8(0)),
+              const("w2", w2), const("w2_s", np.float32(0.004)), const("w2_z", np.uint8(128)),
+              const("c2_s", np.float32(0.05)), const("c2_z", np.uint8(100)),
+              const("w3", w3), const("w3_s", np.float32(0.01)),
+              const("b3", rng.uniform(-1, 1, 16).astype(np.float32))]
+    write("qdq_depthwise", nodes, x, inits)
+
+
+def qdq_depthwise_int8():
+    """Depthwise convs on int8 activations (ONNX Runtime's quantize_static
+    default, QInt8 activations and weights), with a batch of 2."""
+    x = rng.uniform(-2, 2, (2, 24, 14, 14)).astype(np.float32)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xa_s", "xa_z"], ["xa_q"]),
+             helper.make_node("DequantizeLinear", ["xa_q", "xa_s", "xa_z"], ["xa_dq"])]
+    w = rng.integers(-127, 128, (24, 1, 3, 3)).astype(np.int8)
+    nodes += [
+        helper.make_node("DequantizeLinear", ["w", "w_s"], ["w_dq"], axis=0),
+        helper.make_node("Conv", ["xa_dq", "w_dq", "b"], ["y"], name="dw", group=24, pads=[1, 1, 1, 1]),
+    ]
+    inits = [const("xa_s", np.float32(4.0 / 255)), const("xa_z", np.int8(-10)), const("w", w),
+             const("w_s", rng.uniform(0.002, 0.02, 24).astype(np.float32)),
+             const("b", rng.uniform(-1, 1, 24).astype(np.float32))]
+    write("qdq_depthwise_int8", nodes, x, inits)
+
+
 if __name__ == "__main__":
     from onnxruntime.quantization import QuantType
     qdq_matmul()
@@ -157,3 +212,5 @@ if __name__ == "__main__":
     dynamic_conv("dynamic_conv_uint8_weights", QuantType.QUInt8, False)
     dynamic_conv("dynamic_conv_int8_per_channel", QuantType.QInt8, True)
     dynamic_conv("dynamic_conv_uint8_channel_zero_points", QuantType.QUInt8, False, True)
+    qdq_depthwise()
+    qdq_depthwise_int8()

@@ -42,7 +42,7 @@ TEST(LlvmVector, RampInLastDimensionOfTwoDimensionalBuffer) {
     expect_close(c, want, 2e-6);
 }
 
-TEST(LlvmVector, StridedRampIsAGatherAndScatter) {
+TEST(LlvmVector, StridedRampLoadAndScatter) {
     const int64_t N = 32;
     Buffer A = float_buffer("A", {N}), C = float_buffer("C", {N});
     Var io("io");
@@ -58,6 +58,35 @@ TEST(LlvmVector, StridedRampIsAGatherAndScatter) {
         EXPECT_FLOAT_EQ(c[k], 7.f) << k;
         EXPECT_NEAR(c[k + 1], std::tanh(a[k]), 2e-6) << k;
     }
+}
+
+// A stride-2..4 read of 16 lanes is one load of the span the lanes cover
+// and a shuffle, not a gather (a gather of bytes is one load per lane): a
+// stride-2 conv's windows along a row. The buffer ends at the last lane.
+TEST(LlvmVector, AStridedRampReadsItsSpanWithoutAGather) {
+    for (const int64_t s : {2, 3, 4})
+        for (const DataType t : {DataType::float32(), DataType::uint8()}) {
+            const int64_t lanes = 16, N = s * (lanes - 1) + 1 + 5;
+            Buffer A("A", t, {Expr(N)}, "global"), C = float_buffer("C", {lanes});
+            Expr v = ld(A, {Ramp::make(Expr(int64_t(5)), Expr(s), lanes)});
+            if (t != DataType::float32()) v = Cast::make(DataType::float32().with_lanes(lanes), v);
+            Stmt body = st(C, v * Broadcast::make(Expr(0.5f), lanes),
+                           {Ramp::make(Expr(int64_t(0)), Expr(int64_t(1)), lanes)});
+            PrimFunc f("strided", {A, C}, body);
+            std::vector<float> a = random_floats(size_t(N), 40);
+            std::vector<uint8_t> bytes(static_cast<size_t>(N));
+            for (int64_t k = 0; k < N; ++k) bytes[size_t(k)] = uint8_t(k * 37 % 256);
+            std::vector<float> c(size_t(lanes), 0.f), want(static_cast<size_t>(lanes));
+            void* in = t == DataType::float32() ? static_cast<void*>(a.data()) : bytes.data();
+            run_jit(f, {in, c.data()});
+            for (int64_t k = 0; k < lanes; ++k) {
+                const size_t i = size_t(5 + k * s);
+                want[size_t(k)] = 0.5f * (t == DataType::float32() ? a[i] : float(bytes[i]));
+            }
+            const std::string what = "stride " + std::to_string(s) + " " + t.str();
+            expect_close(c, want, 0, what);
+            EXPECT_EQ(codegen::emit_llvm_ir({f}).find("masked.gather"), std::string::npos) << what;
+        }
 }
 
 TEST(LlvmVector, LoopKindsRunEveryIteration) {

@@ -80,6 +80,48 @@ TEST(ScheduleCpu, Conv2dOddChannelsPaddingStride) {
     check(one_node("nn.conv2d", {{1, 3, 23, 23}, {6, 3, 7, 7}, {6}}, {1, 6, 12, 12}, a2), 0);
 }
 
+// A quantized depthwise conv's: uint8 data read as floats, padded with its
+// zero point. The padded rows of each block of output rows are made right
+// before it; the padding reads a row's interior plainly (a clamped index
+// only at its ends).
+TEST(ScheduleCpu, ADepthwiseConvOnBytesPadsRowBlocks) {
+    for (int64_t stride : {1, 2})
+        for (int64_t k : {3, 5}) {
+            const int64_t p = k / 2, H = 23, W = 45;
+            const int64_t OH = (H + 2 * p - k) / stride + 1, OW = (W + 2 * p - k) / stride + 1;
+            std::map<std::string, graph::AttrValue> a = {
+                {"strides", std::vector<int64_t>{stride, stride}},
+                {"padding", std::vector<int64_t>{p, p, p, p}},
+                {"groups", int64_t(12)},
+                {"pad_value", int64_t(7)}};
+            graph::Graph g =
+                one_node("nn.conv2d", {{1, 12, H, W}, {12, 1, k, k}, {12}}, {1, 12, OH, OW}, a);
+            g.values[size_t(g.inputs[0])].type.dtype = graph::DType::UInt8;
+            for (int threads : {1, 0}) check(g, threads);
+            tir::PrimFunc f = topi::lower_node(g, 0);
+            topi::CpuScheduleOptions o;
+            o.threads = 1;
+            o.vector_lanes = codegen::host_vector_lanes();
+            const std::string trace = topi::cpu_default_trace(f, g.nodes[0], o).to_json();
+            EXPECT_NE(trace.find("compute_at"), std::string::npos) << trace;
+            // The codegen's reads before LLVM's passes (which may settle the
+            // test of a vector whose position is known after unrolling).
+            codegen::LlvmOptions unoptimized;
+            unoptimized.opt_level = 0;
+            const std::string ir =
+                codegen::emit_llvm_ir({topi::schedule_cpu_default(f, g.nodes[0], o)}, unoptimized);
+            EXPECT_NE(ir.find("load.unclamped"), std::string::npos)
+                << "stride " << stride << " k " << k;
+        }
+    // Two channels per group: padded whole, the same values.
+    std::map<std::string, graph::AttrValue> a = {{"padding", std::vector<int64_t>{1, 1, 1, 1}},
+                                                 {"groups", int64_t(6)},
+                                                 {"pad_value", int64_t(3)}};
+    graph::Graph g = one_node("nn.conv2d", {{2, 12, 9, 19}, {12, 2, 3, 3}}, {2, 12, 9, 19}, a);
+    g.values[size_t(g.inputs[0])].type.dtype = graph::DType::UInt8;
+    check(g, 0);
+}
+
 TEST(ScheduleCpu, ElementwiseAndReductions) {
     for (int threads : {1, 0}) {
         check(one_node("add", {{3, 5, 1001}, {3, 5, 1001}}, {3, 5, 1001}), threads);

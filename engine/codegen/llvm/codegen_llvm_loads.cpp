@@ -1,0 +1,70 @@
+// Vector loads whose lanes are not one contiguous run but close to it, read
+// without a gather (a gather of bytes has no instruction: LLVM loads each
+// lane on its own):
+//  - a Ramp of stride 2-4 (a stride-2 conv's windows along a row): one
+//    contiguous load of the span the lanes cover, then a shuffle picking
+//    every s-th element;
+//  - offset + clamp(Ramp, lo, hi), the index a padded read clamps so that
+//    both sides of its select stay in bounds (an NCHW conv's padding stage
+//    vectorized along a row): where no lane is clamped (all but the row's
+//    first and last vectors) the Ramp's plain load, else the gather.
+#include "engine/codegen/llvm/codegen_llvm.h"
+#include "engine/tir/clamped_ramp.h"
+#include "engine/tir/op.h"
+
+namespace tessera::codegen {
+
+using tir::Expr;
+using tir::Ramp;
+
+namespace {
+
+// Lanes a strided Ramp may span and still be read as one contiguous load.
+constexpr int64_t kMaxStridedSpan = 128;
+
+}  // namespace
+
+llvm::Value* CodeGenLLVM::load_ramp(const BufferInfo& buf, llvm::Value* first, int64_t stride,
+                                    int lanes) {
+    llvm::Type* elem = memory_type(buf.dtype.element_of());
+    llvm::Align align(buf.dtype.bytes());
+    llvm::Value* addr = m_b.CreateInBoundsGEP(elem, buf.ptr, first);
+    if (stride == 1)
+        return m_b.CreateAlignedLoad(memory_type(buf.dtype.with_lanes(lanes)), addr, align);
+    const int span = int(stride) * (lanes - 1) + 1;
+    llvm::Value* wide = m_b.CreateAlignedLoad(memory_type(buf.dtype.with_lanes(span)), addr, align);
+    std::vector<int> pick;
+    for (int i = 0; i < lanes; ++i) pick.push_back(i * int(stride));
+    return m_b.CreateShuffleVector(wide, pick);
+}
+
+llvm::Value* CodeGenLLVM::emit_patterned_load(const BufferInfo& buf, const Expr& index) {
+    if (buf.dtype.is_bool() || buf.dtype.lanes != 1) return nullptr;
+    if (const Ramp* r = index.as<Ramp>()) {
+        const int64_t* s = tir::as_const_int(r->stride);
+        if (!s || *s < 2 || *s > 4 || *s * (r->lanes - 1) + 1 > kMaxStridedSpan) return nullptr;
+        return load_ramp(buf, emit(r->base), *s, r->lanes);
+    }
+    tir::ClampedRamp m;
+    if (!index.dtype().is_vector() || !tir::match_clamped_ramp(index, m)) return nullptr;
+    const int64_t* s = tir::as_const_int(m.ramp->stride);
+    if (!s || *s < 1 || *s > 4 || *s * (m.ramp->lanes - 1) + 1 > kMaxStridedSpan) return nullptr;
+    // Unclamped when lo <= first lane and last lane <= hi.
+    llvm::Value* first = emit(m.ramp->base);
+    llvm::Value* last = m_b.CreateAdd(
+        first, llvm::ConstantInt::get(first->getType(), uint64_t(*s * (m.ramp->lanes - 1))));
+    llvm::Value* inside = m_b.getTrue();
+    if (m.lo.defined()) inside = m_b.CreateAnd(inside, m_b.CreateICmpSGE(first, emit(m.lo)));
+    if (m.hi.defined()) inside = m_b.CreateAnd(inside, m_b.CreateICmpSLE(last, emit(m.hi)));
+    llvm::Value* start = m.offset.defined() ? m_b.CreateAdd(emit(m.offset), first) : first;
+    return emit_branches(
+        inside, "load.unclamped", [&] { return load_ramp(buf, start, *s, m.ramp->lanes); },
+        [&] {
+            int lanes = 0;
+            llvm::Value* addr = element_address(buf, index, &lanes);
+            return m_b.CreateMaskedGather(memory_type(buf.dtype.with_lanes(m.ramp->lanes)), addr,
+                                          llvm::Align(buf.dtype.bytes()));
+        });
+}
+
+}  // namespace tessera::codegen
