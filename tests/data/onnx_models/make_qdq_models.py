@@ -81,7 +81,7 @@ def qdq_matmul():
 
 
 def qdq_conv():
-    """A 3-channel stem conv (stays float: too few input channels) and a conv
+    """A 3-channel stem conv (an integer GEMM of 27-term windows) and a conv
     with per-output-channel int8 weights and a float bias, padded (an integer
     GEMM)."""
     x = rng.uniform(-1, 3, (1, 3, 9, 11)).astype(np.float32)
