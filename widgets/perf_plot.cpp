@@ -3,12 +3,13 @@
 
 #include <qcustomplot.h>
 
-#include "widgets/theme.h"
-
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+
+#include "widgets/short_labels.h"
+#include "widgets/theme.h"
 
 namespace tessera::widgets {
 
@@ -24,7 +25,7 @@ PerfPlot::PerfPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(th
     m_bars->setPen(QPen(QColor(0x2a, 0x5d, 0x9f)));
     m_bars->setBrush(QColor(0x5b, 0x8f, 0xd4));
     m_plot->yAxis->setLabel("ms per run");
-    m_plot->xAxis->setTickLabelRotation(40);
+    m_plot->xAxis->setTickLabelRotation(-40);
     m_plot->xAxis->grid()->setVisible(false);
     QFont small = font();
     small.setPointSizeF(8);
@@ -55,13 +56,13 @@ void PerfPlot::setBars(const QStringList& labels, const QVector<double>& ms) {
     for (int i = 0; i < n; ++i) total += ms[i];
     QVector<double> keys, values;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    auto add = [&](const QString& label, double value, const QString& tip) {
+    QStringList shownLabels;
+    for (int k = 0; k < shown; ++k) shownLabels << labels[order[k]];
+    const int common = sharedLabelStart(shownLabels);
+    auto add = [&](const QString& label, double value, const QString& tip, bool kernel) {
         keys << keys.size() + 1;
         values << value;
-        // Elided in the middle: fused kernels' names share their start
-        // (fused_node_MatMul...) and differ at the end.
-        ticker->addTick(keys.size(),
-                        label.size() > 18 ? label.left(8) + QChar(0x2026) + label.right(9) : label);
+        ticker->addTick(keys.size(), kernel ? shortLabel(label, common, kMaxTickChars) : label);
         m_tips << tip;
     };
     for (int k = 0; k < shown; ++k) {
@@ -70,7 +71,8 @@ void PerfPlot::setBars(const QStringList& labels, const QVector<double>& ms) {
             QString("%1\n%2 ms per run (%3 %)")
                 .arg(labels[i])
                 .arg(ms[i], 0, 'f', 4)
-                .arg(total > 0 ? 100 * ms[i] / total : 0, 0, 'f', 1));
+                .arg(total > 0 ? 100 * ms[i] / total : 0, 0, 'f', 1),
+            true);
     }
     if (shown < n) {
         double rest = 0;
@@ -79,7 +81,8 @@ void PerfPlot::setBars(const QStringList& labels, const QVector<double>& ms) {
             QString("%1 faster kernels together: %2 ms per run (%3 %)")
                 .arg(n - shown)
                 .arg(rest, 0, 'f', 4)
-                .arg(total > 0 ? 100 * rest / total : 0, 0, 'f', 1));
+                .arg(total > 0 ? 100 * rest / total : 0, 0, 'f', 1),
+            false);
     }
     double top = 0;
     for (double v : values) top = std::max(top, v);

@@ -18,6 +18,9 @@ public:
     explicit PerfPlot(QWidget* parent = nullptr);
 
     static constexpr int kMaxBars = 24;
+    /// A tick label's characters past the start all shown bars' names share
+    /// (short_labels.h).
+    static constexpr int kMaxTickChars = 18;
 
     /// Shows the entries as bars, slowest first: `labels[i]` under a bar of
     /// height `ms[i]`; past kMaxBars, the fastest share one "N others" bar.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "widgets/short_labels.h"
 #include "widgets/theme.h"
 
 namespace tessera::widgets {
@@ -16,6 +17,9 @@ RooflinePlot::RooflinePlot(QWidget* parent) : QWidget(parent), m_plot(new QCusto
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     followPalette(m_plot);  // light or dark with the system
+    // In each replot, once the axes are laid out for the plot's size and
+    // before anything is drawn.
+    connect(m_plot, &QCustomPlot::afterLayout, this, &RooflinePlot::hideCoveringLabels);
     QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->setScaleType(QCPAxis::stLogarithmic);
@@ -77,7 +81,10 @@ QStringList RooflinePlot::kernelsAbove(double tolerance) const {
 
 void RooflinePlot::redraw() {
     m_plot->clearItems();
-    QVector<QCPItemText*> fixed, kernelLabels;  // the peaks' labels, the kernels' (in order)
+    m_fixedLabels.clear();
+    m_kernelLabels.clear();
+    QVector<QCPItemText*>& fixed = m_fixedLabels;
+    QVector<QCPItemText*>& kernelLabels = m_kernelLabels;
     const double xlo = 0.01, xhi = 1000;
     QVector<double> rx, ry;
     const double fastest = m_roofs.isEmpty() ? 0 : m_roofs.first().second;
@@ -130,6 +137,12 @@ void RooflinePlot::redraw() {
     QVector<double> px, py;
     m_count = 0;
     double top = std::max({m_peak, m_int8Peak, 1.0});
+    // The labelled points' names without the start they all share.
+    QStringList labelled;
+    for (int i = 0;
+         i < std::min(m_intensity.size(), m_gflops.size()) && labelled.size() < kMaxLabels; ++i)
+        if (m_intensity[i] > 0 && m_gflops[i] > 0) labelled << m_labels.value(i);
+    const int shared = sharedLabelStart(labelled);
     for (int i = 0; i < std::min(m_intensity.size(), m_gflops.size()); ++i) {
         if (!(m_intensity[i] > 0) || !(m_gflops[i] > 0)) continue;
         px << m_intensity[i];
@@ -146,8 +159,7 @@ void RooflinePlot::redraw() {
         text->position->setCoords(m_intensity[i], m_gflops[i]);
         const bool right_half = m_intensity[i] > std::sqrt(xlo * xhi);
         text->setPositionAlignment((right_half ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
-        QString name = m_labels.value(i);
-        if (name.size() > kMaxLabelChars) name = name.left(kMaxLabelChars - 1) + QChar(0x2026);
+        const QString name = shortLabel(m_labels.value(i), shared, kMaxLabelChars);
         text->setText(right_half ? name + " " : " " + name);
         QFont f = font();
         f.setPointSizeF(7.5);
@@ -161,24 +173,30 @@ void RooflinePlot::redraw() {
     for (double y : py) bottom = std::min(bottom, y / 2);
     m_plot->yAxis->setRange(bottom, top * 3);
     m_plot->replot();
+}
+
+void RooflinePlot::hideCoveringLabels() {
     // Labels that would cover the peaks' or an earlier (more important)
     // kernel's label are hidden: on ResNet-18 they piled up into one blot
-    // over the roofs' legend. Their points stay, with tooltips.
+    // over the roofs' legend. Their points stay, with tooltips. Checked again
+    // after every layout (a docked plot is smaller than a floating one).
     QVector<QRectF> taken;
     auto rect = [](QCPItemText* t) {
         return QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized();
     };
-    for (QCPItemText* t : fixed) taken << rect(t);
-    bool hidden = false;
-    for (QCPItemText* t : kernelLabels) {
+    for (QCPItemText* t : m_fixedLabels) taken << rect(t);
+    for (QCPItemText* t : m_kernelLabels) {
         const QRectF r = rect(t);
         const bool covers = std::any_of(taken.begin(), taken.end(),
                                         [&](const QRectF& other) { return other.intersects(r); });
         t->setVisible(!covers);
-        hidden |= covers;
         if (!covers) taken << r;
     }
-    if (hidden) m_plot->replot();
+}
+
+int RooflinePlot::visibleKernelLabels() const {
+    return int(std::count_if(m_kernelLabels.begin(), m_kernelLabels.end(),
+                             [](const QCPItemText* t) { return t->visible(); }));
 }
 
 }  // namespace tessera::widgets

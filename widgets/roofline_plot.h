@@ -11,6 +11,7 @@
 #include <QWidget>
 
 class QCustomPlot;
+class QCPItemText;
 
 namespace tessera::widgets {
 
@@ -20,7 +21,8 @@ public:
     /// Points past this many are drawn without a label (pass the most
     /// important kernels first: labels of 100 kernels are noise).
     static constexpr int kMaxLabels = 10;
-    /// Longer kernel names are cut with an ellipsis on the plot.
+    /// Longer kernel names are cut with an ellipsis on the plot (after the
+    /// start all labelled names share, short_labels.h).
     static constexpr int kMaxLabelChars = 28;
 
     explicit RooflinePlot(QWidget* parent = nullptr);
@@ -49,9 +51,13 @@ public:
     /// Labels of the kernels plotted above attainable() * (1 + tolerance).
     QStringList kernelsAbove(double tolerance) const;
     QCustomPlot* plot() const { return m_plot; }
+    /// Kernel labels drawn (the others would cover the peaks' labels or a
+    /// more important kernel's at the plot's present size).
+    int visibleKernelLabels() const;
 
 private:
     void redraw();
+    void hideCoveringLabels();
 
     QCustomPlot* m_plot;
     double m_peak = 0;
@@ -61,6 +67,7 @@ private:
     QStringList m_labels;
     QVector<double> m_intensity, m_gflops;
     int m_count = 0;
+    QVector<QCPItemText*> m_fixedLabels, m_kernelLabels;  // the peaks', the kernels' (in order)
 };
 
 }  // namespace tessera::widgets

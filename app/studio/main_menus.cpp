@@ -21,6 +21,7 @@
 #include "app/studio/main_window.h"
 #include "app/studio/schedule_editor.h"
 #include "app/studio/versions.h"
+#include "app/studio/window_shortcuts_first.h"
 #include "widgets/graph_view.h"
 #include "widgets/perf_plot.h"
 #include "widgets/roofline_plot.h"
@@ -152,6 +153,7 @@ void MainMenus::createToolBar(QMenu* tuneMenu) {
     m_search->setPlaceholderText("Search nodes (Ctrl+F)");
     m_search->setClearButtonEnabled(true);
     m_search->setMaximumWidth(260);
+    letWindowShortcutsPass(m_search, m_window);  // Ctrl+E exports from the search box too
     toolBar->addWidget(m_search);
     auto* findAction = new QAction("&Find node", m_window);
     findAction->setShortcut(QKeySequence::Find);

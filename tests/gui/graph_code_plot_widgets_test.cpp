@@ -237,7 +237,7 @@ TEST(RooflinePlot, VisibleLabelsCoverNeitherEachOtherNorThePeaks) {
     for (int i = 0; i < plot.plot()->itemCount(); ++i) {
         auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i));
         if (!text || !text->visible()) continue;
-        kernels += text->text().contains("fused_conv") ? 1 : 0;
+        kernels += text->text().contains("_relu") ? 1 : 0;  // "…3_relu": fused_conv_ they share
         shown << QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition())
                      .normalized();
     }
@@ -246,6 +246,57 @@ TEST(RooflinePlot, VisibleLabelsCoverNeitherEachOtherNorThePeaks) {
     for (int a = 0; a < shown.size(); ++a)
         for (int b = a + 1; b < shown.size(); ++b)
             EXPECT_FALSE(shown[a].intersects(shown[b])) << a << " " << b;
+}
+
+// The labels are checked again at every size: docked (small), labels that
+// would cover the peaks' text or each other hide; floating (large) again,
+// they come back. Each label reads the part of its name the others do not
+// share.
+TEST(RooflinePlot, LabelsHideAndReturnAsThePlotIsResized) {
+    RooflinePlot plot;
+    plot.resize(1400, 900);
+    plot.show();
+    plot.setPeaks(100, 20);
+    QStringList names;
+    QVector<double> intensity, gflops;
+    for (int i = 0; i < 8; ++i) {
+        names << QString("fused__bert_encoder_layer_%1_output_dense_MatMul").arg(i);
+        intensity << 1.0 + 3 * i;
+        gflops << 10.0 + 10 * i;
+    }
+    plot.setKernels(names, intensity, gflops);
+    auto visibleRects = [&]() {
+        QVector<QRectF> shown;
+        for (int i = 0; i < plot.plot()->itemCount(); ++i) {
+            auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i));
+            if (text && text->visible())
+                shown << QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition())
+                             .normalized();
+        }
+        for (int a = 0; a < shown.size(); ++a)
+            for (int b = a + 1; b < shown.size(); ++b)
+                EXPECT_FALSE(shown[a].intersects(shown[b]))
+                    << a << " " << b << " at " << plot.width();
+        return shown.size();
+    };
+    auto resizeTo = [&](int w, int h) {
+        plot.resize(w, h);
+        QApplication::processEvents();
+        plot.plot()->replot();
+    };
+    resizeTo(1400, 900);
+    const int large = plot.visibleKernelLabels();
+    visibleRects();
+    resizeTo(360, 240);
+    const int small = plot.visibleKernelLabels();
+    visibleRects();
+    EXPECT_LT(small, large);
+    resizeTo(1400, 900);
+    EXPECT_EQ(plot.visibleKernelLabels(), large);
+    for (int i = 0; i < plot.plot()->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i));
+            text && text->text().contains("output_dense"))
+            EXPECT_FALSE(text->text().contains("bert_encoder")) << text->text().toStdString();
 }
 
 TEST(GraphViewBig, ThousandNodesLayOutOffThreadAndRenderAtEveryZoom) {

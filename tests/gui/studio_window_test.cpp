@@ -6,7 +6,9 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
@@ -15,10 +17,12 @@
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QTreeWidget>
+#include <QtTest/QTest>
 #include <functional>
 
 #include "app/studio/input_shape_dialog.h"
 #include "app/studio/main_window.h"
+#include "app/studio/window_shortcuts_first.h"
 #include "tests/gui/gui_test_util.h"
 #include "widgets/code_view.h"
 #include "widgets/graph_view.h"
@@ -237,6 +241,76 @@ TEST(StudioWindow, TheViewMenuNamesDocksWhateverTheirTitle) {
     toggle->trigger();
     EXPECT_TRUE(code->isVisible());
     EXPECT_TRUE(toggle->isChecked());
+}
+
+// A line edit as X11's key bindings make it: Ctrl+E and Ctrl+A are its
+// cursor moves, taken before the window's shortcuts (offscreen tests run
+// with the Windows key scheme, where they are not).
+class X11LineEdit : public QLineEdit {
+protected:
+    bool event(QEvent* e) override {
+        if (e->type() == QEvent::ShortcutOverride) {
+            auto* k = static_cast<QKeyEvent*>(e);
+            if (k->modifiers() == Qt::ControlModifier &&
+                (k->key() == Qt::Key_E || k->key() == Qt::Key_A)) {
+                k->accept();
+                return true;
+            }
+        }
+        return QLineEdit::event(e);
+    }
+};
+
+// A window shortcut reaches its action from a field that would take the key
+// as a cursor move (Ctrl+E: Export package, from the node search on X11);
+// the field keeps its editing keys.
+TEST(StudioWindow, WindowShortcutsPassAFieldThatWouldTakeThemAsCursorMoves) {
+    for (const bool pass : {false, true}) {
+        QWidget window;
+        auto* field = new X11LineEdit;
+        field->setParent(&window);
+        auto* exportAction = new QAction("Export", &window);
+        exportAction->setShortcut(Qt::CTRL | Qt::Key_E);
+        window.addAction(exportAction);
+        auto* copyAction = new QAction("Copy", &window);
+        copyAction->setShortcut(QKeySequence::Copy);
+        window.addAction(copyAction);
+        if (pass) tessera::studio::letWindowShortcutsPass(field, &window);
+        window.show();
+        QApplication::setActiveWindow(&window);
+        ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+        field->setFocus();
+        QSignalSpy exported(exportAction, &QAction::triggered),
+            copied(copyAction, &QAction::triggered);
+        QTest::keyClick(field, Qt::Key_E, Qt::ControlModifier);
+        EXPECT_EQ(exported.count(), pass ? 1 : 0) << (pass ? "with" : "without");
+        field->setText("conv");
+        field->selectAll();
+        QTest::keyClick(field, Qt::Key_C, Qt::ControlModifier);  // the field's copy
+        EXPECT_EQ(copied.count(), 0);
+    }
+}
+
+// Ctrl+E (Export package) works while the node search has focus. No model is
+// open, so the action runs and shows no dialog.
+TEST(StudioWindow, ExportShortcutWorksWhileTheSearchBoxHasFocus) {
+    Studio studio;
+    QApplication::setActiveWindow(&studio.window);
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&studio.window));
+    QAction* exportAction = nullptr;
+    for (QAction* a : studio.window.findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_E)) exportAction = a;
+    ASSERT_NE(exportAction, nullptr);
+    QSignalSpy exported(exportAction, &QAction::triggered);
+    QLineEdit* search = studio.window.searchBox();
+    search->setFocus();
+    search->setText("conv");
+    search->setCursorPosition(0);
+    QTest::keyClick(search, Qt::Key_E, Qt::ControlModifier);
+    EXPECT_EQ(exported.count(), 1);
+    // The End key still moves the cursor.
+    QTest::keyClick(search, Qt::Key_End);
+    EXPECT_EQ(search->cursorPosition(), 4);
 }
 
 TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {

@@ -1,21 +1,23 @@
 // Widget behaviours: Graphviz layout, GraphView items and selection, CodeView
 // highlighting, PerfPlot bars.
 #include <gtest/gtest.h>
+#include <qcustomplot.h>
 
 #include <QElapsedTimer>
-#include <cstdio>
-#include <algorithm>
 #include <QScrollBar>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTextBlock>
 #include <QTextLayout>
 #include <QtTest/QTest>
+#include <algorithm>
+#include <cstdio>
 
 #include "widgets/code_view.h"
 #include "widgets/graph_layout.h"
 #include "widgets/graph_view.h"
 #include "widgets/perf_plot.h"
-#include <qcustomplot.h>
+#include "widgets/short_labels.h"
 
 using namespace tessera::widgets;
 
@@ -246,6 +248,36 @@ TEST(PerfPlot, ShowsOneBarPerValue) {
     EXPECT_EQ(plot.barCount(), 3);
     plot.clearBars();
     EXPECT_EQ(plot.barCount(), 0);
+}
+
+// Fused kernels' names share a long start and differ after it (a BERT
+// reranker's: fused__bert_encoder_layer_2_intermediate_dense_MatMul_quant_...
+// and ..._layer_9_output_...): the time chart's ticks and the roofline's
+// labels show the part after the shared start, so no two read the same (they
+// all read fused_b...ant_and_6); names with nothing in common stay.
+TEST(ShortLabels, ShowWhereTheKernelNamesDiffer) {
+    QStringList names;
+    for (const char* part :
+         {"2_intermediate_dense", "9_intermediate_dense", "2_output_dense", "4_attention_self"})
+        names << QString(
+                     "fused__bert_encoder_layer_%1_MatMul_quant_scales_mul__bert_encoder_layer_"
+                     "x_MatMul_quant_and_6")
+                     .arg(part);
+    const int shared = sharedLabelStart(names);
+    EXPECT_EQ(names[0].left(shared), "fused__bert_encoder_layer_");
+    QSet<QString> ticks;
+    for (const QString& n : names) {
+        const QString t = shortLabel(n, shared, 18);
+        EXPECT_LE(t.size(), 19) << t.toStdString();
+        ticks << t;
+    }
+    EXPECT_EQ(ticks.size(), names.size());
+    EXPECT_EQ(shortLabel(names[2], shared, 18),
+              QString(QChar(0x2026)) + "2_output_dense_Ma" + QChar(0x2026));
+    EXPECT_EQ(sharedLabelStart({"conv1", "conv2", "pool"}), 0);
+    EXPECT_EQ(sharedLabelStart({"fused_conv1_relu1", "fused_conv2_relu2"}), 6);
+    EXPECT_EQ(sharedLabelStart({"a_b", "a_"}), 0);  // "a_" would keep nothing
+    EXPECT_EQ(shortLabel("conv1", 0, 18), "conv1");
 }
 
 // 166 kernels are noise as bars: the slowest first, the rest as one bar, and
