@@ -1,12 +1,13 @@
 // Widget behaviours added for issue 9: graph search, export, overview, group
 // boxes, line diff, code panes (find, diff), series plot and plot export.
 #include <gtest/gtest.h>
+#include <qcustomplot.h>
 
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
-#include <qcustomplot.h>
+#include <functional>
 
 #include "tests/gui/gui_test_util.h"
 #include "widgets/code_panes.h"
@@ -215,6 +216,34 @@ TEST(RooflinePlot, LabelsStayInsideThePlot) {
     EXPECT_EQ(labels, 2);
 }
 
+// `count` kernels named by `name(i)` at intensity a + b i, c + d i GFLOP/s.
+void setCrowdedKernels(RooflinePlot& plot, int count, const std::function<QString(int)>& name,
+                       double a, double b, double c, double d) {
+    QStringList names;
+    QVector<double> intensity, gflops;
+    for (int i = 0; i < count; ++i) {
+        names << name(i);
+        intensity << a + b * i;
+        gflops << c + d * i;
+    }
+    plot.setKernels(names, intensity, gflops);
+}
+
+// The visible labels' rectangles (pixels), checking that no two overlap.
+QVector<QRectF> visibleLabelRects(const RooflinePlot& plot) {
+    QVector<QRectF> shown;
+    for (int i = 0; i < plot.plot()->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i));
+        if (text && text->visible())
+            shown << QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition())
+                         .normalized();
+    }
+    for (int a = 0; a < shown.size(); ++a)
+        for (int b = a + 1; b < shown.size(); ++b)
+            EXPECT_FALSE(shown[a].intersects(shown[b])) << a << " " << b << " at " << plot.width();
+    return shown;
+}
+
 // Kernels crowded near the peak (ResNet-18's convs): a label that would
 // cover the peaks' legend or a label drawn before it is hidden; the points
 // stay. No two visible labels overlap.
@@ -223,29 +252,12 @@ TEST(RooflinePlot, VisibleLabelsCoverNeitherEachOtherNorThePeaks) {
     plot.resize(420, 300);
     plot.show();
     plot.setPeaks(100, 20);
-    QStringList names;
-    QVector<double> intensity, gflops;
-    for (int i = 0; i < 10; ++i) {
-        names << QString("fused_conv_%1_relu").arg(i);
-        intensity << 20.0 + i;
-        gflops << 70.0 + i;
-    }
-    plot.setKernels(names, intensity, gflops);
+    setCrowdedKernels(
+        plot, 10, [](int i) { return QString("fused_conv_%1_relu").arg(i); }, 20, 1, 70, 1);
     plot.plot()->replot();
-    QVector<QRectF> shown;
-    int kernels = 0;
-    for (int i = 0; i < plot.plot()->itemCount(); ++i) {
-        auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i));
-        if (!text || !text->visible()) continue;
-        kernels += text->text().contains("_relu") ? 1 : 0;  // "…3_relu": fused_conv_ they share
-        shown << QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition())
-                     .normalized();
-    }
-    EXPECT_GE(kernels, 1);
-    EXPECT_LT(kernels, 10);
-    for (int a = 0; a < shown.size(); ++a)
-        for (int b = a + 1; b < shown.size(); ++b)
-            EXPECT_FALSE(shown[a].intersects(shown[b])) << a << " " << b;
+    visibleLabelRects(plot);
+    EXPECT_GE(plot.visibleKernelLabels(), 1);
+    EXPECT_LT(plot.visibleKernelLabels(), 10);
 }
 
 // The labels are checked again at every size: docked (small), labels that
@@ -257,28 +269,10 @@ TEST(RooflinePlot, LabelsHideAndReturnAsThePlotIsResized) {
     plot.resize(1400, 900);
     plot.show();
     plot.setPeaks(100, 20);
-    QStringList names;
-    QVector<double> intensity, gflops;
-    for (int i = 0; i < 8; ++i) {
-        names << QString("fused__bert_encoder_layer_%1_output_dense_MatMul").arg(i);
-        intensity << 1.0 + 3 * i;
-        gflops << 10.0 + 10 * i;
-    }
-    plot.setKernels(names, intensity, gflops);
-    auto visibleRects = [&]() {
-        QVector<QRectF> shown;
-        for (int i = 0; i < plot.plot()->itemCount(); ++i) {
-            auto* text = qobject_cast<QCPItemText*>(plot.plot()->item(i));
-            if (text && text->visible())
-                shown << QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition())
-                             .normalized();
-        }
-        for (int a = 0; a < shown.size(); ++a)
-            for (int b = a + 1; b < shown.size(); ++b)
-                EXPECT_FALSE(shown[a].intersects(shown[b]))
-                    << a << " " << b << " at " << plot.width();
-        return shown.size();
-    };
+    setCrowdedKernels(
+        plot, 8,
+        [](int i) { return QString("fused__bert_encoder_layer_%1_output_dense_MatMul").arg(i); }, 1,
+        3, 10, 10);
     auto resizeTo = [&](int w, int h) {
         plot.resize(w, h);
         QApplication::processEvents();
@@ -286,10 +280,10 @@ TEST(RooflinePlot, LabelsHideAndReturnAsThePlotIsResized) {
     };
     resizeTo(1400, 900);
     const int large = plot.visibleKernelLabels();
-    visibleRects();
+    visibleLabelRects(plot);
     resizeTo(360, 240);
     const int small = plot.visibleKernelLabels();
-    visibleRects();
+    visibleLabelRects(plot);
     EXPECT_LT(small, large);
     resizeTo(1400, 900);
     EXPECT_EQ(plot.visibleKernelLabels(), large);
