@@ -7,6 +7,64 @@ namespace tessera::topi::detail {
 using tir::Expr;
 using tir::Var;
 
+namespace {
+
+// Narrower outputs of a stride-1 depthwise conv on bytes compute over the
+// flattened padded plane (flat_depthwise_conv2d).
+constexpr int64_t kFlatDepthwiseWidth = 32;
+
+// A stride-1 depthwise conv of 8-bit data over its padded plane flattened:
+// with Wp the padded width, output (oh, ow) of one channel is the sum over
+// the window of padded[(oh + ry) * Wp + ow + rx], so with (oh, ow) fused
+// into q = oh * Wp + ow (the schedule's), a run of q is one contiguous read
+// per tap whatever the rows; the Wp - OW columns past each row are computed
+// and dropped. A 7x7 or 14x14 plane's rows are half a vector or less; over
+// the flattened plane the vectors are full. Stages: pad_temp (N, C, (Hp + 1)
+// * Wp) floats (a row more, which the last dropped columns read),
+// conv2d_flat (N, C, OH, Wp), then the output (its first OW columns) with
+// its bias.
+Tensors flat_depthwise_conv2d(const graph::Node& n, const Tensors& in, int64_t OH, int64_t OW) {
+    const te::Tensor& x = in[0];
+    const te::Tensor& w = in[1];
+    const auto& xs = x.shape();
+    const int64_t N = xs[0], C = xs[1], H = xs[2], W = xs[3];
+    const int64_t KH = w.shape()[2], KW = w.shape()[3];
+    const std::vector<int64_t> pad = attr_padding(n);
+    const int64_t Wp = W + pad[1] + pad[3], Hp = H + pad[0] + pad[2];
+    const double pad_value = double(n.attr_int("pad_value", 0));
+    te::Tensor padded = te::compute(
+        {N, C, (Hp + 1) * Wp},
+        [&](const std::vector<Var>& i) {
+            Expr h = add_const(tir::floordiv(i[2], Expr(Wp)), -pad[0]);
+            Expr ww = add_const(tir::floormod(i[2], Expr(Wp)), -pad[1]);
+            Expr inside = h >= int64_t(0) && h < H && ww >= int64_t(0) && ww < W;
+            Expr v = tir::cast(w.dtype(), x(i[0], i[1], clamp_index(h, H), clamp_index(ww, W)));
+            return tir::if_then_else(inside, v, tir::make_const(w.dtype(), pad_value));
+        },
+        "pad_temp", "injective");
+    tir::IterVar ry = te::reduce_axis(KH, "ry");
+    tir::IterVar rx = te::reduce_axis(KW, "rx");
+    te::Tensor flat = te::compute(
+        {N, C, OH, Wp},
+        [&](const std::vector<Var>& i) {
+            Expr at = mul_const(i[2] + ry.var, Wp) + i[3] + rx.var;
+            return te::sum(padded(i[0], i[1], at) * w(i[1], Expr(int64_t(0)), ry.var, rx.var),
+                           {ry, rx});
+        },
+        "conv2d_flat", "conv2d");
+    const bool biased = in.size() == 3;
+    te::Tensor result = te::compute(
+        {N, C, OH, OW},
+        [&](const std::vector<Var>& i) {
+            Expr v = flat(as_exprs(i));
+            return biased ? v + in[2](i[1]) : v;
+        },
+        biased ? "T_bias_add" : "conv2d_nchw", "broadcast");
+    return {result};
+}
+
+}  // namespace
+
 Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out) {
     check_arity(n, in, out, 2, 3);
     const te::Tensor& x = in[0];
@@ -41,11 +99,16 @@ Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out) {
             << where(n) << ": bias must have shape (" << K << ")";
     }
 
+    const bool bytes = x.dtype() != w.dtype();
+    if (bytes && groups == C && K == C && Cg == 1 && strides == std::vector<int64_t>{1, 1} &&
+        dil == std::vector<int64_t>{1, 1} && (pad[0] || pad[1] || pad[2] || pad[3]) &&
+        OW < kFlatDepthwiseWidth)
+        return flat_depthwise_conv2d(n, in, OH, OW);
+
     // 8-bit data (a quantized conv's) is read as float(x), padded with its
     // zero point; the padded copy holds the floats (a stride-2 window's
     // every other float is a shuffle of two vectors, every other byte a
     // per-lane insert).
-    const bool bytes = x.dtype() != w.dtype();
     const double pad_value = double(n.attr_int("pad_value", 0));
     // Padded input: zero (pad_value) outside the original bounds. The read index is
     // clamped because both branches of a select are evaluated.

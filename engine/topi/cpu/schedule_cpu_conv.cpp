@@ -45,6 +45,24 @@ int64_t grouped_columns(int64_t eow, int64_t v) {
                                 : pick_factor(eow, v, 2 * v);
 }
 
+/// The reduction block of a flat depthwise conv (topi's conv2d_flat), "" if none.
+std::string flat_conv_block(const Schedule& s) {
+    for (const std::string& b : s.blocks())
+        if (b.rfind("conv2d_flat", 0) == 0 && is_reduction(find_block(s.func(), b))) return b;
+    return "";
+}
+
+/// Output rows per tile of the flat depthwise conv (q over the flattened
+/// plane, `wp` per row): the most rows that divide the `eoh` rows and fit 4
+/// vectors (a tile of whole rows: decompose_reduction proves a split of the
+/// fused rows and columns only at a row's end). At least one row.
+int64_t flat_rows(int64_t eoh, int64_t wp, int64_t v) {
+    int64_t k = 1;
+    for (int64_t r = 1; r <= eoh; ++r)
+        if (eoh % r == 0 && r * wp <= 4 * v) k = r;
+    return k;
+}
+
 /// Output rows per padded block of the grouped NCHW conv: up to 8 (a 3x3
 /// window at stride 1 pads 10 input rows for 8 output rows).
 int64_t grouped_row_block(int64_t eoh) { return pick_factor(eoh, 4, 8); }
@@ -416,6 +434,71 @@ struct ConvRule {
         s.vectorize(ows[1]);
     }
 
+    // Depthwise conv of bytes over the flattened padded plane (n, c, oh, ow,
+    // ry, rx) -> c n q_o | ry rx q_i(vector), q = fused (oh, ow) over the
+    // padded width: a tile of whole rows of q (up to 4 vectors) in registers across the
+    // unrolled window, parallel over channels; the channel's padded plane is
+    // made right before it (a few hundred floats), its rows as vectors.
+    void flat_depthwise(const std::string& block) {
+        Names l = s.get_loops(block);
+        const int64_t row = loop_extent(s.func(), l[3]);  // the padded width
+        const int64_t eoh = loop_extent(s.func(), l[2]);
+        const int64_t w = work(s, l);
+        const int64_t tile =
+            row * std::clamp<int64_t>(
+                      o.knob("conv2d.row_block", flat_rows(eoh, row, o.vector_lanes)), 1, eoh);
+        if (o.knob("conv2d.local_buffers", 1) != 0) {
+            to_local("pad_temp");
+            to_local(block);
+        }
+        s.reorder({l[1], l[0], l[2], l[3], l[4], l[5]});
+        if (parallel_ok(w)) s.parallel(l[1]);
+        Names qs = s.split(s.fuse({l[2], l[3]}), {-1, tile});
+        s.reorder({qs[0], l[4], l[5], qs[1]});
+        if (find_block(s.func(), "pad_temp")) {
+            s.compute_at("pad_temp", l[0]);
+            Names pl = s.get_loops("pad_temp");
+            if (!pl.empty() && row > 1 && loop_extent(s.func(), pl.back()) > row) {
+                Names rows = s.split(pl.back(), {-1, row});
+                s.vectorize(rows[1]);
+            }
+        }
+        std::string init = s.decompose_reduction(block, l[4]);
+        Names il = s.get_loops(init);
+        if (il.size() >= 2) s.vectorize(il.back());
+        if (o.knob("conv2d.unroll_window", 1)) {
+            s.unroll(l[4]);
+            s.unroll(l[5]);
+        }
+        s.vectorize(qs[1]);
+    }
+
+    // A stage after the flat depthwise conv (its output with the bias, the
+    // fused activations): per channel, after the channel's whole plane.
+    bool flat_epilogue(const std::string& block) {
+        std::string conv = flat_conv_block(s);
+        if (conv.empty()) return false;
+        Names cl = s.get_loops(conv);
+        if (cl.size() < 2) return false;
+        s.reverse_compute_at(block, cl[1]);
+        // Its column loop covers the conv's padded width, guarded to the
+        // output's: split at the output's width, the first part unguarded
+        // (vectorized), the rest never runs its body.
+        Names l = s.get_loops(block);
+        const tir::Block* b = find_block(s.func(), block);
+        const int64_t* ow = b && !b->iter_vars.empty()
+                                ? tir::as_const_int(b->iter_vars.back().dom.extent)
+                                : nullptr;
+        if (l.size() < 4 || !ow) return true;
+        if (loop_extent(s.func(), l.back()) > *ow) {
+            Names cols = s.split(l.back(), {-1, *ow});
+            s.vectorize(cols[1]);
+        } else {
+            s.vectorize(l.back());
+        }
+        return true;
+    }
+
     // NCHW padding: planes' rows in parallel, the row as a vector.
     void pad_nchw(const std::string& block) {
         Names l = s.get_loops(block);
@@ -521,6 +604,23 @@ bool schedule_conv2d_block(Schedule& s, const std::string& block, const graph::N
         }
         return false;
     }
+    if (n.op == "nn.conv2d" && block.rfind("conv2d_flat", 0) == 0 && is_reduction(b) &&
+        loops == 6) {
+        r.flat_depthwise(block);
+        return true;
+    }
+    if (n.op == "nn.conv2d" && block.rfind("pad_temp", 0) == 0 && loops == 3)
+        return true;  // placed per channel by flat_depthwise
+    if (n.op == "nn.conv2d" && loops == 4 && !flat_conv_block(s).empty() &&
+        !s.get_producers(block).empty()) {
+        Schedule before = s;
+        try {
+            if (r.flat_epilogue(block)) return true;
+        } catch (const schedule::ScheduleError&) {
+            s = before;
+        }
+        return false;
+    }
     if (n.op == "nn.conv2d" && is_reduction(b) && loops == 7) {
         if (n.attr_int("groups", 1) != 1)
             r.grouped(block, n);
@@ -591,6 +691,16 @@ std::vector<CpuKnob> conv2d_knobs(const tir::PrimFunc& f, const graph::Node& n,
             {"conv2d.pad_rows", choices(default_pad_rows(eoh), {0, 2, 4, 7, 8}, eoh)},
             {"conv2d.local_buffers",
              {default_local_accumulators(outer), 1 - default_local_accumulators(outer)}}};
+    }
+    if (const std::string flat = flat_conv_block(s); n.op == "nn.conv2d" && !flat.empty()) {
+        Names l = s.get_loops(flat);
+        const int64_t eoh = loop_extent(s.func(), l[2]), row = loop_extent(s.func(), l[3]);
+        std::vector<int64_t> rows;
+        for (int64_t r = 1; r <= eoh; ++r)
+            if (eoh % r == 0 && r * row <= 8 * o.vector_lanes) rows.push_back(r);
+        return {{"conv2d.row_block", choices(flat_rows(eoh, row, o.vector_lanes), rows, eoh)},
+                {"conv2d.unroll_window", {1, 0}},
+                {"conv2d.local_buffers", {1, 0}}};
     }
     if (n.op == "nn.conv2d" && n.attr_int("groups", 1) != 1) {
         std::string b = conv_block_of(s, 7);

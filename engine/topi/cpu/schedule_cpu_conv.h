@@ -30,7 +30,10 @@ namespace tessera::topi {
 ///    output-row vector, reduction loops outside the micro-kernel; grouped
 ///    (depthwise): a tile of output columns in vector registers, the window
 ///    unrolled around it, parallel over channels, the padded input rows of
-///    each block of output rows made right before it (in cache).
+///    each block of output rows made right before it (in cache); narrow
+///    stride-1 depthwise convs on bytes (topi's conv2d_flat) over the
+///    flattened padded plane: tiles of whole rows as full vectors, each
+///    channel's padded plane made right before it, the output after it.
 /// Returns false when the rule does not schedule `block` (the generic
 /// injective / reduction rules then apply). Throws schedule::ScheduleError
 /// when a step does not apply; the caller restores the schedule.
@@ -50,7 +53,9 @@ bool schedule_conv2d_block(schedule::Schedule& s, const std::string& block, cons
 ///  - grouped NCHW nn.conv2d (a quantized depthwise conv's, on 8-bit data):
 ///    conv2d.ow_block, conv2d.unroll_window, conv2d.local_buffers and, with
 ///    one output channel per group and padding, conv2d.pad_per_row and
-///    conv2d.row_block.
+///    conv2d.row_block; over the flattened plane (narrow stride-1 depthwise
+///    on bytes): conv2d.row_block (rows per tile), conv2d.unroll_window,
+///    conv2d.local_buffers.
 std::vector<CpuKnob> conv2d_knobs(const tir::PrimFunc& f, const graph::Node& n,
                                   const CpuScheduleOptions& options);
 

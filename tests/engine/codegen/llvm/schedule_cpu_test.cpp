@@ -83,7 +83,7 @@ TEST(ScheduleCpu, Conv2dOddChannelsPaddingStride) {
 // A quantized depthwise conv's: uint8 data read as floats, padded with its
 // zero point. The padded rows of each block of output rows are made right
 // before it; the padding reads a row's interior plainly (a clamped index
-// only at its ends).
+// only at its ends). Narrow planes compute over the flattened padded plane.
 TEST(ScheduleCpu, ADepthwiseConvOnBytesPadsRowBlocks) {
     for (int64_t stride : {1, 2})
         for (int64_t k : {3, 5}) {
@@ -112,6 +112,27 @@ TEST(ScheduleCpu, ADepthwiseConvOnBytesPadsRowBlocks) {
                 codegen::emit_llvm_ir({topi::schedule_cpu_default(f, g.nodes[0], o)}, unoptimized);
             EXPECT_NE(ir.find("load.unclamped"), std::string::npos)
                 << "stride " << stride << " k " << k;
+        }
+    // Narrow planes (7x7, 14x14, a batch of 2) at stride 1 run over the
+    // flattened padded plane: full vectors across rows.
+    for (const int64_t side : {7, 14})
+        for (const int64_t k : {3, 5}) {
+            const int64_t p = k / 2;
+            std::map<std::string, graph::AttrValue> a = {
+                {"padding", std::vector<int64_t>{p, p, p, p}},
+                {"groups", int64_t(12)},
+                {"pad_value", int64_t(5)}};
+            graph::Graph g = one_node("nn.conv2d", {{2, 12, side, side}, {12, 1, k, k}, {12}},
+                                      {2, 12, side, side}, a);
+            g.values[size_t(g.inputs[0])].type.dtype = graph::DType::UInt8;
+            for (int threads : {1, 0}) check(g, threads);
+            tir::PrimFunc f = topi::lower_node(g, 0);
+            topi::CpuScheduleOptions o;
+            o.threads = 1;
+            o.vector_lanes = codegen::host_vector_lanes();
+            const std::string trace = topi::cpu_default_trace(f, g.nodes[0], o).to_json();
+            EXPECT_NE(trace.find("conv2d_flat"), std::string::npos) << trace;
+            EXPECT_NE(trace.find("reverse_compute_at"), std::string::npos) << trace;
         }
     // Two channels per group: padded whole, the same values.
     std::map<std::string, graph::AttrValue> a = {{"padding", std::vector<int64_t>{1, 1, 1, 1}},
