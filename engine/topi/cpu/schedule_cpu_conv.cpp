@@ -218,6 +218,21 @@ struct ConvRule {
         return pad_here && rows > 1 ? s.split(oh, {-1, rows}) : Names{oh};
     }
 
+    /// The reduction's init before loop `at` (its innermost loop
+    /// vectorized), and the window loops ry, rx unrolled where `small` and
+    /// conv2d.unroll_window (default 1) allow: a register tile's FMAs in
+    /// straight-line code.
+    void init_and_window(const std::string& block, const std::string& at, const std::string& ry,
+                         const std::string& rx, bool small) {
+        std::string init = s.decompose_reduction(block, at);
+        Names il = s.get_loops(init);
+        if (il.size() >= 2) s.vectorize(il.back());
+        if (small && o.knob("conv2d.unroll_window", 1)) {
+            s.unroll(ry);
+            s.unroll(rx);
+        }
+    }
+
     // (n, oco, oh, ow, oci, rco, ry, rx, rci) -> fused(n, oh, oco_o) ow_o |
     // rco ry rx rci | ow_i(unrolled) oco_i(unrolled) oci(vector). With two
     // output-channel blocks per tile, one broadcast input value feeds two
@@ -331,13 +346,7 @@ struct ConvRule {
             Names pl = s.get_loops("data_pad");
             if (!pl.empty() && loop_extent(s.func(), pl.back()) >= 4) s.vectorize(pl.back());
         }
-        std::string init = s.decompose_reduction(block, l[5]);
-        Names il = s.get_loops(init);
-        if (il.size() >= 2) s.vectorize(il.back());
-        if (o.knob("conv2d.unroll_window", 1)) {
-            s.unroll(l[5]);
-            s.unroll(l[6]);
-        }
+        init_and_window(block, l[5], l[5], l[6], true);
         s.unroll(ows[1]);
         s.vectorize(l[4]);
     }
@@ -423,14 +432,8 @@ struct ConvRule {
                 s.vectorize(ws[1]);
             }
         }
-        std::string init = s.decompose_reduction(block, l[4]);
-        Names il = s.get_loops(init);
-        if (il.size() >= 2) s.vectorize(il.back());
-        if (o.knob("conv2d.unroll_window", 1) &&
-            loop_extent(s.func(), l[5]) * loop_extent(s.func(), l[6]) <= 49) {
-            s.unroll(l[5]);
-            s.unroll(l[6]);
-        }
+        init_and_window(block, l[4], l[5], l[6],
+                        loop_extent(s.func(), l[5]) * loop_extent(s.func(), l[6]) <= 49);
         s.vectorize(ows[1]);
     }
 
@@ -463,13 +466,7 @@ struct ConvRule {
                 s.vectorize(rows[1]);
             }
         }
-        std::string init = s.decompose_reduction(block, l[4]);
-        Names il = s.get_loops(init);
-        if (il.size() >= 2) s.vectorize(il.back());
-        if (o.knob("conv2d.unroll_window", 1)) {
-            s.unroll(l[4]);
-            s.unroll(l[5]);
-        }
+        init_and_window(block, l[4], l[4], l[5], true);
         s.vectorize(qs[1]);
     }
 

@@ -52,6 +52,18 @@ void check(const graph::Graph& g, int threads, double tol = 1e-4) {
     }
 }
 
+topi::CpuScheduleOptions one_thread() {
+    topi::CpuScheduleOptions o;
+    o.threads = 1;
+    o.vector_lanes = codegen::host_vector_lanes();
+    return o;
+}
+
+/// The default CPU trace of node 0 for the host, one thread.
+schedule::Trace default_trace(const graph::Graph& g) {
+    return topi::cpu_default_trace(topi::lower_node(g, 0), g.nodes[0], one_thread());
+}
+
 TEST(ScheduleCpu, MatmulWithTails) {
     for (int threads : {1, 0}) {
         check(one_node("nn.matmul", {{37, 19}, {19, 45}}, {37, 45}), threads);
@@ -98,18 +110,14 @@ TEST(ScheduleCpu, ADepthwiseConvOnBytesPadsRowBlocks) {
                 one_node("nn.conv2d", {{1, 12, H, W}, {12, 1, k, k}, {12}}, {1, 12, OH, OW}, a);
             g.values[size_t(g.inputs[0])].type.dtype = graph::DType::UInt8;
             for (int threads : {1, 0}) check(g, threads);
-            tir::PrimFunc f = topi::lower_node(g, 0);
-            topi::CpuScheduleOptions o;
-            o.threads = 1;
-            o.vector_lanes = codegen::host_vector_lanes();
-            const std::string trace = topi::cpu_default_trace(f, g.nodes[0], o).to_json();
-            EXPECT_NE(trace.find("compute_at"), std::string::npos) << trace;
+            EXPECT_NE(default_trace(g).to_json().find("compute_at"), std::string::npos);
             // The codegen's reads before LLVM's passes (which may settle the
             // test of a vector whose position is known after unrolling).
             codegen::LlvmOptions unoptimized;
             unoptimized.opt_level = 0;
-            const std::string ir =
-                codegen::emit_llvm_ir({topi::schedule_cpu_default(f, g.nodes[0], o)}, unoptimized);
+            const std::string ir = codegen::emit_llvm_ir(
+                {topi::schedule_cpu_default(topi::lower_node(g, 0), g.nodes[0], one_thread())},
+                unoptimized);
             EXPECT_NE(ir.find("load.unclamped"), std::string::npos)
                 << "stride " << stride << " k " << k;
         }
@@ -126,11 +134,7 @@ TEST(ScheduleCpu, ADepthwiseConvOnBytesPadsRowBlocks) {
                                       {2, 12, side, side}, a);
             g.values[size_t(g.inputs[0])].type.dtype = graph::DType::UInt8;
             for (int threads : {1, 0}) check(g, threads);
-            tir::PrimFunc f = topi::lower_node(g, 0);
-            topi::CpuScheduleOptions o;
-            o.threads = 1;
-            o.vector_lanes = codegen::host_vector_lanes();
-            const std::string trace = topi::cpu_default_trace(f, g.nodes[0], o).to_json();
+            const std::string trace = default_trace(g).to_json();
             EXPECT_NE(trace.find("conv2d_flat"), std::string::npos) << trace;
             EXPECT_NE(trace.find("reverse_compute_at"), std::string::npos) << trace;
         }
