@@ -1,9 +1,9 @@
 // Vector loads whose lanes are not one contiguous run but close to it, read
 // without a gather (a gather of bytes has no instruction: LLVM loads each
 // lane on its own):
-//  - a Ramp of stride 2-4 (a stride-2 conv's windows along a row): one
-//    contiguous load of the span the lanes cover, then a shuffle picking
-//    every s-th element;
+//  - a Ramp of stride 2-4 (a stride-2 conv's windows along a row): the span
+//    the lanes cover as two overlapping loads (its first and last power of
+//    two elements), then one shuffle picking every s-th element;
 //  - offset + clamp(Ramp, lo, hi), the index a padded read clamps so that
 //    both sides of its select stay in bounds (an NCHW conv's padding stage
 //    vectorized along a row): where no lane is clamped (all but the row's
@@ -32,10 +32,23 @@ llvm::Value* CodeGenLLVM::load_ramp(const BufferInfo& buf, llvm::Value* first, i
     if (stride == 1)
         return m_b.CreateAlignedLoad(memory_type(buf.dtype.with_lanes(lanes)), addr, align);
     const int span = int(stride) * (lanes - 1) + 1;
-    llvm::Value* wide = m_b.CreateAlignedLoad(memory_type(buf.dtype.with_lanes(span)), addr, align);
+    // Two loads of a power of two each, the span's first and last elements
+    // (overlapping), and one two-source shuffle: LLVM split a span such as
+    // 15 floats (8 lanes at stride 2) into pieces put together lane by lane.
+    int p = 1;
+    while (p * 2 <= span) p *= 2;
+    llvm::Type* piece = memory_type(buf.dtype.with_lanes(p));
+    llvm::Value* head = m_b.CreateAlignedLoad(piece, addr, align);
+    llvm::Value* tail = head;
+    if (p < span)
+        tail = m_b.CreateAlignedLoad(
+            piece, m_b.CreateInBoundsGEP(elem, addr, m_b.getInt64(uint64_t(span - p))), align);
     std::vector<int> pick;
-    for (int i = 0; i < lanes; ++i) pick.push_back(i * int(stride));
-    return m_b.CreateShuffleVector(wide, pick);
+    for (int i = 0; i < lanes; ++i) {
+        const int e = i * int(stride);
+        pick.push_back(e < p ? e : p + (e - (span - p)));
+    }
+    return m_b.CreateShuffleVector(head, tail, pick);
 }
 
 llvm::Value* CodeGenLLVM::emit_patterned_load(const BufferInfo& buf, const Expr& index) {
