@@ -159,15 +159,16 @@ set_tests_properties(conformance_contrib_ops PROPERTIES
 # out through the windows' sums; against ORT (per-channel zero points, which
 # ORT refuses: ONNX's reference evaluator). Depthwise and grouped QDQ convs
 # (uint8 and int8 activations with zero points the padding holds, per-channel
-# and uint8 weights) run on the 8-bit data.
+# and uint8 weights) run on the 8-bit data; classifier Gemms (transB, per-row
+# weights, a bias) as integer GEMMs, one with alpha 0.5 stays float.
 set(QDQ_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
 add_test(NAME conformance_qdq_models
          COMMAND $<TARGET_FILE:tessera> conformance ${QDQ_MODELS}/qdq_matmul ${QDQ_MODELS}/qdq_conv
                  ${QDQ_MODELS}/dynamic_conv_uint8_weights ${QDQ_MODELS}/dynamic_conv_int8_per_channel
                  ${QDQ_MODELS}/dynamic_conv_uint8_channel_zero_points
-                 ${QDQ_MODELS}/qdq_depthwise ${QDQ_MODELS}/qdq_depthwise_int8)
+                 ${QDQ_MODELS}/qdq_depthwise ${QDQ_MODELS}/qdq_depthwise_int8 ${QDQ_MODELS}/qdq_gemm)
 set_tests_properties(conformance_qdq_models PROPERTIES
-  PASS_REGULAR_EXPRESSION "\n7 passed, 0 failed, 0 skipped"
+  PASS_REGULAR_EXPRESSION "\n8 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL (qdq|dynamic)_")
 add_test(NAME cli_qdq_matmul_runs_as_integer_gemm
          COMMAND $<TARGET_FILE:tessera> inspect ${QDQ_MODELS}/qdq_matmul/model.onnx --print graph)
@@ -178,6 +179,11 @@ add_test(NAME cli_qdq_conv_runs_as_integer_gemm
 set_tests_properties(cli_qdq_conv_runs_as_integer_gemm PROPERTIES
   PASS_REGULAR_EXPRESSION "nn.im2col_int8x4\\(.*\n(.*\n)*.*nn.matmul_i8u8\\(.*\n(.*\n)*.*nn.im2col_int8x4\\(.*\n(.*\n)*.*nn.matmul_i8u8\\("
   FAIL_REGULAR_EXPRESSION "nn.conv2d\\(")
+add_test(NAME cli_qdq_gemm_runs_as_integer_gemm
+         COMMAND $<TARGET_FILE:tessera> inspect ${QDQ_MODELS}/qdq_gemm/model.onnx --print graph)
+set_tests_properties(cli_qdq_gemm_runs_as_integer_gemm PROPERTIES
+  PASS_REGULAR_EXPRESSION "nn.matmul_u8i8\\(.*\n(.*\n)*.*nn.matmul_u8i8\\(.*\n(.*\n)*.*nn.gemm\\([^\n]*alpha=0.5"
+  FAIL_REGULAR_EXPRESSION "nn.gemm\\(%h_dq|nn.gemm\\(%xa_dq")
 add_test(NAME cli_qdq_depthwise_conv_reads_bytes
          COMMAND $<TARGET_FILE:tessera> inspect ${QDQ_MODELS}/qdq_depthwise/model.onnx --print graph)
 set_tests_properties(cli_qdq_depthwise_conv_reads_bytes PROPERTIES

@@ -3,6 +3,8 @@
 // them) read as the integer ops they stand for, before the model is checked:
 //   MatMul(DQ(xq, sx, zx), DQ(wq, sw, zw))    -> MatMulInteger(xq, wq, zx, zw) * (sx * sw)
 //   Conv(DQ(xq, sx, zx), DQ(wq, sw, zw), b)   -> ConvInteger(xq, wq, zx, zw) * (sx * sw) + b
+//   Gemm(DQ(xq, sx, zx), DQ(wq, sw, zw), c)   -> MatMulInteger(xq, wq (transposed if transB),
+//                                                zx, zw) * (sx * sw) + c
 // with constant 8-bit weights, per-tensor activations and per-tensor or
 // per-output-channel weight scales; the integer ops then run as integer GEMMs
 // (onnx_quantization.cpp). In exact arithmetic the same values as the float
@@ -16,9 +18,9 @@
 
 namespace tessera::frontend::onnx_import {
 
-/// Rewrites the matching MatMul and Conv nodes (ungrouped with at least 8
-/// input channels, or grouped, e.g. depthwise, with windows of at most 258
-/// terms) of the model's main graph; returns how many.
+/// Rewrites the matching MatMul, Gemm (alpha = beta = 1, A not transposed)
+/// and Conv nodes (ungrouped with at least 3 input channels, or grouped,
+/// e.g. depthwise, with windows of at most 258 terms) of the model's main graph; returns how many.
 int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin);
 
 /// The model's float reading, the reference its quantization error is measured

@@ -205,6 +205,37 @@ def qdq_depthwise_int8():
     write("qdq_depthwise_int8", nodes, x, inits)
 
 
+def qdq_gemm():
+    """Classifier Gemms as quantize_static writes them: transB with int8
+    weights per output row (axis 0) and a bias, then one without transB,
+    uint8 weights with a zero point; a third with alpha 0.5 stays float."""
+    x = rng.uniform(-2, 2, (3, 40)).astype(np.float32)
+    nodes, inits = activation_qdq("xa", 4.0 / 255, 128)
+    w1 = rng.integers(-127, 128, (17, 40)).astype(np.int8)
+    w2 = rng.integers(0, 256, (17, 11)).astype(np.uint8)
+    w3 = rng.integers(-127, 128, (11, 5)).astype(np.int8)
+    nodes += [
+        helper.make_node("DequantizeLinear", ["w1", "w1_s", "w1_z"], ["w1_dq"], axis=0),
+        helper.make_node("Gemm", ["xa_dq", "w1_dq", "b1"], ["h"], name="fc1", transB=1),
+        helper.make_node("QuantizeLinear", ["h", "h_s", "h_z"], ["h_q"]),
+        helper.make_node("DequantizeLinear", ["h_q", "h_s", "h_z"], ["h_dq"]),
+        helper.make_node("DequantizeLinear", ["w2", "w2_s", "w2_z"], ["w2_dq"]),
+        helper.make_node("Gemm", ["h_dq", "w2_dq"], ["g"], name="fc2"),
+        helper.make_node("QuantizeLinear", ["g", "g_s", "g_z"], ["g_q"]),
+        helper.make_node("DequantizeLinear", ["g_q", "g_s", "g_z"], ["g_dq"]),
+        helper.make_node("DequantizeLinear", ["w3", "w3_s"], ["w3_dq"]),
+        helper.make_node("Gemm", ["g_dq", "w3_dq", "b3"], ["y"], name="fc3", alpha=0.5),
+    ]
+    inits += [const("w1", w1), const("w1_s", rng.uniform(0.002, 0.02, 17).astype(np.float32)),
+              const("w1_z", np.zeros(17, np.int8)), const("b1", rng.uniform(-1, 1, 17).astype(np.float32)),
+              const("h_s", np.float32(0.05)), const("h_z", np.uint8(120)),
+              const("w2", w2), const("w2_s", np.float32(0.003)), const("w2_z", np.uint8(128)),
+              const("g_s", np.float32(0.02)), const("g_z", np.uint8(130)),
+              const("w3", w3), const("w3_s", np.float32(0.01)),
+              const("b3", rng.uniform(-1, 1, 5).astype(np.float32))]
+    write("qdq_gemm", nodes, x, inits)
+
+
 if __name__ == "__main__":
     from onnxruntime.quantization import QuantType
     qdq_matmul()
@@ -214,3 +245,4 @@ if __name__ == "__main__":
     dynamic_conv("dynamic_conv_uint8_channel_zero_points", QuantType.QUInt8, False, True)
     qdq_depthwise()
     qdq_depthwise_int8()
+    qdq_gemm()
