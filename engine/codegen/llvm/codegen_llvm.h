@@ -66,10 +66,10 @@ private:
                                const std::function<llvm::Value*()>& if_false);
     llvm::Value* emit_libm(const std::string& name, tir::DataType t, llvm::Value* x);
     llvm::Value* emit_load(const tir::BufferLoad* op);
-    /// A vector load of a stride-2..4 Ramp (one contiguous load and a
-    /// shuffle) or of offset + clamp(Ramp, lo, hi) (that load where no lane
-    /// is clamped, else a gather) (codegen_llvm_loads.cpp); null for other
-    /// indices.
+    /// A vector load of a stride-2..4 Ramp (two overlapping loads of its
+    /// span and a shuffle) or of offset + clamp(Ramp, lo, hi) (the Ramp's
+    /// load where no lane is clamped, else a gather) (codegen_llvm_loads.cpp);
+    /// null for other indices.
     llvm::Value* emit_patterned_load(const BufferInfo& buf, const tir::Expr& index);
     /// `lanes` elements from index `first` on, `stride` apart (1-4).
     llvm::Value* load_ramp(const BufferInfo& buf, llvm::Value* first, int64_t stride, int lanes);

@@ -20,7 +20,8 @@ namespace tessera::frontend::onnx_import {
 
 /// Rewrites the matching MatMul, Gemm (alpha = beta = 1, A not transposed)
 /// and Conv nodes (ungrouped with at least 3 input channels, or grouped,
-/// e.g. depthwise, with windows of at most 258 terms) of the model's main graph; returns how many.
+/// e.g. depthwise, with windows of at most 258 terms) of the model's main
+/// graph; returns how many.
 int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin);
 
 /// The model's float reading, the reference its quantization error is measured
