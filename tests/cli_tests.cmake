@@ -583,7 +583,7 @@ set_tests_properties(cli_bench_without_tessera_bench_exit2 PROPERTIES
 # ---- `tessera quantize`: a QDQ model of the example, calibrated on its test
 # data, runs and stays close to fp32; a folder without inputs is a user error.
 tessera_cli_exit(cli_quantize_small_cnn EXPECT 0
-                 STDERR "quantized 3 nodes \\(3 activations uint8, 3 weights int8 per channel, opset 13\\).*top-1 agrees on 1 of 1 rows"
+                 STDERR "quantized 3 nodes \\(3 activations uint8, 3 weights int8 per channel, 3 biases int32, 0 Relu/Clip folded into the quantization, opset 13\\).*top-1 agrees on 1 of 1 rows"
                  ARGS quantize ${PROJECT_SOURCE_DIR}/resources/models/small_cnn -o ${CLI_SCRATCH}/small_cnn_int8.onnx
                       --calib ${PROJECT_SOURCE_DIR}/resources/models/small_cnn --method percentile)
 # --layers: the layers farthest from the model's float reading, with their error.

@@ -96,7 +96,8 @@ int run_quantize(const QuantizeOptions& o) {
     const frontend::QdqSummary s = frontend::write_qdq_model(mp.file, o.output, ranges, qo);
     std::cerr << "quantized " << s.nodes << " nodes (" << s.activations << " activations uint8, "
               << s.weights << " weights int8 " << (s.per_channel ? "per channel" : "per tensor")
-              << ", opset " << s.opset
+              << ", " << s.biases << " biases int32, " << s.folded_activations
+              << " Relu/Clip folded into the quantization, opset " << s.opset
               << (s.upgraded_from ? " converted from " + std::to_string(s.upgraded_from) : "")
               << ") with " << o.method << " ranges from " << sets.size()
               << " calibration input set(s) -> " << o.output << "\n";

@@ -187,6 +187,69 @@ std::vector<std::string> qdq_activations(const std::string& model_path) {
     return out;
 }
 
+/// The clip bounds of a Relu (0, +inf) or a Clip node (its min / max
+/// attributes before opset 11, constant inputs from it; absent = unbounded);
+/// nullopt for other nodes or bounds that are not constants.
+std::optional<std::pair<float, float>> activation_bounds(
+    const onnx::NodeProto& n, const std::map<std::string, const onnx::TensorProto*>& init) {
+    if (!(n.domain().empty() || n.domain() == "ai.onnx") || n.input_size() < 1) return std::nullopt;
+    if (n.op_type() == "Relu") return std::pair{0.f, INFINITY};
+    if (n.op_type() != "Clip") return std::nullopt;
+    float lo = -INFINITY, hi = INFINITY;
+    for (const auto& a : n.attribute()) {
+        if (a.name() == "min") lo = a.f();
+        if (a.name() == "max") hi = a.f();
+    }
+    for (int i = 1; i < n.input_size() && i <= 2; ++i) {
+        if (n.input(i).empty()) continue;
+        auto t = init.find(n.input(i));
+        if (t == init.end() || t->second->data_type() != onnx::TensorProto::FLOAT)
+            return std::nullopt;
+        const std::vector<float> v = float_data(*t->second, n.input(i), "");
+        if (v.size() != 1) return std::nullopt;
+        (i == 1 ? lo : hi) = v[0];
+    }
+    return std::pair{lo, hi};
+}
+
+/// Activation outputs whose Relu / Clip folds into the quantization of the
+/// operands that read them (see write_qdq_model): output -> the producer's
+/// input it clips. Only where the activation reads a Conv / MatMul / Gemm
+/// output nothing else reads, every reader of it is a quantized operand, its
+/// calibrated range starts at 0 and ends inside the clip, and it is no graph
+/// output.
+std::map<std::string, std::string> foldable_activations(
+    const onnx::GraphProto& g, const std::map<std::string, const onnx::TensorProto*>& init,
+    const std::map<std::string, TensorRange>& ranges) {
+    std::map<std::string, int> readers, operand_readers;
+    std::map<std::string, const onnx::NodeProto*> producer;
+    for (const auto& n : g.node()) {
+        for (const auto& o : n.output()) producer[o] = &n;
+        for (int i = 0; i < n.input_size(); ++i) {
+            ++readers[n.input(i)];
+            if (quantizable(n) && std::find(kOperandPositions.begin(), kOperandPositions.end(),
+                                            i) != kOperandPositions.end())
+                ++operand_readers[n.input(i)];
+        }
+    }
+    std::map<std::string, std::string> out;
+    for (const auto& n : g.node()) {
+        if (n.output_size() != 1 || n.input_size() < 1) continue;
+        const auto bounds = activation_bounds(n, init);
+        const std::string& x = n.output(0);
+        const std::string& y = n.input(0);
+        auto r = ranges.find(x);
+        auto p = producer.find(y);
+        if (!bounds || bounds->first != 0.f || r == ranges.end() || r->second.lo < 0.f ||
+            !(r->second.hi <= bounds->second) || readers[x] == 0 ||
+            readers[x] != operand_readers[x] || is_graph_output(g, x) || is_graph_output(g, y) ||
+            readers[y] != 1 || p == producer.end() || !quantizable(*p->second))
+            continue;
+        out[x] = y;
+    }
+    return out;
+}
+
 QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_path,
                            const std::map<std::string, TensorRange>& ranges,
                            const QdqOptions& options) {
@@ -226,9 +289,22 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
                 ++weight_reads[n.input(pos)];
     }
 
+    // A Relu or Clip(0, c) between a Conv / MatMul / Gemm and the quantized
+    // operands that alone read its output is folded into their quantization
+    // (as quantize_static writes it): the producer's output is quantized
+    // with the activation's range, whose zero point is 0 and whose top is
+    // at most c, so QuantizeLinear's saturation is the activation exactly.
+    // Then a runtime (ONNX Runtime's QLinearConv) sees DQ -> Conv -> Q.
+    const std::map<std::string, std::string> folded = foldable_activations(*g, init, ranges);
+    std::set<std::string> folded_nodes;
+    for (const auto& n : g->node())
+        if (n.output_size() == 1 && folded.count(n.output(0))) folded_nodes.insert(n.output(0));
+
     std::vector<onnx::NodeProto> weight_nodes, nodes;
     std::vector<onnx::TensorProto> new_init;
     std::map<std::string, std::string> dequantized;  // tensor -> its DequantizeLinear output
+    std::map<std::string, std::vector<float>> scales;  // DequantizeLinear output -> its scales
+    std::set<std::string> dropped;  // float initializers the quantized model no longer reads
     auto add_activation = [&](const std::string& x) {
         auto r = ranges.find(x);
         TS_USER_CHECK(r != ranges.end())
@@ -244,9 +320,12 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
         new_init.push_back(initializer(s, graph::DType::Float32, std::vector<float>{scale}, false));
         new_init.push_back(initializer(z, graph::DType::UInt8, std::vector<uint8_t>{uint8_t(zp)}, false));
         const std::string q = names.fresh(x + "_quantized"), dq = names.fresh(x + "_dequantized");
-        nodes.push_back(make_node("QuantizeLinear", {x, s, z}, q, names.fresh(q)));
+        const auto f = folded.find(x);
+        nodes.push_back(make_node("QuantizeLinear", {f == folded.end() ? x : f->second, s, z}, q,
+                                  names.fresh(q)));
         nodes.push_back(make_node("DequantizeLinear", {q, s, z}, dq, names.fresh(dq)));
         dequantized[x] = dq;
+        scales[dq] = {scale};
         ++summary.activations;
     };
     auto add_weight = [&](const onnx::NodeProto& n, int pos) {
@@ -284,12 +363,62 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
         }
         weight_nodes.push_back(d);
         dequantized[base] = dq;
+        scales[dq] = scale;
         ++summary.weights;
+    };
+    // A Conv's or Gemm's constant float bias (one value per output channel,
+    // read by this node only) as int32 with the scale x_scale * w_scale[c]
+    // and a DequantizeLinear, as quantize_static writes it: ONNX Runtime
+    // fuses DQ -> Conv -> Q into its integer QLinearConv only with such a
+    // bias. (The bias moves by at most half of x_scale * w_scale.)
+    auto add_bias = [&](onnx::NodeProto& n) {
+        if (n.input_size() < 3 || n.input(2).empty() || !init.count(n.input(2)) ||
+            reads[n.input(2)] != 1 || is_graph_output(*g, n.input(2)))
+            return;
+        const onnx::TensorProto& b = *init.at(n.input(2));
+        if (b.data_type() != onnx::TensorProto::FLOAT || b.dims_size() != 1) return;
+        auto xs = scales.find(n.input(0)), ws = scales.find(n.input(1));
+        if (xs == scales.end() || ws == scales.end()) return;
+        const std::vector<float> data = float_data(b, n.input(2), in_path);
+        const std::vector<float>& w_scale = ws->second;
+        if (w_scale.size() != 1 && w_scale.size() != data.size()) return;
+        // One scale with per-tensor weights (a DequantizeLinear without an
+        // axis, any opset), else one per output channel.
+        const bool per_channel_bias = w_scale.size() > 1;
+        std::vector<float> scale(per_channel_bias ? data.size() : 1);
+        for (size_t c = 0; c < scale.size(); ++c) {
+            scale[c] = xs->second[0] * w_scale[c];
+            if (!(scale[c] > 0)) return;
+        }
+        std::vector<int32_t> q(data.size());
+        for (size_t c = 0; c < data.size(); ++c) {
+            const double v = std::nearbyint(double(data[c]) / scale[per_channel_bias ? c : 0]);
+            if (std::fabs(v) > 2147483647.0) return;
+            q[c] = int32_t(v);
+        }
+        const std::string base = n.input(2);
+        onnx::TensorProto qt;
+        onnx_import::encode_tensor(graph::TensorType{graph::DType::Int32, {int64_t(q.size())}},
+                                   q.data(), names.fresh(base + "_quantized"), &qt);
+        new_init.push_back(qt);
+        const std::string s = names.fresh(base + "_scale");
+        new_init.push_back(initializer(s, graph::DType::Float32, scale, per_channel_bias));
+        const std::string dq = names.fresh(base + "_dequantized");
+        onnx::NodeProto d = make_node("DequantizeLinear", {qt.name(), s}, dq, names.fresh(dq));
+        if (per_channel_bias) {
+            onnx::AttributeProto* a = d.add_attribute();
+            a->set_name("axis");
+            a->set_type(onnx::AttributeProto::INT);
+            a->set_i(0);
+        }
+        weight_nodes.push_back(d);
+        dropped.insert(base);
+        n.set_input(2, dq);
+        ++summary.biases;
     };
 
     // Float weights no other node reads are dropped (initializers with their
     // input entry, Constant nodes).
-    std::set<std::string> dropped;
     for (const auto& [name, k] : weight_reads)
         if (reads[name] == k && !is_graph_output(*g, name)) dropped.insert(name);
 
@@ -297,6 +426,10 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
         if (original.op_type() == "Constant" && original.output_size() == 1 &&
             dropped.count(original.output(0)))
             continue;
+        if (original.output_size() == 1 && folded_nodes.count(original.output(0))) {
+            ++summary.folded_activations;
+            continue;
+        }
         if (!quantizable(original)) {
             nodes.push_back(original);
             continue;
@@ -315,10 +448,18 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
             }
             n.set_input(pos, dequantized.at(x));
         }
+        if (n.op_type() == "Conv" || n.op_type() == "Gemm") add_bias(n);
         nodes.push_back(n);
         ++summary.nodes;
     }
 
+    // Constant nodes of biases now stored as int32 (seen before their conv).
+    nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
+                               [&](const onnx::NodeProto& n) {
+                                   return n.op_type() == "Constant" && n.output_size() == 1 &&
+                                          dropped.count(n.output(0));
+                               }),
+                nodes.end());
     std::vector<onnx::TensorProto> kept;
     for (const auto& t : g->initializer())
         if (!dropped.count(t.name())) kept.push_back(t);

@@ -41,6 +41,11 @@ struct QdqSummary {
     /// The model's own opset when it was converted to 13 for per-channel
     /// weights (0: not converted).
     int upgraded_from = 0;
+    /// Relu / Clip(0, c) nodes folded into the quantization of their
+    /// producer's output (the QuantizeLinear saturates as they clip).
+    int folded_activations = 0;
+    /// Conv / Gemm biases stored as int32 (scale x_scale * w_scale).
+    int biases = 0;
 };
 
 /// Writes `in_path` as a QDQ model to `out_path` (a temporary name, then
@@ -50,7 +55,13 @@ struct QdqSummary {
 /// it, and their constant float weights (Conv's W, MatMul's and Gemm's B)
 /// become int8 initializers with scale max|w| / 127 (per output channel when
 /// options.per_channel and the opset is at least 13, or the model converts
-/// to opset 13 with ONNX's version converter) and a DequantizeLinear.
+/// to opset 13 with ONNX's version converter) and a DequantizeLinear. A
+/// Relu or Clip(0, c) between a Conv / MatMul / Gemm and the quantized
+/// operands that alone read it is folded into the quantization (the
+/// producer's output quantized with the activation's range, zero point 0:
+/// the saturation clips exactly), as ONNX Runtime's quantize_static does, so
+/// runtimes see DQ -> Conv -> Q. A Conv's or Gemm's constant bias becomes
+/// int32 with the scale x_scale * w_scale and a DequantizeLinear.
 /// Throws UserError naming the file for an output that is the input, an
 /// unreadable model, an opset below 10, weights stored outside the file, or
 /// an activation without a range.

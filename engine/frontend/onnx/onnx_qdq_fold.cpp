@@ -1,11 +1,12 @@
 // QDQ Conv / MatMul into ConvInteger / MatMulInteger (see onnx_qdq_fold.h).
 #include "engine/frontend/onnx/onnx_qdq_fold.h"
 
-#include <set>
-
 #include <map>
 #include <optional>
+#include <set>
 
+#include "engine/frontend/onnx/onnx_context.h"
+#include "engine/frontend/onnx/onnx_index.h"
 #include "engine/frontend/onnx/onnx_node_rewrite.h"
 
 namespace tessera::frontend::onnx_import {
@@ -250,8 +251,67 @@ int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin
     return Folder(*model.mutable_graph(), origin).run();
 }
 
+namespace {
+
+// The float tensor a QuantizeLinear -> DequantizeLinear pair stands for
+// without its rounding: q's input clipped to the range the pair represents,
+// [(qmin - zp) * s, (qmax - zp) * s] (a Relu or Clip(0, 6) folded into the
+// quantization clips there), as a Clip appended to clips[input]; the input
+// itself when the scale and zero point are not one constant each or the
+// type is not 8-bit.
+std::string clipped_to_range(onnx::GraphProto& g, const onnx::NodeProto& q, int64_t opset,
+                             std::map<std::string, std::vector<onnx::NodeProto>>& clips) {
+    const std::string& x = q.input(0);
+    if (q.input_size() < 2 || find_attr(q, "output_dtype") || opset < 11) return x;
+    const onnx::TensorProto *scale = nullptr, *zp = nullptr;
+    for (const auto& t : g.initializer()) {
+        if (t.name() == q.input(1)) scale = &t;
+        if (q.input_size() > 2 && t.name() == q.input(2)) zp = &t;
+    }
+    if (!scale || scale->data_type() != onnx::TensorProto::FLOAT) return x;
+    const std::vector<double> s = constant_values(decode_tensor(*scale, q.input(1)));
+    double z = 0, qmin = 0, qmax = 255;
+    if (q.input_size() > 2 && !q.input(2).empty()) {
+        if (!zp) return x;
+        const std::vector<double> zv = constant_values(decode_tensor(*zp, q.input(2)));
+        if (zv.size() != 1) return x;
+        z = zv[0];
+        if (zp->data_type() == onnx::TensorProto::INT8)
+            qmin = -128, qmax = 127;
+        else if (zp->data_type() != onnx::TensorProto::UINT8)
+            return x;
+    }
+    if (s.size() != 1 || !(s[0] > 0)) return x;
+    const std::string base =
+        x + "_qdq_range" + (clips.count(x) ? "_" + std::to_string(clips[x].size()) : "");
+    onnx::TensorProto lo, hi;
+    lo.set_name(base + "_min");
+    lo.set_data_type(onnx::TensorProto::FLOAT);
+    lo.add_float_data(float((qmin - z) * s[0]));
+    hi.set_name(base + "_max");
+    hi.set_data_type(onnx::TensorProto::FLOAT);
+    hi.add_float_data(float((qmax - z) * s[0]));
+    *g.add_initializer() = lo;
+    *g.add_initializer() = hi;
+    onnx::NodeProto clip;
+    clip.set_op_type("Clip");
+    clip.set_name(base);
+    clip.add_input(x);
+    clip.add_input(lo.name());
+    clip.add_input(hi.name());
+    clip.add_output(base);
+    clips[x].push_back(clip);
+    return base;
+}
+
+}  // namespace
+
 int read_activation_qdq_as_float(onnx::ModelProto& model) {
     onnx::GraphProto& g = *model.mutable_graph();
+    int64_t opset = 0;
+    for (const auto& o : model.opset_import())
+        if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
+    std::map<std::string, std::vector<onnx::NodeProto>> clips;  // Q input -> its Clip
     std::map<std::string, int> producer, readers;
     std::set<std::string> graph_outputs;
     for (const auto& o : g.output()) graph_outputs.insert(o.name());
@@ -271,7 +331,7 @@ int read_activation_qdq_as_float(onnx::ModelProto& model) {
         if (qn.op_type() != "QuantizeLinear" || qn.input_size() < 1 || qn.output_size() != 1 ||
             graph_outputs.count(dq.output(0)))
             continue;
-        renamed[dq.output(0)] = qn.input(0);
+        renamed[dq.output(0)] = clipped_to_range(g, qn, opset, clips);
         dropped.insert(i);
         // The quantized tensor read by this pair alone: its QuantizeLinear goes too.
         if (readers[qn.output(0)] == 1 && !graph_outputs.count(qn.output(0))) dropped.insert(q->second);
@@ -279,7 +339,14 @@ int read_activation_qdq_as_float(onnx::ModelProto& model) {
     if (renamed.empty()) return 0;
     onnx::GraphProto kept;
     for (int i = 0; i < g.node_size(); ++i) {
-        if (dropped.count(i)) continue;
+        if (dropped.count(i)) {
+            // The pair's Clip goes where its QuantizeLinear was.
+            const onnx::NodeProto& n = g.node(i);
+            if (n.op_type() == "QuantizeLinear")
+                if (auto c = clips.find(n.input(0)); c != clips.end())
+                    for (onnx::NodeProto& clip : c->second) *kept.add_node() = std::move(clip);
+            continue;
+        }
         onnx::NodeProto* n = kept.add_node();
         *n = g.node(i);
         for (std::string& in : *n->mutable_input())

@@ -236,6 +236,27 @@ def qdq_gemm():
     write("qdq_gemm", nodes, x, inits)
 
 
+def conv_clip_chain():
+    """A float model for `tessera quantize`: Conv -> Clip(0, 6) -> Conv ->
+    Relu -> Conv with biases, whose Clip and Relu the quantizer folds into
+    the quantization of the conv outputs they read. The reference is ONNX
+    Runtime's float output."""
+    x = rng.uniform(-1, 1, (1, 3, 12, 12)).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+             helper.make_node("Clip", ["c1", "lo", "hi"], ["r1"], name="relu6"),
+             helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], name="conv2"),
+             helper.make_node("Relu", ["c2"], ["r2"], name="relu"),
+             helper.make_node("Conv", ["r2", "w3", "b3"], ["y"], name="conv3")]
+    inits = [const("w1", rng.normal(0, 0.5, (8, 3, 3, 3)).astype(np.float32)),
+             const("b1", rng.uniform(-0.5, 1, 8).astype(np.float32)),
+             const("lo", np.float32(0)), const("hi", np.float32(6)),
+             const("w2", rng.normal(0, 0.4, (6, 8, 1, 1)).astype(np.float32)),
+             const("b2", rng.uniform(-0.5, 0.5, 6).astype(np.float32)),
+             const("w3", rng.normal(0, 0.4, (4, 6, 1, 1)).astype(np.float32)),
+             const("b3", rng.uniform(-0.5, 0.5, 4).astype(np.float32))]
+    write("conv_clip_chain", nodes, x, inits)
+
+
 if __name__ == "__main__":
     from onnxruntime.quantization import QuantType
     qdq_matmul()
@@ -246,3 +267,4 @@ if __name__ == "__main__":
     qdq_depthwise()
     qdq_depthwise_int8()
     qdq_gemm()
+    conv_clip_chain()
