@@ -195,11 +195,16 @@ TEST(RooflinePlot, IntegerKernelsHaveTheIntegerPeakAsTheirRoof) {
     EXPECT_TRUE(labelled);
 }
 
-TEST(RooflinePlot, LabelsStayInsideThePlot) {
-    RooflinePlot plot;
-    plot.resize(420, 300);
+// Shown at w x h with a 100 GFLOP/s peak and a 20 GB/s roof.
+void showWithPeaks(RooflinePlot& plot, int w, int h) {
+    plot.resize(w, h);
     plot.show();
     plot.setPeaks(100, 20);
+}
+
+TEST(RooflinePlot, LabelsStayInsideThePlot) {
+    RooflinePlot plot;
+    showWithPeaks(plot, 420, 300);
     const QString longName = "fused__model_albert_encoder_albert_layer_groups_0_attention_MatMul";
     plot.setKernels({longName, "relu", longName + "_1"}, {800, 0.02, 3.0}, {90, 0.3, 50});
     plot.plot()->replot();
@@ -249,9 +254,7 @@ QVector<QRectF> visibleLabelRects(const RooflinePlot& plot) {
 // stay. No two visible labels overlap.
 TEST(RooflinePlot, VisibleLabelsCoverNeitherEachOtherNorThePeaks) {
     RooflinePlot plot;
-    plot.resize(420, 300);
-    plot.show();
-    plot.setPeaks(100, 20);
+    showWithPeaks(plot, 420, 300);
     setCrowdedKernels(
         plot, 10, [](int i) { return QString("fused_conv_%1_relu").arg(i); }, 20, 1, 70, 1);
     plot.plot()->replot();
@@ -266,9 +269,7 @@ TEST(RooflinePlot, VisibleLabelsCoverNeitherEachOtherNorThePeaks) {
 // share.
 TEST(RooflinePlot, LabelsHideAndReturnAsThePlotIsResized) {
     RooflinePlot plot;
-    plot.resize(1400, 900);
-    plot.show();
-    plot.setPeaks(100, 20);
+    showWithPeaks(plot, 1400, 900);
     setCrowdedKernels(
         plot, 8,
         [](int i) { return QString("fused__bert_encoder_layer_%1_output_dense_MatMul").arg(i); }, 1,

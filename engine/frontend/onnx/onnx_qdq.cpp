@@ -110,6 +110,22 @@ onnx::NodeProto make_node(const std::string& op, const std::vector<std::string>&
     return n;
 }
 
+/// A DequantizeLinear of constant `q` with per-channel scales along `axis`
+/// (no axis attribute when axis < 0: one scale).
+onnx::NodeProto dequantize_constant(const std::string& q, const std::vector<std::string>& scale_zp,
+                                    const std::string& out, const std::string& name, int axis) {
+    std::vector<std::string> in = {q};
+    in.insert(in.end(), scale_zp.begin(), scale_zp.end());
+    onnx::NodeProto d = make_node("DequantizeLinear", in, out, name);
+    if (axis >= 0) {
+        onnx::AttributeProto* a = d.add_attribute();
+        a->set_name("axis");
+        a->set_type(onnx::AttributeProto::INT);
+        a->set_i(axis);
+    }
+    return d;
+}
+
 /// `model` converted to opset 13 (where DequantizeLinear takes an axis: one
 /// scale per output channel), when ONNX's version converter can, the result
 /// passes the checker and every activation to quantize keeps its calibrated
@@ -191,7 +207,8 @@ std::vector<std::string> qdq_activations(const std::string& model_path) {
 /// attributes before opset 11, constant inputs from it; absent = unbounded);
 /// nullopt for other nodes or bounds that are not constants.
 std::optional<std::pair<float, float>> activation_bounds(
-    const onnx::NodeProto& n, const std::map<std::string, const onnx::TensorProto*>& init) {
+    const onnx::NodeProto& n, const std::map<std::string, const onnx::TensorProto*>& init,
+    const std::string& path) {
     if (!(n.domain().empty() || n.domain() == "ai.onnx") || n.input_size() < 1) return std::nullopt;
     if (n.op_type() == "Relu") return std::pair{0.f, INFINITY};
     if (n.op_type() != "Clip") return std::nullopt;
@@ -205,7 +222,7 @@ std::optional<std::pair<float, float>> activation_bounds(
         auto t = init.find(n.input(i));
         if (t == init.end() || t->second->data_type() != onnx::TensorProto::FLOAT)
             return std::nullopt;
-        const std::vector<float> v = float_data(*t->second, n.input(i), "");
+        const std::vector<float> v = float_data(*t->second, n.input(i), path);
         if (v.size() != 1) return std::nullopt;
         (i == 1 ? lo : hi) = v[0];
     }
@@ -220,7 +237,7 @@ std::optional<std::pair<float, float>> activation_bounds(
 /// output.
 std::map<std::string, std::string> foldable_activations(
     const onnx::GraphProto& g, const std::map<std::string, const onnx::TensorProto*>& init,
-    const std::map<std::string, TensorRange>& ranges) {
+    const std::map<std::string, TensorRange>& ranges, const std::string& path) {
     std::map<std::string, int> readers, operand_readers;
     std::map<std::string, const onnx::NodeProto*> producer;
     for (const auto& n : g.node()) {
@@ -235,7 +252,7 @@ std::map<std::string, std::string> foldable_activations(
     std::map<std::string, std::string> out;
     for (const auto& n : g.node()) {
         if (n.output_size() != 1 || n.input_size() < 1) continue;
-        const auto bounds = activation_bounds(n, init);
+        const auto bounds = activation_bounds(n, init, path);
         const std::string& x = n.output(0);
         const std::string& y = n.input(0);
         auto r = ranges.find(x);
@@ -295,10 +312,8 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
     // with the activation's range, whose zero point is 0 and whose top is
     // at most c, so QuantizeLinear's saturation is the activation exactly.
     // Then a runtime (ONNX Runtime's QLinearConv) sees DQ -> Conv -> Q.
-    const std::map<std::string, std::string> folded = foldable_activations(*g, init, ranges);
-    std::set<std::string> folded_nodes;
-    for (const auto& n : g->node())
-        if (n.output_size() == 1 && folded.count(n.output(0))) folded_nodes.insert(n.output(0));
+    const std::map<std::string, std::string> folded =
+        foldable_activations(*g, init, ranges, in_path);
 
     std::vector<onnx::NodeProto> weight_nodes, nodes;
     std::vector<onnx::TensorProto> new_init;
@@ -354,14 +369,7 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
         new_init.push_back(initializer(s, graph::DType::Float32, scale, axis >= 0));
         new_init.push_back(initializer(z, graph::DType::Int8, std::vector<int8_t>(scale.size(), 0), axis >= 0));
         const std::string dq = names.fresh(base + "_dequantized");
-        onnx::NodeProto d = make_node("DequantizeLinear", {q.name(), s, z}, dq, names.fresh(dq));
-        if (axis >= 0) {
-            onnx::AttributeProto* a = d.add_attribute();
-            a->set_name("axis");
-            a->set_type(onnx::AttributeProto::INT);
-            a->set_i(axis);
-        }
-        weight_nodes.push_back(d);
+        weight_nodes.push_back(dequantize_constant(q.name(), {s, z}, dq, names.fresh(dq), axis));
         dequantized[base] = dq;
         scales[dq] = scale;
         ++summary.weights;
@@ -404,14 +412,8 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
         const std::string s = names.fresh(base + "_scale");
         new_init.push_back(initializer(s, graph::DType::Float32, scale, per_channel_bias));
         const std::string dq = names.fresh(base + "_dequantized");
-        onnx::NodeProto d = make_node("DequantizeLinear", {qt.name(), s}, dq, names.fresh(dq));
-        if (per_channel_bias) {
-            onnx::AttributeProto* a = d.add_attribute();
-            a->set_name("axis");
-            a->set_type(onnx::AttributeProto::INT);
-            a->set_i(0);
-        }
-        weight_nodes.push_back(d);
+        weight_nodes.push_back(
+            dequantize_constant(qt.name(), {s}, dq, names.fresh(dq), per_channel_bias ? 0 : -1));
         dropped.insert(base);
         n.set_input(2, dq);
         ++summary.biases;
@@ -423,10 +425,7 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
         if (reads[name] == k && !is_graph_output(*g, name)) dropped.insert(name);
 
     for (const onnx::NodeProto& original : g->node()) {
-        if (original.op_type() == "Constant" && original.output_size() == 1 &&
-            dropped.count(original.output(0)))
-            continue;
-        if (original.output_size() == 1 && folded_nodes.count(original.output(0))) {
+        if (original.output_size() == 1 && folded.count(original.output(0))) {
             ++summary.folded_activations;
             continue;
         }
@@ -453,7 +452,8 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
         ++summary.nodes;
     }
 
-    // Constant nodes of biases now stored as int32 (seen before their conv).
+    // Constant nodes of dropped float weights and of biases now stored as
+    // int32 (decided when their conv was reached).
     nodes.erase(std::remove_if(nodes.begin(), nodes.end(),
                                [&](const onnx::NodeProto& n) {
                                    return n.op_type() == "Constant" && n.output_size() == 1 &&

@@ -260,14 +260,15 @@ namespace {
 // itself when the scale and zero point are not one constant each or the
 // type is not 8-bit.
 std::string clipped_to_range(onnx::GraphProto& g, const onnx::NodeProto& q, int64_t opset,
+                             const std::map<std::string, const onnx::TensorProto*>& inits,
                              std::map<std::string, std::vector<onnx::NodeProto>>& clips) {
     const std::string& x = q.input(0);
     if (q.input_size() < 2 || find_attr(q, "output_dtype") || opset < 11) return x;
-    const onnx::TensorProto *scale = nullptr, *zp = nullptr;
-    for (const auto& t : g.initializer()) {
-        if (t.name() == q.input(1)) scale = &t;
-        if (q.input_size() > 2 && t.name() == q.input(2)) zp = &t;
-    }
+    auto find = [&](int i) -> const onnx::TensorProto* {
+        auto it = q.input_size() > i ? inits.find(q.input(i)) : inits.end();
+        return it == inits.end() ? nullptr : it->second;
+    };
+    const onnx::TensorProto *scale = find(1), *zp = find(2);
     if (!scale || scale->data_type() != onnx::TensorProto::FLOAT) return x;
     const std::vector<double> s = constant_values(decode_tensor(*scale, q.input(1)));
     double z = 0, qmin = 0, qmax = 255;
@@ -312,6 +313,8 @@ int read_activation_qdq_as_float(onnx::ModelProto& model) {
     for (const auto& o : model.opset_import())
         if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
     std::map<std::string, std::vector<onnx::NodeProto>> clips;  // Q input -> its Clip
+    std::map<std::string, const onnx::TensorProto*> inits;      // (the Clips' bounds join after)
+    for (const auto& t : g.initializer()) inits[t.name()] = &t;
     std::map<std::string, int> producer, readers;
     std::set<std::string> graph_outputs;
     for (const auto& o : g.output()) graph_outputs.insert(o.name());
@@ -331,7 +334,7 @@ int read_activation_qdq_as_float(onnx::ModelProto& model) {
         if (qn.op_type() != "QuantizeLinear" || qn.input_size() < 1 || qn.output_size() != 1 ||
             graph_outputs.count(dq.output(0)))
             continue;
-        renamed[dq.output(0)] = clipped_to_range(g, qn, opset, clips);
+        renamed[dq.output(0)] = clipped_to_range(g, qn, opset, inits, clips);
         dropped.insert(i);
         // The quantized tensor read by this pair alone: its QuantizeLinear goes too.
         if (readers[qn.output(0)] == 1 && !graph_outputs.count(qn.output(0))) dropped.insert(q->second);

@@ -37,7 +37,7 @@ std::string conv_block_of(const Schedule& s, size_t iter_vars = 9) {
 }
 
 /// Output columns per tile of the grouped NCHW conv: the row when it fits
-/// two vectors, else two vectors or one where they divide it.
+/// four vectors, else two vectors or one where they divide it.
 int64_t grouped_columns(int64_t eow, int64_t v) {
     return eow <= 4 * v         ? eow
            : eow % (2 * v) == 0 ? 2 * v
@@ -426,11 +426,7 @@ struct ConvRule {
         if (pad_here) {
             s.compute_at("pad_temp", ohs[0]);
             Names pl = s.get_loops("pad_temp");
-            if (!pl.empty() && loop_extent(s.func(), pl.back()) >= 4) {
-                const int64_t ew = loop_extent(s.func(), pl.back());
-                Names ws = s.split(pl.back(), {-1, std::min<int64_t>(ew, o.vector_lanes)});
-                s.vectorize(ws[1]);
-            }
+            if (!pl.empty()) vectorize_in_pieces(pl.back(), 4, o.vector_lanes);
         }
         init_and_window(block, l[4], l[5], l[6],
                         loop_extent(s.func(), l[5]) * loop_extent(s.func(), l[6]) <= 49);
@@ -439,9 +435,10 @@ struct ConvRule {
 
     // Depthwise conv of bytes over the flattened padded plane (n, c, oh, ow,
     // ry, rx) -> c n q_o | ry rx q_i(vector), q = fused (oh, ow) over the
-    // padded width: a tile of whole rows of q (up to 4 vectors) in registers across the
-    // unrolled window, parallel over channels; the channel's padded plane is
-    // made right before it (a few hundred floats), its rows as vectors.
+    // padded width: a tile of whole rows of q (up to 4 vectors) in
+    // registers across the unrolled window, parallel over channels; the
+    // channel's padded plane is made right before it (a few hundred floats),
+    // its rows as vectors.
     void flat_depthwise(const std::string& block) {
         Names l = s.get_loops(block);
         const int64_t row = loop_extent(s.func(), l[3]);  // the padded width
@@ -461,10 +458,7 @@ struct ConvRule {
         if (find_block(s.func(), "pad_temp")) {
             s.compute_at("pad_temp", l[0]);
             Names pl = s.get_loops("pad_temp");
-            if (!pl.empty() && row > 1 && loop_extent(s.func(), pl.back()) > row) {
-                Names rows = s.split(pl.back(), {-1, row});
-                s.vectorize(rows[1]);
-            }
+            if (!pl.empty() && row > 1) vectorize_in_pieces(pl.back(), row + 1, row);
         }
         init_and_window(block, l[4], l[4], l[5], true);
         s.vectorize(qs[1]);
@@ -503,11 +497,17 @@ struct ConvRule {
         const int64_t w = work(s, l);
         std::string par = s.fuse({l[0], l[1], l[2]});
         if (parallel_ok(w)) s.parallel(par);
-        const int64_t ew = loop_extent(s.func(), l[3]);
-        if (ew >= 4) {
-            Names ws = s.split(l[3], {-1, std::min<int64_t>(ew, o.vector_lanes)});
-            s.vectorize(ws[1]);
-        }
+        vectorize_in_pieces(l[3], 4, o.vector_lanes);
+    }
+
+    /// A padding stage's row loop `row` as vectors of up to `width` lanes
+    /// (a split, its inner loop vectorized) when it has at least `min`
+    /// iterations.
+    void vectorize_in_pieces(const std::string& row, int64_t min, int64_t width) {
+        const int64_t e = loop_extent(s.func(), row);
+        if (e < min) return;
+        Names ws = s.split(row, {-1, std::min<int64_t>(e, width)});
+        s.vectorize(ws[1]);
     }
 
     // Direct NCHW conv: (n, oc, oh, ow, rc, ry, rx) ->

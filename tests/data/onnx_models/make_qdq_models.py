@@ -58,6 +58,13 @@ def activation_qdq(prefix, scale, zp):
     return nodes, [const(prefix + "_s", np.float32(scale)), const(prefix + "_z", np.uint8(zp))]
 
 
+def requantized(t):
+    """t -> QuantizeLinear -> DequantizeLinear (t_q, t_dq), with the scale and
+    zero point initializers t_s and t_z the caller adds."""
+    return [helper.make_node("QuantizeLinear", [t, t + "_s", t + "_z"], [t + "_q"]),
+            helper.make_node("DequantizeLinear", [t + "_q", t + "_s", t + "_z"], [t + "_dq"])]
+
+
 def qdq_matmul():
     """Two MatMuls on one quantized activation: per-column and per-tensor int8 weights."""
     x = rng.uniform(-2, 2, (2, 24, 70)).astype(np.float32)
@@ -168,12 +175,10 @@ def qdq_depthwise():
         helper.make_node("Conv", ["xa_dq", "w1_dq", "b1"], ["c1"], name="dw3x3s2", group=16,
                          pads=[1, 1, 1, 1], strides=[2, 2]),
         helper.make_node("Clip", ["c1", "lo", "hi"], ["r1"]),
-        helper.make_node("QuantizeLinear", ["r1", "r1_s", "r1_z"], ["r1_q"]),
-        helper.make_node("DequantizeLinear", ["r1_q", "r1_s", "r1_z"], ["r1_dq"]),
+        *requantized("r1"),
         helper.make_node("DequantizeLinear", ["w2", "w2_s", "w2_z"], ["w2_dq"]),
         helper.make_node("Conv", ["r1_dq", "w2_dq"], ["c2"], name="dw5x5", group=16, pads=[2, 2, 2, 2]),
-        helper.make_node("QuantizeLinear", ["c2", "c2_s", "c2_z"], ["c2_q"]),
-        helper.make_node("DequantizeLinear", ["c2_q", "c2_s", "c2_z"], ["c2_dq"]),
+        *requantized("c2"),
         helper.make_node("DequantizeLinear", ["w3", "w3_s"], ["w3_dq"]),
         helper.make_node("Conv", ["c2_dq", "w3_dq", "b3"], ["y"], name="grouped", group=8, pads=[0, 1, 1, 0]),
     ]
@@ -217,12 +222,10 @@ def qdq_gemm():
     nodes += [
         helper.make_node("DequantizeLinear", ["w1", "w1_s", "w1_z"], ["w1_dq"], axis=0),
         helper.make_node("Gemm", ["xa_dq", "w1_dq", "b1"], ["h"], name="fc1", transB=1),
-        helper.make_node("QuantizeLinear", ["h", "h_s", "h_z"], ["h_q"]),
-        helper.make_node("DequantizeLinear", ["h_q", "h_s", "h_z"], ["h_dq"]),
+        *requantized("h"),
         helper.make_node("DequantizeLinear", ["w2", "w2_s", "w2_z"], ["w2_dq"]),
         helper.make_node("Gemm", ["h_dq", "w2_dq"], ["g"], name="fc2"),
-        helper.make_node("QuantizeLinear", ["g", "g_s", "g_z"], ["g_q"]),
-        helper.make_node("DequantizeLinear", ["g_q", "g_s", "g_z"], ["g_dq"]),
+        *requantized("g"),
         helper.make_node("DequantizeLinear", ["w3", "w3_s"], ["w3_dq"]),
         helper.make_node("Gemm", ["g_dq", "w3_dq", "b3"], ["y"], name="fc3", alpha=0.5),
     ]
