@@ -241,5 +241,28 @@ TEST(ScheduleCpu, RowReductionsAccumulateInVectors) {
     }
 }
 
+TEST(ScheduleCpu, ShortPlanesReduceEightChannelsAtATime) {
+    // A global average pool over 7 x 7 planes (too short for a vector row):
+    // 8 channels summed side by side (8 independent sums), their means
+    // written right after them from a local buffer; 1 and 2 threads, a
+    // batch of 2, against the interpreter. A channel count 8 does not
+    // divide keeps the default loops.
+    graph::Graph gap = one_node("nn.global_avg_pool2d", {{2, 48, 7, 7}}, {2, 48, 1, 1});
+    graph::Graph odd = one_node("nn.global_avg_pool2d", {{1, 36, 7, 7}}, {1, 36, 1, 1});
+    graph::Graph mean = one_node("reduce_mean", {{1, 64, 5, 5}}, {1, 64},
+                                 {{"axes", std::vector<int64_t>{2, 3}}, {"keepdims", int64_t(0)}});
+    topi::CpuScheduleOptions o;
+    o.threads = 1;
+    o.vector_lanes = codegen::host_vector_lanes();
+    for (const graph::Graph* g : {&gap, &odd, &mean}) {
+        const std::string text =
+            tir::print(topi::schedule_cpu_default(topi::lower_node(*g, 0), g->nodes[0], o));
+        const bool interleaved = text.find("T.unroll(8)") != std::string::npos;
+        EXPECT_EQ(interleaved, g != &odd) << text;
+        if (g != &odd) EXPECT_NE(text.find("scope=\"local\""), std::string::npos) << text;
+        for (int threads : {1, 2}) check(*g, threads, 1e-5);
+    }
+}
+
 }  // namespace
 }  // namespace tessera::test
