@@ -160,15 +160,18 @@ set_tests_properties(conformance_contrib_ops PROPERTIES
 # ORT refuses: ONNX's reference evaluator). Depthwise and grouped QDQ convs
 # (uint8 and int8 activations with zero points the padding holds, per-channel
 # and uint8 weights) run on the 8-bit data; classifier Gemms (transB, per-row
-# weights, a bias) as integer GEMMs, one with alpha 0.5 stays float.
+# weights, a bias) as integer GEMMs, one with alpha 0.5 stays float. MaxPools
+# between a DequantizeLinear and a QuantizeLinear of one scale and zero point
+# pool the 8-bit data (uint8 and int8; one quantized otherwise stays float).
 set(QDQ_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
 add_test(NAME conformance_qdq_models
          COMMAND $<TARGET_FILE:tessera> conformance ${QDQ_MODELS}/qdq_matmul ${QDQ_MODELS}/qdq_conv
                  ${QDQ_MODELS}/dynamic_conv_uint8_weights ${QDQ_MODELS}/dynamic_conv_int8_per_channel
                  ${QDQ_MODELS}/dynamic_conv_uint8_channel_zero_points
-                 ${QDQ_MODELS}/qdq_depthwise ${QDQ_MODELS}/qdq_depthwise_int8 ${QDQ_MODELS}/qdq_gemm)
+                 ${QDQ_MODELS}/qdq_depthwise ${QDQ_MODELS}/qdq_depthwise_int8 ${QDQ_MODELS}/qdq_gemm
+                 ${QDQ_MODELS}/qdq_max_pool)
 set_tests_properties(conformance_qdq_models PROPERTIES
-  PASS_REGULAR_EXPRESSION "\n8 passed, 0 failed, 0 skipped"
+  PASS_REGULAR_EXPRESSION "\n9 passed, 0 failed, 0 skipped"
   FAIL_REGULAR_EXPRESSION "FAIL (qdq|dynamic)_")
 add_test(NAME cli_qdq_matmul_runs_as_integer_gemm
          COMMAND $<TARGET_FILE:tessera> inspect ${QDQ_MODELS}/qdq_matmul/model.onnx --print graph)
@@ -189,6 +192,11 @@ add_test(NAME cli_qdq_depthwise_conv_reads_bytes
 set_tests_properties(cli_qdq_depthwise_conv_reads_bytes PROPERTIES
   PASS_REGULAR_EXPRESSION "nn.conv2d\\(%xa_q, [^\n]*groups=16, pad_value=64"
   FAIL_REGULAR_EXPRESSION "nn.conv2d\\(%(xa|r1|c2)_dq")
+add_test(NAME cli_qdq_max_pool_reads_bytes
+         COMMAND $<TARGET_FILE:tessera> inspect ${QDQ_MODELS}/qdq_max_pool/model.onnx --print graph)
+set_tests_properties(cli_qdq_max_pool_reads_bytes PROPERTIES
+  PASS_REGULAR_EXPRESSION "%pb_q = nn.max_pool2d\\(%c0_q, [^\n]*int8"
+  FAIL_REGULAR_EXPRESSION "%pa = |%pb = |%pa_q = nn.max_pool2d\\(%r0_dq")
 add_test(NAME cli_dynamic_conv_runs_as_integer_gemm
          COMMAND $<TARGET_FILE:tessera> inspect
                  ${QDQ_MODELS}/dynamic_conv_uint8_channel_zero_points/model.onnx --print graph)

@@ -64,10 +64,15 @@ public:
 
 private:
     // The element type of 8-bit value `v`: an initializer's, or a
-    // QuantizeLinear's output typed by its zero point; 0 when unknown.
+    // QuantizeLinear's output typed by its zero point (through a MaxPool);
+    // 0 when unknown.
     int byte_type(const std::string& v) const {
         if (auto it = m_inits.find(v); it != m_inits.end()) return it->second->data_type();
         auto p = m_producer.find(v);
+        // A MaxPool of 8-bit data (fold_byte_max_pools) keeps its type.
+        if (p != m_producer.end() && p->second->op_type() == "MaxPool" &&
+            p->second->input_size() == 1)
+            return byte_type(p->second->input(0));
         if (p == m_producer.end() || p->second->op_type() != "QuantizeLinear" ||
             find_attr(*p->second, "output_dtype") || p->second->input_size() < 3)
             return 0;
@@ -241,6 +246,94 @@ private:
     std::vector<onnx::TensorProto> m_new_inits;
 };
 
+// The values of initializer `name` (nullopt when it is not one).
+std::optional<std::vector<double>> initializer_values(
+    const std::map<std::string, const onnx::TensorProto*>& inits, const std::string& name) {
+    auto it = inits.find(name);
+    if (it == inits.end()) return std::nullopt;
+    return constant_values(decode_tensor(*it->second, name));
+}
+
+// DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero
+// point on both sides (ONNX Runtime's quantize_static writes MaxPool so, its
+// output quantized as its input): the MaxPool on the 8-bit tensor itself,
+// its output the QuantizeLinear's. Exact: the maximum commutes with the
+// increasing dequantization, Q(DQ(v)) = v, and topi's windows clamp instead
+// of padding. ResNet-18's pool over 64 x 112 x 112 dequantized its input to
+// floats (3.2 MB) and quantized the result again. Returns how many.
+int fold_byte_max_pools(onnx::GraphProto& g) {
+    std::map<std::string, const onnx::TensorProto*> inits;
+    for (const auto& t : g.initializer()) inits[t.name()] = &t;
+    std::map<std::string, int> producer, readers;
+    for (int i = 0; i < g.node_size(); ++i) {
+        for (const std::string& out : g.node(i).output()) producer[out] = i;
+        for (const std::string& in : g.node(i).input()) readers[in]++;
+    }
+    for (const auto& o : g.output()) readers[o.name()]++;
+    auto node_of = [&](const std::string& v, const char* op) -> const onnx::NodeProto* {
+        auto it = producer.find(v);
+        if (it == producer.end()) return nullptr;
+        const onnx::NodeProto& n = g.node(it->second);
+        const bool std_domain = n.domain().empty() || n.domain() == "ai.onnx";
+        return std_domain && n.op_type() == op ? &n : nullptr;
+    };
+    // Scale and zero point of a Q or DQ node: one value each, the zero point's
+    // initializer type the 8-bit type (uint8 when omitted).
+    struct Params {
+        double scale = 0, zero = 0;
+        int type = onnx::TensorProto::UINT8;
+    };
+    auto params = [&](const onnx::NodeProto& n) -> std::optional<Params> {
+        if (n.input_size() < 2 || find_attr(n, "output_dtype") || find_attr(n, "block_size"))
+            return std::nullopt;
+        Params p;
+        const auto s = initializer_values(inits, n.input(1));
+        if (!s || s->size() != 1 || !((*s)[0] > 0)) return std::nullopt;
+        p.scale = (*s)[0];
+        if (n.input_size() > 2 && !n.input(2).empty()) {
+            const auto z = initializer_values(inits, n.input(2));
+            if (!z || z->size() != 1) return std::nullopt;
+            p.zero = (*z)[0];
+            p.type = inits.at(n.input(2))->data_type();
+        }
+        if (p.type != onnx::TensorProto::UINT8 && p.type != onnx::TensorProto::INT8)
+            return std::nullopt;
+        return p;
+    };
+    std::map<int, std::string> pool_input;  // MaxPool node -> the 8-bit tensor it reads
+    std::map<int, int> quantize_of;         // MaxPool node -> the QuantizeLinear it replaces
+    for (int i = 0; i < g.node_size(); ++i) {
+        const onnx::NodeProto& q = g.node(i);
+        if (q.op_type() != "QuantizeLinear" || !(q.domain().empty() || q.domain() == "ai.onnx") ||
+            q.output_size() != 1)
+            continue;
+        const onnx::NodeProto* pool = node_of(q.input(0), "MaxPool");
+        if (!pool || pool->input_size() != 1 || readers[q.input(0)] != 1 ||
+            (pool->output_size() > 1 && !pool->output(1).empty()))
+            continue;
+        const onnx::NodeProto* dq = node_of(pool->input(0), "DequantizeLinear");
+        if (!dq || dq->output_size() != 1) continue;
+        const auto a = params(*dq), b = params(q);
+        if (!a || !b || a->scale != b->scale || a->zero != b->zero || a->type != b->type) continue;
+        const int p = producer.at(q.input(0));
+        pool_input[p] = dq->input(0);
+        quantize_of[p] = i;
+    }
+    if (pool_input.empty()) return 0;
+    std::set<int> dropped;
+    for (const auto& [p, qi] : quantize_of) {
+        onnx::NodeProto& pool = *g.mutable_node(p);
+        pool.set_input(0, pool_input.at(p));
+        pool.set_output(0, g.node(qi).output(0));
+        dropped.insert(qi);
+    }
+    onnx::GraphProto kept;
+    for (int i = 0; i < g.node_size(); ++i)
+        if (!dropped.count(i)) *kept.add_node() = g.node(i);
+    g.mutable_node()->Swap(kept.mutable_node());
+    return int(dropped.size());
+}
+
 }  // namespace
 
 int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin) {
@@ -248,7 +341,9 @@ int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin
     for (const auto& o : model.opset_import())
         if (o.domain().empty() || o.domain() == "ai.onnx") opset = o.version();
     if (opset < 10) return 0;  // MatMulInteger / ConvInteger are opset 10
-    return Folder(*model.mutable_graph(), origin).run();
+    // MaxPool takes 8-bit tensors from opset 12.
+    const int pools = opset >= 12 ? fold_byte_max_pools(*model.mutable_graph()) : 0;
+    return pools + Folder(*model.mutable_graph(), origin).run();
 }
 
 namespace {

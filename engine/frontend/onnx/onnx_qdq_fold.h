@@ -9,7 +9,10 @@
 // per-output-channel weight scales; the integer ops then run as integer GEMMs
 // (onnx_quantization.cpp). In exact arithmetic the same values as the float
 // products of the dequantized operands (ONNX Runtime folds QDQ models the
-// same way); other Q/DQ pairs stay as they are.
+// same way). A MaxPool between a DequantizeLinear and a QuantizeLinear of
+// one scale and zero point pools the 8-bit tensor itself (exact: the
+// maximum commutes with the dequantization). Other Q/DQ pairs stay as they
+// are.
 #pragma once
 
 #include <string>
@@ -20,8 +23,8 @@ namespace tessera::frontend::onnx_import {
 
 /// Rewrites the matching MatMul, Gemm (alpha = beta = 1, A not transposed)
 /// and Conv nodes (ungrouped with at least 3 input channels, or grouped,
-/// e.g. depthwise, with windows of at most 258 terms) of the model's main
-/// graph; returns how many.
+/// e.g. depthwise, with windows of at most 258 terms) and MaxPool nodes of
+/// the model's main graph; returns how many.
 int fold_qdq_into_integer_ops(onnx::ModelProto& model, const std::string& origin);
 
 /// The model's float reading, the reference its quantization error is measured

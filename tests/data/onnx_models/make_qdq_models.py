@@ -260,6 +260,46 @@ def conv_clip_chain():
     write("conv_clip_chain", nodes, x, inits)
 
 
+def qdq_max_pool():
+    """MaxPools as quantize_static writes them, between a DequantizeLinear and
+    a QuantizeLinear of one scale and zero point: on uint8 data (3x3/2, pads
+    1, whose padding must not win) and on int8 data (3x3/2, ceil_mode, pads on one side),
+    both folded into pools of the 8-bit tensors; a third whose output is
+    quantized with another scale stays float. Each pool feeds an integer
+    conv; the three conv outputs are summed."""
+    x = rng.uniform(-1, 3, (1, 3, 15, 17)).astype(np.float32)
+    nodes, inits = activation_qdq("xa", 4.0 / 255, 64)
+    w0 = rng.integers(-127, 128, (8, 3, 3, 3)).astype(np.int8)
+    w = rng.integers(-127, 128, (6, 8, 3, 3)).astype(np.int8)
+    nodes += [
+        helper.make_node("DequantizeLinear", ["w0", "w0_s"], ["w0_dq"]),
+        helper.make_node("Conv", ["xa_dq", "w0_dq"], ["c0"], name="stem", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c0"], ["r0"]),
+        *requantized("r0"),
+        helper.make_node("QuantizeLinear", ["c0", "s8_s", "s8_z"], ["c0_q"]),
+        helper.make_node("DequantizeLinear", ["c0_q", "s8_s", "s8_z"], ["c0_dq"]),
+        helper.make_node("DequantizeLinear", ["w", "w_s", "w_z"], ["w_dq"], axis=0),
+    ]
+    pools = [("pa", "r0_dq", "r0", dict(pads=[1, 1, 1, 1], strides=[2, 2])),
+             ("pb", "c0_dq", "s8", dict(pads=[1, 1, 0, 0], strides=[2, 2], ceil_mode=1)),
+             ("pc", "r0_dq", "pc", dict(pads=[1, 1, 1, 1], strides=[2, 2]))]
+    for name, src, q, attrs in pools:
+        nodes += [helper.make_node("MaxPool", [src], [name], name=name, kernel_shape=[3, 3], **attrs),
+                  helper.make_node("QuantizeLinear", [name, q + "_s", q + "_z"], [name + "_q"]),
+                  helper.make_node("DequantizeLinear", [name + "_q", q + "_s", q + "_z"], [name + "_dq"]),
+                  helper.make_node("Conv", [name + "_dq", "w_dq", "b"], [name + "_y"], name=name + "_conv",
+                                   pads=[1, 1, 1, 1])]
+    nodes += [helper.make_node("Add", ["pa_y", "pb_y"], ["ab"]),
+              helper.make_node("Add", ["ab", "pc_y"], ["y"])]
+    inits += [const("w0", w0), const("w0_s", np.float32(0.01)),
+              const("r0_s", np.float32(0.05)), const("r0_z", np.uint8(3)),
+              const("s8_s", np.float32(0.06)), const("s8_z", np.int8(-20)),
+              const("pc_s", np.float32(0.07)), const("pc_z", np.uint8(0)),
+              const("w", w), const("w_s", rng.uniform(0.002, 0.02, 6).astype(np.float32)),
+              const("w_z", np.zeros(6, np.int8)), const("b", rng.uniform(-1, 1, 6).astype(np.float32))]
+    write("qdq_max_pool", nodes, x, inits)
+
+
 if __name__ == "__main__":
     from onnxruntime.quantization import QuantType
     qdq_matmul()
@@ -271,3 +311,4 @@ if __name__ == "__main__":
     qdq_depthwise_int8()
     qdq_gemm()
     conv_clip_chain()
+    qdq_max_pool()
