@@ -52,4 +52,9 @@ bool match_clamped_ramp(const Expr& index, ClampedRamp& m) {
     return match_clamp(index, m);
 }
 
+bool read_without_gather(const Ramp& r) {
+    const int64_t* s = as_const_int(r.stride);
+    return s && *s >= 1 && *s <= 4 && (*s == 1 || *s * (r.lanes - 1) + 1 <= kMaxStridedSpan);
+}
+
 }  // namespace tessera::tir

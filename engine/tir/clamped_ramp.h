@@ -20,4 +20,13 @@ struct ClampedRamp {
 /// false for anything else.
 bool match_clamped_ramp(const Expr& index, ClampedRamp& out);
 
+/// Lanes a Ramp of stride 2-4 may span and still be read as two loads of
+/// the span and a shuffle (the LLVM code generator's strided reads).
+inline constexpr int64_t kMaxStridedSpan = 128;
+
+/// Whether a vector read at `r` is one contiguous load, or a strided one
+/// read through its span (stride 2-4, at most kMaxStridedSpan elements):
+/// no gather.
+bool read_without_gather(const Ramp& r);
+
 }  // namespace tessera::tir

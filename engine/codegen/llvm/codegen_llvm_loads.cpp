@@ -17,13 +17,6 @@ namespace tessera::codegen {
 using tir::Expr;
 using tir::Ramp;
 
-namespace {
-
-// Lanes a strided Ramp may span and still be read as one contiguous load.
-constexpr int64_t kMaxStridedSpan = 128;
-
-}  // namespace
-
 llvm::Value* CodeGenLLVM::load_ramp(const BufferInfo& buf, llvm::Value* first, int64_t stride,
                                     int lanes) {
     llvm::Type* elem = memory_type(buf.dtype.element_of());
@@ -55,13 +48,13 @@ llvm::Value* CodeGenLLVM::emit_patterned_load(const BufferInfo& buf, const Expr&
     if (buf.dtype.is_bool() || buf.dtype.lanes != 1) return nullptr;
     if (const Ramp* r = index.as<Ramp>()) {
         const int64_t* s = tir::as_const_int(r->stride);
-        if (!s || *s < 2 || *s > 4 || *s * (r->lanes - 1) + 1 > kMaxStridedSpan) return nullptr;
+        if (!s || *s < 2 || !tir::read_without_gather(*r)) return nullptr;
         return load_ramp(buf, emit(r->base), *s, r->lanes);
     }
     tir::ClampedRamp m;
     if (!index.dtype().is_vector() || !tir::match_clamped_ramp(index, m)) return nullptr;
     const int64_t* s = tir::as_const_int(m.ramp->stride);
-    if (!s || *s < 1 || *s > 4 || *s * (m.ramp->lanes - 1) + 1 > kMaxStridedSpan) return nullptr;
+    if (!s || !tir::read_without_gather(*m.ramp)) return nullptr;
     // Unclamped when lo <= first lane and last lane <= hi.
     llvm::Value* first = emit(m.ramp->base);
     llvm::Value* last = m_b.CreateAdd(

@@ -65,7 +65,9 @@ public:
                     // inside its buffer in every lane (a padded channel
                     // block's unpack then pack: the lanes past the channels
                     // read the block's padding; a padded row's clamped
-                    // index), which a vector select may load and discard.
+                    // index, also at stride 2-4: a stride-2 depthwise conv's
+                    // columns split by phase), which a vector select may
+                    // load and discard.
                     // Gathers stay serial (im2col's windows ran slower as
                     // vector gathers).
                     if (uses_var(op->condition, m_var.get()) &&
@@ -161,7 +163,8 @@ private:
         return in;
     }
 
-    /// Every vector load of `e` reads consecutive elements.
+    /// Every vector load of `e` reads consecutive elements, or every 2nd to
+    /// 4th of a short span (read through the span, read_without_gather).
     static bool contiguous_loads(const Expr& e) {
         bool contiguous = true;
         post_order_visit(Evaluate::make(e), [&](const Object* n) {
@@ -173,7 +176,7 @@ private:
             const Ramp* r = l->indices.back().as<Ramp>();
             ClampedRamp clamped;
             if (!r && match_clamped_ramp(l->indices.back(), clamped)) r = clamped.ramp;
-            if (!r || !is_const_int(r->stride, 1)) contiguous = false;
+            if (!r || !read_without_gather(*r)) contiguous = false;
             for (size_t d = 0; d + 1 < l->indices.size(); ++d)
                 if (l->indices[d].dtype().is_vector()) contiguous = false;
         });

@@ -493,11 +493,11 @@ struct ConvRule {
     // NCHW padding: planes' rows in parallel, the row as a vector.
     void pad_nchw(const std::string& block) {
         Names l = s.get_loops(block);
-        if (l.size() != 4) return;
+        if (l.size() != 4 && l.size() != 5) return;
         const int64_t w = work(s, l);
-        std::string par = s.fuse({l[0], l[1], l[2]});
+        std::string par = s.fuse(Names(l.begin(), l.end() - 1));
         if (parallel_ok(w)) s.parallel(par);
-        vectorize_in_pieces(l[3], 4, o.vector_lanes);
+        vectorize_in_pieces(l.back(), 4, o.vector_lanes);
     }
 
     /// A padding stage's row loop `row` as vectors of up to `width` lanes
@@ -625,8 +625,9 @@ bool schedule_conv2d_block(Schedule& s, const std::string& block, const graph::N
             r.nchw(block);
         return true;
     }
-    if (n.op == "nn.conv2d" && block.rfind("pad_temp", 0) == 0 && loops == 4) {
-        // Placed per block of rows by a depthwise conv's rule, else padded whole.
+    if (n.op == "nn.conv2d" && block.rfind("pad_temp", 0) == 0 && (loops == 4 || loops == 5)) {
+        // Placed per block of rows by a depthwise conv's rule, else padded
+        // whole (5 loops: split by column phase, phase_split_depthwise_conv2d).
         if (!pads_per_rows(s, n, options)) r.pad_nchw(block);
         return true;
     }

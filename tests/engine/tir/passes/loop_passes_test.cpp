@@ -125,14 +125,23 @@ TEST(VectorizeLoops, GuardedLoadsInsideTheirBufferInEveryLaneBecomeAVectorSelect
     EXPECT_NE(print(g->body).find("T.Ramp"), std::string::npos) << print(g->body);
     EXPECT_NE(print(g->body).find("T.Select"), std::string::npos) << print(g->body);
     expect_same_results(f, g);
-    // A gather (every other element, inside the buffer too) stays serial.
-    Buffer wide("W", f32, {Expr(64)});
-    Stmt strided = For::make(
-        blk, Expr(0), Expr(2), ForKind::Serial,
-        For::make(i, Expr(0), Expr(8), ForKind::Vectorized,
-                  BufferStore::make(B, select(c < 12, BufferLoad::make(wide, {c * 2}), Expr(0.0)), {c})));
-    PrimFunc h = vectorize_loops(PrimFunc("h", {wide, B}, strided));
-    EXPECT_EQ(print(h->body).find("T.Ramp"), std::string::npos) << print(h->body);
+    // Every other element (inside the buffer too) is read through its span
+    // (two loads and a shuffle: the codegen's strided reads); every 5th is a
+    // gather and stays serial.
+    Buffer wide("W", f32, {Expr(128)});
+    for (int64_t stride : {2, 5}) {
+        Stmt strided = For::make(
+            blk, Expr(0), Expr(2), ForKind::Serial,
+            For::make(
+                i, Expr(0), Expr(8), ForKind::Vectorized,
+                BufferStore::make(
+                    B, select(c < 12, BufferLoad::make(wide, {c * stride}), Expr(0.0)), {c})));
+        PrimFunc sf("h", {wide, B}, strided);
+        PrimFunc h = vectorize_loops(sf);
+        EXPECT_EQ(print(h->body).find("T.Ramp") != std::string::npos, stride == 2)
+            << print(h->body);
+        expect_same_results(sf, h);
+    }
 }
 
 TEST(UnrollLoops, CopiesTheBodyPerIteration) {
@@ -261,6 +270,29 @@ TEST(LoopPartition, SplitsAPaddedVectorRowIntoItsEdgesAndAContiguousInterior) {
               "for w in T.vectorized(1, 7):\n"
               "    B[w] = A[w - 1]\n"
               "B[7] = T.float32(-1)\n");
+    expect_same_results(f, g);
+}
+
+TEST(LoopPartition, PeelsTheFirstVectorOfAPaddedRowOfVectors) {
+    // A padded row of 3 vectors of 8 (a depthwise conv's padding stage, its
+    // left pad in lane 0 of the first vector): the first vector keeps the
+    // guard (then partitioned lane-wise), the other two are plain copies.
+    Buffer A("A", f32, {Expr(24)}), B("B", f32, {Expr(24)});
+    Var v("v"), l("l");
+    Expr w = v * 8 + l;
+    Expr x = select(w >= Expr(1), BufferLoad::make(A, {max(w - Expr(1), Expr(0))}), Expr(-1.0));
+    Stmt s = For::make(
+        v, Expr(0), Expr(3), ForKind::Serial,
+        For::make(l, Expr(0), Expr(8), ForKind::Vectorized, BufferStore::make(B, x, {w})));
+    PrimFunc f("f", {A, B}, s);
+    PrimFunc g = loop_partition(f);
+    EXPECT_EQ(print(g->body),
+              "B[0] = T.float32(-1)\n"
+              "for l in T.vectorized(1, 8):\n"
+              "    B[l] = A[l - 1]\n"
+              "for v in T.serial(1, 3):\n"
+              "    for l in T.vectorized(8):\n"
+              "        B[v * 8 + l] = A[v * 8 + l - 1]\n");
     expect_same_results(f, g);
 }
 
