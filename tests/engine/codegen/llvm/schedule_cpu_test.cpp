@@ -94,16 +94,18 @@ TEST(ScheduleCpu, Conv2dOddChannelsPaddingStride) {
 
 // A quantized depthwise conv's: uint8 data read as floats, padded with its
 // zero point. The padded rows of each block of output rows are made right
-// before it (at stride 2 split by column phase); the padding's vectors are
+// before it (at column strides > 1 split by column phase); the padding's vectors are
 // plain or strided reads, its edges partitioned off (no gather, no select
 // per lane). Narrow planes compute over the flattened padded plane.
 TEST(ScheduleCpu, ADepthwiseConvOnBytesPadsRowBlocks) {
-    for (int64_t stride : {1, 2})
+    // Strides (rows, columns): 1, 2 and 3 (phases of 3 columns), and 1 x 2.
+    const std::vector<std::pair<int64_t, int64_t>> strides = {{1, 1}, {2, 2}, {3, 3}, {1, 2}};
+    for (const auto& [sh, stride] : strides)
         for (int64_t k : {3, 5}) {
             const int64_t p = k / 2, H = 23, W = 45;
-            const int64_t OH = (H + 2 * p - k) / stride + 1, OW = (W + 2 * p - k) / stride + 1;
+            const int64_t OH = (H + 2 * p - k) / sh + 1, OW = (W + 2 * p - k) / stride + 1;
             std::map<std::string, graph::AttrValue> a = {
-                {"strides", std::vector<int64_t>{stride, stride}},
+                {"strides", std::vector<int64_t>{sh, stride}},
                 {"padding", std::vector<int64_t>{p, p, p, p}},
                 {"groups", int64_t(12)},
                 {"pad_value", int64_t(7)}};
@@ -120,7 +122,7 @@ TEST(ScheduleCpu, ADepthwiseConvOnBytesPadsRowBlocks) {
                 {topi::schedule_cpu_default(topi::lower_node(g, 0), g.nodes[0], one_thread())},
                 unoptimized);
             EXPECT_EQ(ir.find("masked.gather"), std::string::npos)
-                << "stride " << stride << " k " << k;
+                << "strides " << sh << " x " << stride << " k " << k;
         }
     // Narrow planes (7x7, 14x14, a batch of 2) at stride 1 run over the
     // flattened padded plane: full vectors across rows.
