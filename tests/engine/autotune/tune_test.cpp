@@ -103,6 +103,47 @@ TEST(Tasks, IdenticalFusedKernelsShareOneWeightedTask) {
     EXPECT_EQ(extract_tasks(renamed)[0].key, extract_tasks(gemm_graph(16, 16, 8))[0].key);
 }
 
+// Whether `t`'s default schedule packs an operand into panels.
+bool packs_an_operand(const TuneTask& t) {
+    for (const schedule::Step& s : t.default_trace.steps)
+        if (s.op == "pack_operand") return true;
+    return false;
+}
+
+TEST(Tasks, AnIntegerConvReadsItsWindowsWhereTheyLie) {
+    // An int8 conv's GEMM (64 channels at 56 x 56, 3 x 3): its B, the
+    // im2col'd windows just written by the kernel before, is read in place
+    // (copied into panels it was slower with warm caches); a float product
+    // of the same shape with a B computed otherwise still packs it.
+    using namespace passes::testing;
+    graph::Graph g;
+    const int x = input(g, "x", {1, 64, 56, 56});
+    g.values[size_t(x)].type.dtype = graph::DType::UInt8;
+    const int cols = node(g, "nn.im2col_int8x4", "cols", {x},
+                          {{"kernel", std::vector<int64_t>{3, 3}},
+                           {"padding", std::vector<int64_t>{1, 1, 1, 1}},
+                           {"out_width", int64_t(56)},
+                           {"squeeze_batch", int64_t(1)}});
+    const int w = constant(g, "w", {64, 144}, 3);
+    g.values[size_t(w)].type.dtype = graph::DType::Int32;
+    g.outputs = {node(g, "nn.matmul_i8u8", "conv", {w, cols})};
+    graph::Graph f;
+    const int a = input(f, "a", {64, 144}), b = input(f, "b", {144, 3136});
+    f.outputs = {node(f, "nn.matmul", "mm", {a, node(f, "nn.relu", "b_relu", {b})})};
+    for (const graph::Graph* model : {&g, &f}) {
+        bool found = false;
+        for (const TuneTask& t : extract_tasks(driver::optimize(*model))) {
+            if (topi::cpu_op_class(t.anchor) != topi::CpuOpClass::Matmul) continue;
+            found = true;
+            const bool integer = model == &g;
+            EXPECT_EQ(packs_an_operand(t), !integer) << t.name;
+            auto knob = t.cpu.knobs.find("matmul.pack_b");
+            EXPECT_EQ(knob != t.cpu.knobs.end() && knob->second == 0, integer) << t.name;
+        }
+        EXPECT_TRUE(found);
+    }
+}
+
 // C = A W with W a constant (seeded random values), A 96 x 256, W 256 x 128:
 // large enough that the default rule packs W.
 graph::Graph constant_weight_gemm() {
