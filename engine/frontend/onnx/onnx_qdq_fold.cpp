@@ -277,25 +277,24 @@ int fold_byte_max_pools(onnx::GraphProto& g) {
         const bool std_domain = n.domain().empty() || n.domain() == "ai.onnx";
         return std_domain && n.op_type() == op ? &n : nullptr;
     };
-    // Scale and zero point of a Q or DQ node: one value each, the zero point's
-    // initializer type the 8-bit type (uint8 when omitted).
+    // Scale and zero point of a Q or DQ node: one value each, the zero
+    // point's initializer type (the 8-bit type) given (quantize_static writes
+    // it; without one a DequantizeLinear's type would be its input's).
     struct Params {
         double scale = 0, zero = 0;
-        int type = onnx::TensorProto::UINT8;
+        int type = 0;
     };
     auto params = [&](const onnx::NodeProto& n) -> std::optional<Params> {
-        if (n.input_size() < 2 || find_attr(n, "output_dtype") || find_attr(n, "block_size"))
+        if (n.input_size() < 3 || n.input(2).empty() || find_attr(n, "output_dtype") ||
+            find_attr(n, "block_size"))
             return std::nullopt;
         Params p;
         const auto s = initializer_values(inits, n.input(1));
-        if (!s || s->size() != 1 || !((*s)[0] > 0)) return std::nullopt;
+        const auto z = initializer_values(inits, n.input(2));
+        if (!s || s->size() != 1 || !((*s)[0] > 0) || !z || z->size() != 1) return std::nullopt;
         p.scale = (*s)[0];
-        if (n.input_size() > 2 && !n.input(2).empty()) {
-            const auto z = initializer_values(inits, n.input(2));
-            if (!z || z->size() != 1) return std::nullopt;
-            p.zero = (*z)[0];
-            p.type = inits.at(n.input(2))->data_type();
-        }
+        p.zero = (*z)[0];
+        p.type = inits.at(n.input(2))->data_type();
         if (p.type != onnx::TensorProto::UINT8 && p.type != onnx::TensorProto::INT8)
             return std::nullopt;
         return p;

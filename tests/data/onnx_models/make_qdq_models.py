@@ -265,8 +265,9 @@ def qdq_max_pool():
     a QuantizeLinear of one scale and zero point: on uint8 data (3x3/2, pads
     1, whose padding must not win) and on int8 data (3x3/2, ceil_mode, pads on one side),
     both folded into pools of the 8-bit tensors; a third whose output is
-    quantized with another scale stays float. Each pool feeds an integer
-    conv; the three conv outputs are summed."""
+    quantized with another scale stays float, and a fourth of int8 data
+    without zero points, requantized to uint8. Each pool feeds an integer
+    conv; the four conv outputs are summed."""
     x = rng.uniform(-1, 3, (1, 3, 15, 17)).astype(np.float32)
     nodes, inits = activation_qdq("xa", 4.0 / 255, 64)
     w0 = rng.integers(-127, 128, (8, 3, 3, 3)).astype(np.int8)
@@ -280,21 +281,29 @@ def qdq_max_pool():
         helper.make_node("DequantizeLinear", ["c0_q", "s8_s", "s8_z"], ["c0_dq"]),
         helper.make_node("DequantizeLinear", ["w", "w_s", "w_z"], ["w_dq"], axis=0),
     ]
+    # pd: int8 data dequantized without a zero point, requantized to uint8
+    # without one (one scale, other types): stays float.
+    nodes += [helper.make_node("DequantizeLinear", ["d8", "pd_s"], ["d8_dq"])]
     pools = [("pa", "r0_dq", "r0", dict(pads=[1, 1, 1, 1], strides=[2, 2])),
              ("pb", "c0_dq", "s8", dict(pads=[1, 1, 0, 0], strides=[2, 2], ceil_mode=1)),
-             ("pc", "r0_dq", "pc", dict(pads=[1, 1, 1, 1], strides=[2, 2]))]
+             ("pc", "r0_dq", "pc", dict(pads=[1, 1, 1, 1], strides=[2, 2])),
+             ("pd", "d8_dq", "pd", dict(pads=[1, 1, 1, 1], strides=[2, 2]))]
     for name, src, q, attrs in pools:
+        zp = [] if name == "pd" else [q + "_z"]
         nodes += [helper.make_node("MaxPool", [src], [name], name=name, kernel_shape=[3, 3], **attrs),
-                  helper.make_node("QuantizeLinear", [name, q + "_s", q + "_z"], [name + "_q"]),
-                  helper.make_node("DequantizeLinear", [name + "_q", q + "_s", q + "_z"], [name + "_dq"]),
+                  helper.make_node("QuantizeLinear", [name, q + "_s"] + zp, [name + "_q"]),
+                  helper.make_node("DequantizeLinear", [name + "_q", q + "_s"] + zp, [name + "_dq"]),
                   helper.make_node("Conv", [name + "_dq", "w_dq", "b"], [name + "_y"], name=name + "_conv",
                                    pads=[1, 1, 1, 1])]
     nodes += [helper.make_node("Add", ["pa_y", "pb_y"], ["ab"]),
-              helper.make_node("Add", ["ab", "pc_y"], ["y"])]
+              helper.make_node("Add", ["pc_y", "pd_y"], ["cd"]),
+              helper.make_node("Add", ["ab", "cd"], ["y"])]
     inits += [const("w0", w0), const("w0_s", np.float32(0.01)),
               const("r0_s", np.float32(0.05)), const("r0_z", np.uint8(3)),
               const("s8_s", np.float32(0.06)), const("s8_z", np.int8(-20)),
               const("pc_s", np.float32(0.07)), const("pc_z", np.uint8(0)),
+              const("d8", rng.integers(-128, 128, (1, 8, 15, 17)).astype(np.int8)),
+              const("pd_s", np.float32(0.03)),
               const("w", w), const("w_s", rng.uniform(0.002, 0.02, 6).astype(np.float32)),
               const("w_z", np.zeros(6, np.int8)), const("b", rng.uniform(-1, 1, 6).astype(np.float32))]
     write("qdq_max_pool", nodes, x, inits)
