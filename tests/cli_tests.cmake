@@ -162,7 +162,8 @@ set_tests_properties(conformance_contrib_ops PROPERTIES
 # and uint8 weights) run on the 8-bit data; classifier Gemms (transB, per-row
 # weights, a bias) as integer GEMMs, one with alpha 0.5 stays float. MaxPools
 # between a DequantizeLinear and a QuantizeLinear of one scale and zero point
-# pool the 8-bit data (uint8 and int8; one quantized otherwise, or without zero points, stays float).
+# pool the 8-bit data (uint8 and int8; one quantized otherwise, or without
+# zero points, stays float).
 set(QDQ_MODELS ${PROJECT_SOURCE_DIR}/tests/data/onnx_models)
 add_test(NAME conformance_qdq_models
          COMMAND $<TARGET_FILE:tessera> conformance ${QDQ_MODELS}/qdq_matmul ${QDQ_MODELS}/qdq_conv
