@@ -113,8 +113,9 @@ bool packs_an_operand(const TuneTask& t) {
 TEST(Tasks, AnIntegerConvReadsItsWindowsWhereTheyLie) {
     // An int8 conv's GEMM (64 channels at 56 x 56, 3 x 3): its B, the
     // im2col'd windows just written by the kernel before, is read in place
-    // (copied into panels it was slower with warm caches); a float product
-    // of the same shape with a B computed otherwise still packs it.
+    // (copied into panels it was slower with warm caches), and with windows
+    // of 144 words the product is unblocked; a float product of the same
+    // shape with a B computed otherwise still packs it.
     using namespace passes::testing;
     graph::Graph g;
     const int x = input(g, "x", {1, 64, 56, 56});
@@ -137,8 +138,10 @@ TEST(Tasks, AnIntegerConvReadsItsWindowsWhereTheyLie) {
             found = true;
             const bool integer = model == &g;
             EXPECT_EQ(packs_an_operand(t), !integer) << t.name;
-            auto knob = t.cpu.knobs.find("matmul.pack_b");
-            EXPECT_EQ(knob != t.cpu.knobs.end() && knob->second == 0, integer) << t.name;
+            for (const char* name : {"matmul.pack_b", "matmul.blocked"}) {
+                auto knob = t.cpu.knobs.find(name);
+                EXPECT_EQ(knob != t.cpu.knobs.end() && knob->second == 0, integer) << name;
+            }
         }
         EXPECT_TRUE(found);
     }
