@@ -1,8 +1,9 @@
 // Vector accesses (Ramp / Broadcast / gathers), loop kinds, several functions
 // per module, and the IR / assembly text outputs.
-#include "tests/engine/codegen/llvm/codegen_test_util.h"
+#include <algorithm>
 
 #include "engine/core/error.h"
+#include "tests/engine/codegen/llvm/codegen_test_util.h"
 
 namespace tessera::test {
 namespace {
@@ -86,6 +87,49 @@ TEST(LlvmVector, AStridedRampReadsItsSpanWithoutAGather) {
             const std::string what = "stride " + std::to_string(s) + " " + t.str();
             expect_close(c, want, 0, what);
             EXPECT_EQ(codegen::emit_llvm_ir({f}).find("masked.gather"), std::string::npos) << what;
+        }
+}
+
+TEST(LlvmVector, APaddedReadClampedInItsFirstLaneOnlyIsAShuffleNotAGather) {
+    // A pool's window row clamped into the row, max(min(base + s * lane,
+    // N - 1), 0), for bases -3..7 at strides 1 and 2 over bytes and floats:
+    // unclamped (a plain or strided read), only the first lane clamped (x[0]
+    // then the others' read: a padded row's first vector), or more lanes
+    // clamped (the gather), each against the serial reading.
+    for (const int64_t s : {1, 2})
+        for (const DataType t : {DataType::float32(), DataType::uint8()}) {
+            const int64_t lanes = 16, N = s * (lanes - 1) + 4, rows = 11;
+            Buffer A("A", t, {Expr(N)}, "global"), C = float_buffer("C", {rows * lanes});
+            Var r("r");
+            Expr first = r - Expr(int64_t(3));
+            Expr idx = Max::make(
+                Min::make(Ramp::make(first, Expr(s), lanes), Broadcast::make(Expr(N - 1), lanes)),
+                Broadcast::make(Expr(int64_t(0)), lanes));
+            Expr v = ld(A, {idx});
+            if (t != DataType::float32()) v = Cast::make(DataType::float32().with_lanes(lanes), v);
+            Stmt body = For::make(r, Expr(0), Expr(rows), ForKind::Serial,
+                                  st(C, v, {Ramp::make(r * Expr(lanes), Expr(int64_t(1)), lanes)}));
+            PrimFunc f("clamped", {A, C}, body);
+            std::vector<float> a = random_floats(size_t(N), 41);
+            std::vector<uint8_t> bytes(static_cast<size_t>(N));
+            for (int64_t k = 0; k < N; ++k) bytes[size_t(k)] = uint8_t(k * 53 % 256);
+            std::vector<float> c(size_t(rows * lanes), 0.f), want(c.size());
+            void* in = t == DataType::float32() ? static_cast<void*>(a.data()) : bytes.data();
+            run_jit(f, {in, c.data()});
+            for (int64_t row = 0; row < rows; ++row)
+                for (int64_t k = 0; k < lanes; ++k) {
+                    const size_t i = size_t(std::clamp<int64_t>(row - 3 + k * s, 0, N - 1));
+                    want[size_t(row * lanes + k)] =
+                        t == DataType::float32() ? a[i] : float(bytes[i]);
+                }
+            const std::string what = "stride " + std::to_string(s) + " " + t.str();
+            expect_close(c, want, 0, what);
+            // The codegen's branches before LLVM's passes (which may merge them).
+            codegen::LlvmOptions unoptimized;
+            unoptimized.opt_level = 0;
+            EXPECT_NE(codegen::emit_llvm_ir({f}, unoptimized).find("load.head_clamped"),
+                      std::string::npos)
+                << what;
         }
 }
 
