@@ -208,6 +208,10 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
     model->llvm = llvm_options(options);
     const graph::Graph& og = model->graph;
     const std::vector<std::vector<int>> groups = passes::fused_groups(og);
+    // Reshapes whose input's kernel writes their output (no copy kernel).
+    const std::map<int, int> views = passes::reshapes_as_views(og, groups);
+    std::set<int> view_nodes;
+    for (const auto& [v, node] : views) view_nodes.insert(node);
     const int n = int(groups.size());
     const int total = n + 1;  // lowering of every fused group, then one JIT compile
 
@@ -227,6 +231,10 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         if (og.values[v].is_constant()) computed[v] = true;
     for (int i = 0; i < n; ++i) {
         const std::vector<int>& group = groups[size_t(i)];
+        if (group.size() == 1 && view_nodes.count(group[0])) {
+            if (progress) progress(i + 1, total);
+            continue;  // run by the kernel of its input (below)
+        }
         topi::LoweredGroup lg = topi::lower_group(og, group);
         for (int v : lg.inputs)
             TS_USER_CHECK(computed[size_t(v)])
@@ -237,6 +245,15 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         // Constant matmul operands are packed into panels here, once, instead
         // of by a packing nest on every call.
         std::vector<int> args = lg.args;
+        // An output only a view reshape reads: the kernel writes the
+        // reshape's output (through a chain of them), which runs in it.
+        std::vector<int> nodes = group;
+        for (int& a : args)
+            for (auto it = views.find(a); it != views.end(); it = views.find(a)) {
+                nodes.push_back(it->second);
+                a = og.nodes[size_t(it->second)].outputs[0];
+                computed[size_t(a)] = true;
+            }
         topi::PrepackResult pre = fold_constant_packing(og, sg.func, args);
         for (const topi::PrepackedOperand& op : pre.operands) {
             const graph::Value src = model->graph.values[size_t(args[op.param])];
@@ -277,9 +294,9 @@ std::shared_ptr<CompiledModel> build(const graph::Graph& g, const BuildOptions& 
         TS_CHECK(c.args.size() == f->params.size())
             << "kernel '" << name << "' has " << f->params.size() << " params but its group has "
             << c.args.size() << " inputs and outputs";
-        c.nodes = group;
-        model->kernel_nodes.push_back(group);
-        for (int node : group) {
+        c.nodes = nodes;
+        model->kernel_nodes.push_back(nodes);
+        for (int node : nodes) {
             c.flops += graph::node_flops(og, og.nodes[size_t(node)]);
             c.work_flops += graph::node_work_flops(og, og.nodes[size_t(node)]);
         }

@@ -258,4 +258,30 @@ std::vector<std::vector<int>> fused_groups(const graph::Graph& g) {
     return groups;
 }
 
+std::map<int, int> reshapes_as_views(const graph::Graph& g,
+                                     const std::vector<std::vector<int>>& groups) {
+    std::map<int, int> readers;
+    for (const graph::Node& n : g.nodes)
+        for (int v : n.inputs) readers[v]++;
+    std::set<int> io(g.inputs.begin(), g.inputs.end());
+    io.insert(g.outputs.begin(), g.outputs.end());
+    std::map<int, int> views;
+    for (const std::vector<int>& group : groups) {
+        if (group.size() != 1) continue;
+        const graph::Node& n = g.nodes[size_t(group[0])];
+        // Only where fuse_ops ran: without fusion every node is a kernel.
+        if (n.op != "reshape" || n.inputs.size() != 1 || n.outputs.size() != 1 ||
+            !n.attrs.count(kFuseGroupAttr))
+            continue;
+        const int v = n.inputs[0];
+        const graph::Value& in = g.values[size_t(v)];
+        const graph::Value& out = g.values[size_t(n.outputs[0])];
+        if (in.is_constant() || in.producer < 0 || io.count(v) || readers[v] != 1 ||
+            in.type.dtype != out.type.dtype || in.type.num_bytes() != out.type.num_bytes())
+            continue;
+        views[v] = group[0];
+    }
+    return views;
+}
+
 }  // namespace tessera::passes

@@ -166,6 +166,46 @@ TEST(DriverBuild, ConvReluMatchesInterpreterAndLoops) {
     }
 }
 
+TEST(DriverBuild, AReshapeAloneAfterAnIntegerConvIsWrittenByTheConvsKernel) {
+    // A QDQ conv's integer GEMM writes (OC, OH * OW); the reshape to (N, OC,
+    // OH, OW) that sink_reshapes moves past its epilogue runs in no kernel of
+    // its own: the GEMM's kernel writes the reshaped value (the same bytes)
+    // and counts the reshape node as its own; the outputs are the
+    // interpreter's. Without fusion every node stays a kernel.
+    const graph::Graph g =
+        load_model(std::string(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/qdq_conv/model.onnx");
+    for (int opt_level : {2, 0}) {
+        BuildOptions o;
+        o.opt_level = opt_level;
+        auto model = build(g, o);
+        const graph::Graph& og = model->graph;
+        int alone = 0, with_gemm = 0;
+        for (const std::vector<int>& nodes : model->kernel_nodes) {
+            bool reshape = false, gemm = false;
+            for (int n : nodes) {
+                reshape |= og.nodes[size_t(n)].op == "reshape";
+                gemm |= og.nodes[size_t(n)].op == "nn.matmul_i8u8";
+            }
+            alone += reshape && nodes.size() == 1;
+            with_gemm += reshape && gemm;
+        }
+        if (opt_level == 2) {
+            EXPECT_EQ(alone, 0);
+            EXPECT_GE(with_gemm, 1);
+        } else {
+            EXPECT_EQ(with_gemm, 0);
+        }
+        EXPECT_EQ(model->kernels.size(), model->executor->calls().size());
+        for (uint64_t seed : {3, 4}) {
+            std::vector<NDArray> in = random_inputs(g, seed);
+            std::vector<NDArray> out = model->run(in), ref = interpret_graph(g, in);
+            ASSERT_EQ(out.size(), 1u);
+            EXPECT_TRUE(runtime::allclose(out[0], ref[0], 1e-4, 1e-4))
+                << runtime::compare(out[0], ref[0]).max_abs;
+        }
+    }
+}
+
 TEST(DriverBuild, MatmulAddMatchesInterpreterAndLoops) {
     graph::Graph g = matmul_add_graph();
     auto model = build(g);
