@@ -5,13 +5,14 @@
 #include <map>
 #include <random>
 #include <regex>
+#include <set>
 
 #include "engine/codegen/llvm/llvm_codegen.h"
 #include "engine/core/error.h"
 #include "engine/graph/passes/fuse_ops.h"
 #include "engine/tir/printer.h"
-#include "engine/topi/lower_group.h"
 #include "engine/topi/cpu/schedule_cpu.h"
+#include "engine/topi/lower_group.h"
 
 namespace tessera::autotune {
 
@@ -66,7 +67,12 @@ std::vector<TuneTask> extract_tasks(const graph::Graph& g, const std::string& ta
                                     int threads) {
     std::vector<TuneTask> tasks;
     std::map<std::string, size_t> index;
-    for (const std::vector<int>& group : passes::fused_groups(g)) {
+    const std::vector<std::vector<int>> groups = passes::fused_groups(g);
+    // Reshapes the driver runs as views (no kernel): nothing to tune.
+    std::set<int> views;
+    for (const auto& [value, node] : passes::reshapes_as_views(g, groups)) views.insert(node);
+    for (const std::vector<int>& group : groups) {
+        if (group.size() == 1 && views.count(group[0])) continue;
         topi::LoweredGroup lg = topi::lower_group(g, group);
         std::string key = workload_key(lg.func, target);
         double flops = 0;
