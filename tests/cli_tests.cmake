@@ -608,21 +608,21 @@ tessera_cli_exit(cli_quantize_no_calibration_inputs_exit2 EXPECT 2
 # ---- hybrid tuning (issue #19): `tune --op NODE --pin PINS.json` keeps the
 # pinned knob values and searches the others; a value that is not a legal
 # choice is a user error naming the legal ones.
-# conv1 (3 -> 8 channels) runs the direct conv on every CPU; conv2 (8 -> 16)
-# is Winograd where channel blocks are 16 wide (AVX-512) and direct on AVX2.
-file(WRITE ${CLI_SCRATCH}/pins_conv1.json "{\"knobs\": {\"conv2d.reg_cols\": 4}}\n")
+# conv2 (8 -> 16 channels) runs the direct NCHW[x]c conv (conv1, 3 -> 8,
+# stays NCHW where a vector is 16 floats wide).
+file(WRITE ${CLI_SCRATCH}/pins_conv2.json "{\"knobs\": {\"conv2d.reg_cols\": 4}}\n")
 file(WRITE ${CLI_SCRATCH}/pins_bad.json "{\"knobs\": {\"conv2d.reg_cols\": 5}}\n")
 add_test(NAME cli_tune_pinned_clean COMMAND ${CMAKE_COMMAND} -E rm -f ${CLI_SCRATCH}/tune_pinned.jsonl)
 set_tests_properties(cli_tune_pinned_clean PROPERTIES FIXTURES_SETUP tune_pinned_clean)
 tessera_cli_exit(cli_tune_pinned_op EXPECT 0
                  STDERR "conv2d.reg_cols pinned: 4"
-                 STDOUT "fused_conv1_relu1 \\(conv2d, x1\\): [1-9][0-9]* trials, 0 errors"
-                 ARGS tune ${PROJECT_SOURCE_DIR}/resources/models/small_cnn --op conv1
-                      --pin ${CLI_SCRATCH}/pins_conv1.json --trials 6
+                 STDOUT "fused_conv2_relu2 \\(conv2d, x1\\): [1-9][0-9]* trials, 0 errors"
+                 ARGS tune ${PROJECT_SOURCE_DIR}/resources/models/small_cnn --op conv2
+                      --pin ${CLI_SCRATCH}/pins_conv2.json --trials 6
                       --records ${CLI_SCRATCH}/tune_pinned.jsonl)
 set_tests_properties(cli_tune_pinned_op PROPERTIES FIXTURES_REQUIRED tune_pinned_clean)
 tessera_cli_exit(cli_tune_pin_illegal_value_exit2 EXPECT 2
                  STDERR "cannot be 5 \\(legal: [0-9, ]+\\)"
-                 ARGS tune ${PROJECT_SOURCE_DIR}/resources/models/small_cnn --op conv1
+                 ARGS tune ${PROJECT_SOURCE_DIR}/resources/models/small_cnn --op conv2
                       --pin ${CLI_SCRATCH}/pins_bad.json --trials 2
                       --records ${CLI_SCRATCH}/tune_pin_bad.jsonl)

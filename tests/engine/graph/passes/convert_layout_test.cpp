@@ -61,6 +61,26 @@ TEST(ConvertLayout, KeepsAConvChainBlockedWithTransformsOnlyAtTheBorders) {
     expect_same_outputs(g, after);
 }
 
+TEST(ConvertLayout, AConvOfFewerThanFourInputChannelsAndUnderAVectorOfOutputsStaysNchw) {
+    // An RGB conv to 8 channels (the bundled example's first): blocked, its
+    // blocks would be mostly padding where a vector holds 16 floats; it stays
+    // NCHW there and the next conv's input is packed. With 8-float vectors,
+    // or 16 output channels, it is blocked. Outputs as before either way.
+    for (int64_t k : {8, 16}) {
+        graph::Graph g;
+        int x = input(g, "x", {1, 3, 12, 12});
+        int c1 = node(g, "nn.conv2d", "c1", {x, constant(g, "w1", {k, 3, 3, 3}, 5)}, pad1());
+        int r = node(g, "nn.relu", "r", {c1});
+        g.outputs = {node(g, "nn.conv2d", "c2", {r, constant(g, "w2", {16, k, 3, 3}, 6)}, pad1())};
+        graph::Graph after = convert_layout(g, {});
+        graph::verify(after);
+        const bool nchw = k < layout_lanes();
+        EXPECT_EQ(count_op(after, "nn.conv2d"), nchw ? 1 : 0) << graph::print(after);
+        EXPECT_EQ(count_op(after, "nn.conv2d_NCHWc"), nchw ? 1 : 2) << graph::print(after);
+        expect_same_outputs(g, after);
+    }
+}
+
 TEST(ConvertLayout, CompiledAtOptLevel3MatchesTheInterpreter) {
     graph::Graph g = conv_chain();
     driver::BuildOptions o;

@@ -231,8 +231,8 @@ TEST(WinogradPass, RewritesOnlyEligibleConvs) {
 // kernel executes is counted apart (node_work_flops, for the roofline).
 TEST(WinogradPass, FlopsCountTheOpsDefinitionAfterLayoutAndWinograd) {
     graph::Graph g;
-    int x = input(g, "x", {1, 3, 20, 20});
-    int a = conv(g, x, "c1", 3, 10, 3, 1, 90);   // 3 -> 10: channels pad to the block
+    int x = input(g, "x", {1, 4, 20, 20});
+    int a = conv(g, x, "c1", 4, 10, 3, 1, 90);  // 4 -> 10: channels pad to the block
     int r = node(g, "nn.relu", "r1", {a});
     int b = conv(g, r, "c2", 10, 12, 3, 1, 91);  // 10 -> 12 on 20x20: Winograd
     g.outputs = {node(g, "nn.max_pool2d", "p", {b},
@@ -244,7 +244,8 @@ TEST(WinogradPass, FlopsCountTheOpsDefinitionAfterLayoutAndWinograd) {
         return sum;
     };
     const double defined = total(g, false);
-    EXPECT_DOUBLE_EQ(defined, 2.0 * 10 * 400 * 27 + 4000 + 4000 + 2.0 * 12 * 400 * 90 + 4800 + 1200 * 4);
+    EXPECT_DOUBLE_EQ(defined,
+                     2.0 * 10 * 400 * 36 + 4000 + 4000 + 2.0 * 12 * 400 * 90 + 4800 + 1200 * 4);
     driver::BuildOptions o;
     graph::Graph opt = driver::optimize(g, o);
     ASSERT_EQ(count_op(opt, "nn.conv2d_winograd_NCHWc"), 1) << graph::print(opt);
