@@ -68,8 +68,9 @@ private:
     llvm::Value* emit_load(const tir::BufferLoad* op);
     /// A vector load of a stride-2..4 Ramp (two overlapping loads of its
     /// span and a shuffle) or of offset + clamp(Ramp, lo, hi) (the Ramp's
-    /// load where no lane is clamped, else a gather) (codegen_llvm_loads.cpp);
-    /// null for other indices.
+    /// load where no lane is clamped; where only the first is, that element
+    /// and the others' load; else a gather) (codegen_llvm_loads.cpp); null
+    /// for other indices.
     llvm::Value* emit_patterned_load(const BufferInfo& buf, const tir::Expr& index);
     /// `lanes` elements from index `first` on, `stride` apart (1-4).
     llvm::Value* load_ramp(const BufferInfo& buf, llvm::Value* first, int64_t stride, int lanes);

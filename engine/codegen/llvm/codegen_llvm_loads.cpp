@@ -61,10 +61,13 @@ llvm::Value* CodeGenLLVM::emit_patterned_load(const BufferInfo& buf, const Expr&
     llvm::Value* first = emit(m.ramp->base);
     llvm::Value* last = m_b.CreateAdd(
         first, llvm::ConstantInt::get(first->getType(), uint64_t(*s * (m.ramp->lanes - 1))));
+    llvm::Value* lo = m.lo.defined() ? emit(m.lo) : nullptr;
+    llvm::Value* hi = m.hi.defined() ? emit(m.hi) : nullptr;
+    llvm::Value* offset = m.offset.defined() ? emit(m.offset) : nullptr;
     llvm::Value* inside = m_b.getTrue();
-    if (m.lo.defined()) inside = m_b.CreateAnd(inside, m_b.CreateICmpSGE(first, emit(m.lo)));
-    if (m.hi.defined()) inside = m_b.CreateAnd(inside, m_b.CreateICmpSLE(last, emit(m.hi)));
-    llvm::Value* start = m.offset.defined() ? m_b.CreateAdd(emit(m.offset), first) : first;
+    if (lo) inside = m_b.CreateAnd(inside, m_b.CreateICmpSGE(first, lo));
+    if (hi) inside = m_b.CreateAnd(inside, m_b.CreateICmpSLE(last, hi));
+    llvm::Value* start = offset ? m_b.CreateAdd(offset, first) : first;
     const int n = m.ramp->lanes;
     auto plain = [&] { return load_ramp(buf, start, *s, n); };
     auto gather = [&] {
@@ -73,19 +76,18 @@ llvm::Value* CodeGenLLVM::emit_patterned_load(const BufferInfo& buf, const Expr&
         return m_b.CreateMaskedGather(memory_type(buf.dtype.with_lanes(n)), addr,
                                       llvm::Align(buf.dtype.bytes()));
     };
-    if (!m.lo.defined() || n < 3) return emit_branches(inside, "load.unclamped", plain, gather);
+    if (!lo || n < 3) return emit_branches(inside, "load.unclamped", plain, gather);
     // Only the first lane clamped to lo (a padded window's first vector: a
     // pool's 2 * ow - 1 at ow = 0): x[lo], then the plain read of the other
     // lanes, one shuffle instead of a gather of every lane (a gather of
     // bytes is one insert per lane: ResNet-18's byte max pool 0.097 -> 0.035
     // ms).
-    llvm::Value* lo = emit(m.lo);
     llvm::Value* step = llvm::ConstantInt::get(first->getType(), uint64_t(*s));
     llvm::Value* head_only = m_b.CreateAnd(m_b.CreateICmpSLT(first, lo),
                                            m_b.CreateICmpSGE(m_b.CreateAdd(first, step), lo));
-    if (m.hi.defined()) head_only = m_b.CreateAnd(head_only, m_b.CreateICmpSLE(last, emit(m.hi)));
+    if (hi) head_only = m_b.CreateAnd(head_only, m_b.CreateICmpSLE(last, hi));
     auto head_clamped = [&] {
-        llvm::Value* at_lo = m.offset.defined() ? m_b.CreateAdd(emit(m.offset), lo) : lo;
+        llvm::Value* at_lo = offset ? m_b.CreateAdd(offset, lo) : lo;
         llvm::Type* elem = memory_type(buf.dtype.element_of());
         llvm::Value* x0 = m_b.CreateAlignedLoad(elem, m_b.CreateInBoundsGEP(elem, buf.ptr, at_lo),
                                                 llvm::Align(buf.dtype.bytes()));

@@ -23,9 +23,9 @@ graph::Graph fuse_ops(const graph::Graph& g, const PassContext& ctx);
 std::vector<std::vector<int>> fused_groups(const graph::Graph& g);
 
 /// Reshapes that run as no kernel of their own (after fuse_ops): groups of
-/// one `reshape` whose input is read by nothing else and is neither a graph input, output
-/// nor constant (an integer conv's output after the requantizing epilogue
-/// sink_reshapes moves it past). The kernel that produces the input writes
+/// one `reshape` whose input is read by nothing else and is neither a graph
+/// input, output nor constant (an integer conv's output after the
+/// requantizing epilogue sink_reshapes moves it past). The kernel that produces the input writes
 /// the reshape's output instead (the same bytes, row-major), and the reshape
 /// node counts as that kernel's. Input value -> reshape node.
 std::map<int, int> reshapes_as_views(const graph::Graph& g,

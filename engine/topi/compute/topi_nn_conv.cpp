@@ -24,18 +24,18 @@ Tensors with_bias(const te::Tensor& conv, const Tensors& in) {
     return {biased};
 }
 
-// A depthwise conv of 8-bit data: its shapes, and its input read as the
-// weights' float type at a padded position, the zero point (pad_value) in
-// the padding. The input index is clamped: both sides of the select are
+// A conv's shapes, and its input read as the weights' type at a padded
+// position (8-bit data as floats), pad_value (a quantized conv's zero point)
+// in the padding. The input index is clamped: both sides of the select are
 // evaluated.
-struct ByteDepthwise {
+struct PaddedInput {
     const te::Tensor& x;
     const te::Tensor& w;
     int64_t N, C, H, W, KH, KW, Hp, Wp;
     std::vector<int64_t> pad;
     double pad_value;
 
-    ByteDepthwise(const graph::Node& n, const Tensors& in)
+    PaddedInput(const graph::Node& n, const Tensors& in)
         : x(in[0]),
           w(in[1]),
           N(x.shape()[0]),
@@ -69,7 +69,7 @@ struct ByteDepthwise {
 // conv2d_flat (N, C, OH, Wp), then the output (its first OW columns) with
 // its bias.
 Tensors flat_depthwise_conv2d(const graph::Node& n, const Tensors& in, int64_t OH, int64_t OW) {
-    const ByteDepthwise d(n, in);
+    const PaddedInput d(n, in);
     const te::Tensor& w = d.w;
     const int64_t N = d.N, C = d.C, KH = d.KH, KW = d.KW, Wp = d.Wp;
     te::Tensor padded = te::compute(
@@ -110,7 +110,7 @@ Tensors flat_depthwise_conv2d(const graph::Node& n, const Tensors& in, int64_t O
 // element instead of once per tap.
 Tensors phase_split_depthwise_conv2d(const graph::Node& n, const Tensors& in,
                                      const std::vector<int64_t>& strides, int64_t OH, int64_t OW) {
-    const ByteDepthwise d(n, in);
+    const PaddedInput d(n, in);
     const te::Tensor& w = d.w;
     const int64_t S = strides[1];
     te::Tensor split = te::compute(
@@ -186,22 +186,13 @@ Tensors conv2d(const graph::Node& n, const Tensors& in, const Types& out) {
     // zero point; the padded copy holds the floats (a stride-2 window's
     // every other float is a shuffle of two vectors, every other byte a
     // per-lane insert).
-    const double pad_value = double(n.attr_int("pad_value", 0));
-    // Padded input: zero (pad_value) outside the original bounds. The read index is
-    // clamped because both branches of a select are evaluated.
     te::Tensor data = x;
-    bool padded = pad[0] || pad[1] || pad[2] || pad[3];
-    if (padded) {
+    if (pad[0] || pad[1] || pad[2] || pad[3]) {
+        const PaddedInput d(n, in);
         data = te::compute(
-            {N, C, H + pad[0] + pad[2], W + pad[1] + pad[3]},
-            [&](const std::vector<Var>& i) {
-                Expr h = add_const(i[2], -pad[0]), ww = add_const(i[3], -pad[1]);
-                Expr inside = h >= int64_t(0) && h < H && ww >= int64_t(0) && ww < W;
-                Expr v = x(i[0], i[1], clamp_index(h, H), clamp_index(ww, W));
-                if (bytes) v = tir::cast(w.dtype(), v);
-                return tir::if_then_else(inside, v, tir::make_const(w.dtype(), pad_value));
-            },
-            "pad_temp", "injective");
+            {N, C, d.Hp, d.Wp},
+            [&](const std::vector<Var>& i) { return d.padded(i[0], i[1], i[2], i[3]); }, "pad_temp",
+            "injective");
     }
 
     tir::IterVar rc = te::reduce_axis(Cg, "rc");
