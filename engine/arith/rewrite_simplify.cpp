@@ -597,6 +597,16 @@ Expr RewriteSimplifier::visit(const Cast* op) {
         }
     }
     if (v.dtype() == t) return v;
+    // float(int(x)) for an integral x (round, floor, ceil, trunc) of that
+    // float type, through an int of 32 bits or more: x itself where the int
+    // holds it (out of its range the conversion is undefined; LLVM's fptosi
+    // gives poison). A quantized conv's int32 result read as float again.
+    if (const Cast* in = v.as<Cast>(); in && t.is_float() && in->dtype.is_int() &&
+                                       in->dtype.bits >= 32 && in->value.dtype() == t) {
+        if (const Call* c = in->value.as<Call>();
+            c && (c->op == "round" || c->op == "floor" || c->op == "ceil" || c->op == "trunc"))
+            return in->value;
+    }
     return v.same_as(op->value) ? Expr(op) : Cast::make(t, v);
 }
 

@@ -74,9 +74,23 @@ private:
     llvm::Value* emit_patterned_load(const BufferInfo& buf, const tir::Expr& index);
     /// `lanes` elements from index `first` on, `stride` apart (1-4).
     llvm::Value* load_ramp(const BufferInfo& buf, llvm::Value* first, int64_t stride, int lanes);
+    /// The lanes of a masked vector holding a contiguous run of `lanes`
+    /// elements of type t (the next power of two), or 0 where a plain load
+    /// or store serves: a power of two, or no AVX-512 masks for the type.
+    int masked_width(tir::DataType t, int lanes) const;
+    /// A contiguous load / store of `lanes` elements at `addr`: one masked
+    /// vector where masked_width says so (LLVM splits an odd run such as 7
+    /// bytes into 4 + 2 + 1), else plain.
+    llvm::Value* load_contiguous(tir::DataType t, llvm::Value* addr, int lanes);
+    void store_contiguous(tir::DataType t, llvm::Value* v, llvm::Value* addr, int lanes);
     /// llvm.prefetch of the address of a tir.prefetch call's load.
     llvm::Value* emit_prefetch(const tir::Call* op);
     llvm::Value* floor_div_mod(llvm::Value* a, llvm::Value* b, tir::DataType t, bool want_mod);
+    /// minnum / maxnum of floats; a compare and select against a constant.
+    llvm::Value* min_max_num(llvm::Value* a, llvm::Value* b, bool is_max);
+    /// floordiv / floormod of a ramp by a positive constant, its lanes'
+    /// part divided in 32 bits.
+    llvm::Value* ramp_div_mod(const tir::Ramp* a, int64_t c, tir::DataType t, bool want_mod);
     llvm::Value* splat_if_needed(llvm::Value* v, int lanes);
     llvm::Value* const_of(tir::DataType t, double v);
     /// True when exp/tanh/erf of type t get the polynomial versions.

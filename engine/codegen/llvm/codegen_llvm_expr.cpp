@@ -67,6 +67,50 @@ llvm::Value* CodeGenLLVM::floor_div_mod(llvm::Value* a, llvm::Value* b, DataType
     return m_b.CreateSub(q, m_b.CreateZExt(adjust, q->getType()));
 }
 
+llvm::Value* CodeGenLLVM::ramp_div_mod(const Ramp* a, int64_t c, DataType t, bool want_mod) {
+    // base + k * s = c * (base // c) + (base % c + k * s): the lanes' part is
+    // small and non-negative, divided as 32-bit lanes (a vector of 64-bit
+    // divisions by a constant is one scalar multiply per lane on x86).
+    llvm::Value* base = emit(a->base);
+    llvm::Value* cc = const_of(t.element_of(), double(c));
+    llvm::Value* q0 = floor_div_mod(base, cc, t.element_of(), false);
+    llvm::Value* r0 = floor_div_mod(base, cc, t.element_of(), true);
+    const int64_t s = *as_const_int(a->stride);
+    llvm::Type* i32 = m_b.getInt32Ty();
+    std::vector<llvm::Constant*> steps;
+    for (int k = 0; k < a->lanes; ++k)
+        steps.push_back(llvm::ConstantInt::get(i32, uint64_t(k * s)));
+    llvm::Value* small = m_b.CreateAdd(m_b.CreateVectorSplat(a->lanes, m_b.CreateTrunc(r0, i32)),
+                                       llvm::ConstantVector::get(steps), "", true, true);
+    llvm::Value* c32 = m_b.CreateVectorSplat(a->lanes, m_b.getInt32(uint32_t(c)));
+    llvm::Value* q = m_b.CreateUDiv(small, c32);
+    llvm::Type* vt = llvm_type(t);
+    if (want_mod) return m_b.CreateZExt(m_b.CreateSub(small, m_b.CreateMul(q, c32)), vt);
+    return m_b.CreateAdd(m_b.CreateVectorSplat(a->lanes, q0), m_b.CreateZExt(q, vt));
+}
+
+namespace {
+
+// A constant (or a splat of one) that is not NaN.
+bool non_nan_constant(llvm::Value* v) {
+    auto* c = llvm::dyn_cast<llvm::Constant>(v);
+    if (c && c->getType()->isVectorTy()) c = c->getSplatValue();
+    auto* fp = llvm::dyn_cast_or_null<llvm::ConstantFP>(c);
+    return fp && !fp->isNaN();
+}
+
+}  // namespace
+
+llvm::Value* CodeGenLLVM::min_max_num(llvm::Value* a, llvm::Value* b, bool is_max) {
+    // minnum / maxnum against a constant that is not NaN: x < c ? x : c gives
+    // c for a NaN x, as minnum does, and is one vminps / vmaxps; LLVM adds a
+    // NaN check to minnum where the constant has undefined lanes (a vector of
+    // 7 lanes widened to 8).
+    if (non_nan_constant(a)) std::swap(a, b);
+    if (!non_nan_constant(b)) return is_max ? m_b.CreateMaxNum(a, b) : m_b.CreateMinNum(a, b);
+    return m_b.CreateSelect(is_max ? m_b.CreateFCmpOGT(a, b) : m_b.CreateFCmpOLT(a, b), a, b);
+}
+
 llvm::Value* CodeGenLLVM::emit_binary(const ExprNode* op, llvm::Value* a, llvm::Value* b,
                                       DataType t) {
     const bool f = t.is_float();
@@ -85,10 +129,10 @@ llvm::Value* CodeGenLLVM::emit_binary(const ExprNode* op, llvm::Value* a, llvm::
     case NodeType::FloorDiv: return floor_div_mod(a, b, t, false);
     case NodeType::FloorMod: return floor_div_mod(a, b, t, true);
     case NodeType::Min:
-        if (f) return m_b.CreateMinNum(a, b);
+        if (f) return min_max_num(a, b, false);
         return m_b.CreateSelect(s ? m_b.CreateICmpSLT(a, b) : m_b.CreateICmpULT(a, b), a, b);
     case NodeType::Max:
-        if (f) return m_b.CreateMaxNum(a, b);
+        if (f) return min_max_num(a, b, true);
         return m_b.CreateSelect(s ? m_b.CreateICmpSGT(a, b) : m_b.CreateICmpUGT(a, b), a, b);
     case NodeType::EQ: return f ? m_b.CreateFCmpOEQ(a, b) : m_b.CreateICmpEQ(a, b);
     case NodeType::NE: return f ? m_b.CreateFCmpUNE(a, b) : m_b.CreateICmpNE(a, b);
@@ -264,6 +308,18 @@ llvm::Value* CodeGenLLVM::emit(const Expr& e) {
             return emit_dot4(splat_if_needed(emit(*acc), t.lanes),
                              splat_if_needed(emit(d->args[0]), t.lanes),
                              splat_if_needed(emit(d->args[1]), t.lanes), t.lanes);
+    }
+    if (e.node_type() == NodeType::FloorDiv || e.node_type() == NodeType::FloorMod) {
+        const bool mod = e.node_type() == NodeType::FloorMod;
+        const Expr& num = mod ? e.as<FloorMod>()->a : e.as<FloorDiv>()->a;
+        const Expr& den = mod ? e.as<FloorMod>()->b : e.as<FloorDiv>()->b;
+        const Ramp* r = num.as<Ramp>();
+        const Broadcast* bd = den.as<Broadcast>();
+        const int64_t* c = as_const_int(bd ? bd->value : den);
+        const int64_t* s = r ? as_const_int(r->stride) : nullptr;
+        if (t.is_int() && t.lanes > 1 && r && c && s && *c > 0 && *s >= 0 &&
+            *c + *s * r->lanes < (int64_t(1) << 30))
+            return ramp_div_mod(r, *c, t, mod);
     }
     switch (e.node_type()) {
     case NodeType::IntImm:

@@ -19,13 +19,92 @@ namespace tessera::codegen {
 using tir::Expr;
 using tir::Ramp;
 
+int CodeGenLLVM::masked_width(tir::DataType t, int lanes) const {
+    if (lanes < 3 || (lanes & (lanes - 1)) == 0 || t.is_bool()) return 0;
+    int p = 1;
+    while (p < lanes) p *= 2;
+    const int bits = p * t.bits;
+    auto has = [&](const char* f) { return m_features.find(f) != std::string::npos; };
+    if (bits > 512 || !has("+avx512f") || (bits < 512 && !has("+avx512vl"))) return 0;
+    if (t.bits < 32 && !has("+avx512bw")) return 0;
+    return p;
+}
+
+namespace {
+
+llvm::Constant* lane_mask(llvm::LLVMContext& ctx, int lanes, int width) {
+    std::vector<llvm::Constant*> bits;
+    for (int i = 0; i < width; ++i)
+        bits.push_back(llvm::ConstantInt::get(llvm::Type::getInt1Ty(ctx), i < lanes ? 1 : 0));
+    return llvm::ConstantVector::get(bits);
+}
+
+std::vector<int> first_lanes(int n) {
+    std::vector<int> pick(size_t(n), 0);
+    for (int i = 0; i < n; ++i) pick[size_t(i)] = i;
+    return pick;
+}
+
+}  // namespace
+
+llvm::Value* CodeGenLLVM::load_contiguous(tir::DataType t, llvm::Value* addr, int lanes) {
+    llvm::Align align(t.bytes());
+    const int chunk = 512 / t.bits;
+    const int rest = lanes % chunk, p = masked_width(t, rest);
+    if (p == 0) return m_b.CreateAlignedLoad(memory_type(t.with_lanes(lanes)), addr, align);
+    // Whole 512-bit vectors, then the rest as one masked vector, each put
+    // into its lanes of the result.
+    llvm::Type* elem = memory_type(t);
+    auto at_lane = [&](int at) {
+        return m_b.CreateInBoundsGEP(elem, addr, m_b.getInt64(uint64_t(at)));
+    };
+    llvm::Value* v = llvm::PoisonValue::get(memory_type(t.with_lanes(lanes)));
+    auto place = [&](llvm::Value* part, int width, int at, int n) {
+        std::vector<int> widen(size_t(lanes), -1);
+        for (int i = 0; i < n; ++i) widen[size_t(i)] = i;
+        llvm::Value* wide = width == lanes ? part : m_b.CreateShuffleVector(part, widen);
+        std::vector<int> pick = first_lanes(lanes);
+        for (int i = 0; i < n; ++i) pick[size_t(at + i)] = lanes + i;
+        v = m_b.CreateShuffleVector(v, wide, pick);
+    };
+    for (int at = 0; at + chunk <= lanes; at += chunk)
+        place(m_b.CreateAlignedLoad(memory_type(t.with_lanes(chunk)), at_lane(at), align), chunk,
+              at, chunk);
+    place(m_b.CreateMaskedLoad(memory_type(t.with_lanes(p)), at_lane(lanes - rest), align,
+                               lane_mask(m_ctx, rest, p)),
+          p, lanes - rest, rest);
+    return v;
+}
+
+void CodeGenLLVM::store_contiguous(tir::DataType t, llvm::Value* v, llvm::Value* addr, int lanes) {
+    llvm::Align align(t.bytes());
+    const int chunk = 512 / t.bits;
+    const int rest = lanes % chunk, p = masked_width(t, rest);
+    if (p == 0) {
+        m_b.CreateAlignedStore(v, addr, align);
+        return;
+    }
+    llvm::Type* elem = memory_type(t);
+    for (int at = 0; at + chunk <= lanes; at += chunk) {
+        std::vector<int> pick(static_cast<size_t>(chunk), 0);
+        for (int i = 0; i < chunk; ++i) pick[size_t(i)] = at + i;
+        m_b.CreateAlignedStore(m_b.CreateShuffleVector(v, pick),
+                               m_b.CreateInBoundsGEP(elem, addr, m_b.getInt64(uint64_t(at))),
+                               align);
+    }
+    std::vector<int> pick(size_t(p), -1);  // poison: masked off
+    for (int i = 0; i < rest; ++i) pick[size_t(i)] = lanes - rest + i;
+    m_b.CreateMaskedStore(m_b.CreateShuffleVector(v, pick),
+                          m_b.CreateInBoundsGEP(elem, addr, m_b.getInt64(uint64_t(lanes - rest))),
+                          align, lane_mask(m_ctx, rest, p));
+}
+
 llvm::Value* CodeGenLLVM::load_ramp(const BufferInfo& buf, llvm::Value* first, int64_t stride,
                                     int lanes) {
     llvm::Type* elem = memory_type(buf.dtype.element_of());
     llvm::Align align(buf.dtype.bytes());
     llvm::Value* addr = m_b.CreateInBoundsGEP(elem, buf.ptr, first);
-    if (stride == 1)
-        return m_b.CreateAlignedLoad(memory_type(buf.dtype.with_lanes(lanes)), addr, align);
+    if (stride == 1) return load_contiguous(buf.dtype, addr, lanes);
     const int span = int(stride) * (lanes - 1) + 1;
     // Two loads of a power of two each, the span's first and last elements
     // (overlapping), and one two-source shuffle: LLVM split a span such as

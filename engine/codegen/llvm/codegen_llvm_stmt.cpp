@@ -176,7 +176,7 @@ llvm::Value* CodeGenLLVM::emit_load(const BufferLoad* op) {
     if (lanes == 0)
         v = m_b.CreateMaskedGather(memory_type(t), addr, align);
     else
-        v = m_b.CreateAlignedLoad(memory_type(buf.dtype.with_lanes(lanes)), addr, align);
+        v = load_contiguous(buf.dtype, addr, lanes);
     if (t.is_bool()) v = m_b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
     return v;
 }
@@ -214,7 +214,7 @@ void CodeGenLLVM::emit_store(const BufferStore* op) {
     if (lanes == 0)
         m_b.CreateMaskedScatter(v, addr, align);
     else
-        m_b.CreateAlignedStore(v, addr, align);
+        store_contiguous(buf.dtype, v, addr, lanes);
 }
 
 void CodeGenLLVM::emit_for(const For* op) {

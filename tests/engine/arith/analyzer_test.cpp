@@ -81,6 +81,24 @@ TEST(ArithSimplify, FloorDivModOfAnAlignedTermAndASmallRest) {
     EXPECT_EQ(simp(a, floordiv(o * 32 + y, 64)), "(o * 32 + y) // 64");
 }
 
+// float(int32(round(x))) is round(x) (a quantized conv's int32 result read
+// as float again); not through a narrower int, nor of a value that may not
+// be integral.
+TEST(ArithSimplify, AnIntegralFloatThroughAWideIntAndBackIsItself) {
+    Analyzer a;
+    Var x("x", DataType::float32());
+    const DataType f32 = DataType::float32(), i32 = DataType::int32();
+    EXPECT_EQ(simp(a, Cast::make(f32, Cast::make(i32, tir::round(x + Expr(0.5f))))),
+              "T.round(x + T.float32(0.5))");
+    EXPECT_EQ(simp(a, Cast::make(f32, Cast::make(DataType::int64(), tir::floor(x)))), "T.floor(x)");
+    EXPECT_EQ(simp(a, Cast::make(f32, Cast::make(DataType::int8(), tir::round(x)))),
+              "T.Cast(\"float32\", T.Cast(\"int8\", T.round(x)))");
+    EXPECT_EQ(simp(a, Cast::make(f32, Cast::make(i32, x))),
+              "T.Cast(\"float32\", T.Cast(\"int32\", x))");
+    EXPECT_EQ(simp(a, Cast::make(DataType::float64(), Cast::make(i32, tir::round(x)))),
+              "T.Cast(\"float64\", T.Cast(\"int32\", T.round(x)))");
+}
+
 TEST(ArithSimplify, SplitFuseRoundTrip) {
     Analyzer a;
     Var f("f"), i("i"), j("j");

@@ -1,6 +1,7 @@
 // Vector accesses (Ramp / Broadcast / gathers), loop kinds, several functions
 // per module, and the IR / assembly text outputs.
 #include <algorithm>
+#include <cstring>
 
 #include "engine/core/error.h"
 #include "tests/engine/codegen/llvm/codegen_test_util.h"
@@ -130,6 +131,110 @@ TEST(LlvmVector, APaddedReadClampedInItsFirstLaneOnlyIsAShuffleNotAGather) {
             EXPECT_NE(codegen::emit_llvm_ir({f}, unoptimized).find("load.head_clamped"),
                       std::string::npos)
                 << what;
+        }
+}
+
+// A contiguous run of lanes that is no power of two (a 7 x 7 plane's row)
+// is read and written as one masked vector where the CPU has AVX-512 masks
+// (LLVM split 7 bytes into stores of 4 + 2 + 1), whole 512-bit vectors
+// first where the run is longer (14 doubles: 8 + a masked 6). The lanes
+// past each run keep their values; results against the serial reading.
+TEST(LlvmVector, AnOddRunOfLanesIsOneMaskedVectorWithAvx512) {
+    struct Case {
+        DataType in, out;
+        int64_t lanes;
+    };
+    for (const Case c : {Case{DataType::float32(), DataType::uint8(), 7},
+                         Case{DataType::uint8(), DataType::float32(), 14},
+                         Case{DataType::float64(), DataType::float64(), 14},
+                         Case{DataType::float32(), DataType::float32(), 16}}) {
+        const int64_t rows = 5, stride = c.lanes + 3, N = rows * stride;
+        Buffer A("A", c.in, {Expr(N)}, "global"), C("C", c.out, {Expr(N)}, "global");
+        Var r("r");
+        Expr at = Ramp::make(r * Expr(stride), Expr(int64_t(1)), int(c.lanes));
+        Expr x = Cast::make(DataType::float64().with_lanes(int(c.lanes)), ld(A, {at}));
+        Expr y = x * Broadcast::make(FloatImm::make(DataType::float64(), 0.5), int(c.lanes)) +
+                 Broadcast::make(FloatImm::make(DataType::float64(), 3.0), int(c.lanes));
+        Stmt body = For::make(r, Expr(0), Expr(rows), ForKind::Serial,
+                              st(C, Cast::make(c.out.with_lanes(int(c.lanes)), y), {at}));
+        PrimFunc f("odd_run", {A, C}, body);
+        std::vector<double> a(size_t(N), 0.0), want(size_t(N), 0.0), got(size_t(N), 0.0);
+        for (int64_t k = 0; k < N; ++k) a[size_t(k)] = double(k * 29 % 200);
+        auto to = [&](DataType t, const std::vector<double>& v) {
+            std::vector<uint8_t> bytes(size_t(N) * size_t(t.bytes()));
+            for (int64_t k = 0; k < N; ++k) {
+                if (t == DataType::uint8()) bytes[size_t(k)] = uint8_t(v[size_t(k)]);
+                if (t == DataType::float32()) {
+                    const float x = float(v[size_t(k)]);
+                    std::memcpy(&bytes[size_t(k) * 4], &x, 4);
+                }
+                if (t == DataType::float64()) std::memcpy(&bytes[size_t(k) * 8], &v[size_t(k)], 8);
+            }
+            return bytes;
+        };
+        std::vector<double> sentinel(size_t(N), 77.0);
+        std::vector<uint8_t> in = to(c.in, a), out = to(c.out, sentinel);
+        run_jit(f, {in.data(), out.data()});
+        for (int64_t k = 0; k < N; ++k) {
+            const bool written = k % stride < c.lanes;
+            want[size_t(k)] = written ? a[size_t(k)] * 0.5 + 3.0 : 77.0;
+            if (c.out == DataType::uint8()) got[size_t(k)] = out[size_t(k)];
+            if (c.out == DataType::float32()) {
+                float x;
+                std::memcpy(&x, &out[size_t(k) * 4], 4);
+                got[size_t(k)] = x;
+                if (written) want[size_t(k)] = float(want[size_t(k)]);
+            }
+            if (c.out == DataType::float64()) std::memcpy(&got[size_t(k)], &out[size_t(k) * 8], 8);
+            if (c.out == DataType::uint8() && written)
+                want[size_t(k)] = double(uint8_t(want[size_t(k)]));
+        }
+        const std::string what =
+            std::to_string(c.lanes) + " lanes " + c.in.str() + " -> " + c.out.str();
+        EXPECT_EQ(got, want) << what;
+        codegen::LlvmOptions avx512;
+        avx512.cpu = "znver4";
+        avx512.features = "+avx512f,+avx512vl,+avx512bw";
+        const std::string ir = codegen::emit_llvm_ir({f}, avx512);
+        const bool pow2 = (c.lanes & (c.lanes - 1)) == 0;
+        EXPECT_EQ(ir.find("llvm.masked.store") != std::string::npos, !pow2) << what;
+        EXPECT_EQ(ir.find("llvm.masked.load") != std::string::npos, !pow2) << what;
+        codegen::LlvmOptions avx2;
+        avx2.cpu = "haswell";
+        avx2.features = "+avx2,+fma";
+        EXPECT_EQ(codegen::emit_llvm_ir({f}, avx2).find("llvm.masked."), std::string::npos) << what;
+    }
+}
+
+// floordiv / floormod of a Ramp by a constant (a gather's index over rows
+// of a padded plane, (q // 14) * 16 + q % 14): the base's quotient once and
+// the lanes' small rest divided as 32-bit lanes (a vector of 64-bit
+// divisions is a scalar multiply per lane). Negative bases, strides 1 and
+// 2, divisors 3, 7, 14, 40; against the interpreter.
+TEST(LlvmVector, ARampDividedByAConstantDividesItsLanesIn32Bits) {
+    for (const int64_t d : {3, 7, 14, 40})
+        for (const int64_t s : {1, 2}) {
+            const int64_t lanes = 16, rows = 6, N = 4096;
+            Buffer A = float_buffer("A", {N}), C = float_buffer("C", {rows * lanes});
+            Var r("r");
+            Expr q = Ramp::make(r * Expr(lanes) - Expr(int64_t(37)), Expr(s), int(lanes));
+            Expr dd = Broadcast::make(Expr(d), int(lanes));
+            Expr idx = FloorDiv::make(q, dd) * Broadcast::make(Expr(d + 2), int(lanes)) +
+                       FloorMod::make(q, dd) + Broadcast::make(Expr(int64_t(2000)), int(lanes));
+            Stmt body = For::make(
+                r, Expr(0), Expr(rows), ForKind::Serial,
+                st(C, ld(A, {idx}), {Ramp::make(r * Expr(lanes), Expr(int64_t(1)), int(lanes))}));
+            PrimFunc f("ramp_div", {A, C}, body);
+            auto a = random_floats(size_t(N), 42);
+            std::vector<float> c(size_t(rows * lanes), 0.f), interp(c.size(), 0.f);
+            run_jit(f, {a.data(), c.data()});
+            interpret(f, {a.data(), interp.data()});
+            const std::string what =
+                "divisor " + std::to_string(d) + " stride " + std::to_string(s);
+            expect_close(c, interp, 0, what);
+            const std::string ir = codegen::emit_llvm_ir({f});
+            EXPECT_NE(ir.find("udiv <16 x i32>"), std::string::npos) << what;
+            EXPECT_EQ(ir.find("div <16 x i64>"), std::string::npos) << what;
         }
 }
 

@@ -2,6 +2,8 @@
 // same results as the unlowered function under the interpreter.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "engine/tir/op.h"
 #include "engine/tir/passes/loop_partition.h"
 #include "engine/tir/passes/unroll_loops.h"
@@ -61,6 +63,40 @@ TEST(VectorizeLoops, AGuardNoLaneChangesIsTestedOncePerVector) {
     PrimFunc h = vectorize_loops(PrimFunc("h", {A, B}, t));
     EXPECT_EQ(print(h->body).find("Ramp"), std::string::npos) << print(h->body);
     EXPECT_NE(print(h->body).find("T.grid(4, 8)"), std::string::npos) << print(h->body);
+}
+
+// A vector loop whose width is no power of two: up to 16 lanes and at
+// least 3/4 of its power of two it stays one vector (7, 14, 12, 3), else
+// power-of-two pieces (9: 8 + 1; 17: 16 + 1; 28: 16 + 8 + 4; 5: 4 + 1).
+TEST(VectorizeLoops, AnOddWidthIsOneVectorUpToSixteenLanesElsePieces) {
+    const std::map<int64_t, std::vector<int>> want = {{7, {7}},    {14, {14}},       {12, {12}},
+                                                      {3, {3}},    {9, {8, 1}},      {17, {16, 1}},
+                                                      {5, {4, 1}}, {28, {16, 8, 4}}, {16, {16}}};
+    for (const auto& [w, pieces] : want) {
+        Buffer A("A", f32, {Expr(4 * w)}), B("B", f32, {Expr(4 * w)});
+        Var i0("i0"), i1("i1");
+        Expr idx = i0 * w + i1;
+        Stmt s = For::make(
+            i0, Expr(0), Expr(4), ForKind::Serial,
+            For::make(i1, Expr(0), Expr(w), ForKind::Vectorized,
+                      BufferStore::make(B, BufferLoad::make(A, {idx}) * Expr(2.0), {idx})));
+        PrimFunc f("f", {A, B}, s);
+        PrimFunc g = vectorize_loops(f);
+        const std::string text = print(g->body);
+        std::vector<int> got;
+        for (size_t at = text.find("B["); at != std::string::npos; at = text.find("B[", at + 1)) {
+            const size_t ramp = text.find("T.Ramp(", at);
+            const size_t eol = text.find('\n', at);
+            if (ramp == std::string::npos || ramp > eol) {
+                got.push_back(1);
+                continue;
+            }
+            const size_t close = text.find(')', ramp);
+            got.push_back(std::stoi(text.substr(text.rfind(',', close) + 1, close)));
+        }
+        EXPECT_EQ(got, pieces) << w << " lanes:\n" << text;
+        expect_same_results(f, g);
+    }
 }
 
 TEST(VectorizeLoops, NonUnitStrideFallsBackToSerial) {
