@@ -600,6 +600,12 @@ tessera_cli_exit(cli_quantize_layers_error EXPECT 0
                  STDERR "layers farthest from the float reading[^\n]*\n  [^ ]+ \\([^,]+, [^)]+\\): [0-9.]+ %"
                  ARGS quantize ${PROJECT_SOURCE_DIR}/resources/models/small_cnn -o ${CLI_SCRATCH}/small_cnn_int8_layers.onnx
                       --calib ${PROJECT_SOURCE_DIR}/resources/models/small_cnn --layers 3)
+# --ops: the op types whose inputs are quantized; one that cannot be is a
+# user error naming those that can.
+tessera_cli_exit(cli_quantize_ops_unknown_exit2 EXPECT 2
+                 STDERR "cannot quantize the inputs of op type 'Softmax': the op types are Conv, MatMul, Gemm, Add, Mul, MaxPool"
+                 ARGS quantize ${PROJECT_SOURCE_DIR}/resources/models/small_cnn -o ${CLI_SCRATCH}/never_ops.onnx
+                      --calib ${PROJECT_SOURCE_DIR}/resources/models/small_cnn --ops Conv,Softmax)
 tessera_cli_exit(cli_quantize_no_calibration_inputs_exit2 EXPECT 2
                  STDERR "calibration folder .* holds no input_0.pb"
                  ARGS quantize ${PROJECT_SOURCE_DIR}/resources/models/small_cnn -o ${CLI_SCRATCH}/never.onnx

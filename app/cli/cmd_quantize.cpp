@@ -28,6 +28,7 @@ struct QuantizeOptions {
     int threads = 0;
     bool json = false;
     int layers = 0;  // --layers N: the N layers with the largest int8 error
+    std::vector<std::string> ops = frontend::default_qdq_ops();
 };
 
 CLI::App* add_quantize_command(CLI::App& app, QuantizeOptions& o) {
@@ -48,6 +49,13 @@ CLI::App* add_quantize_command(CLI::App& app, QuantizeOptions& o) {
                     "with --method percentile: keep [100 - P, P] percent of the values")
         ->check(CLI::Range(50.0, 100.0));
     cmd->add_flag("--per-tensor", o.per_tensor, "one scale per weight instead of one per output channel");
+    cmd->add_option(
+           "--ops", o.ops,
+           "op types whose float inputs are quantized, comma-separated: Conv, MatMul, "
+           "Gemm (default), Add, Mul, MaxPool, AveragePool, GlobalAveragePool (with Add, Mul "
+           "and the pools every conv output is quantized, as quantize_static writes it, and ONNX "
+           "Runtime runs the convs in int8 too)")
+        ->delimiter(',');
     cmd->add_option("--threads", o.threads, "threads of the calibration runs (0: all)");
     cmd->add_flag("--json", o.json, "print one JSON object as the last line");
     cmd->add_option("--layers", o.layers,
@@ -85,11 +93,13 @@ int run_quantize(const QuantizeOptions& o) {
                                          : driver::CalibrationOptions::Method::kMinMax;
     co.percentile = o.percentile;
     co.threads = o.threads;
-    const std::vector<std::string> acts = frontend::qdq_activations(mp.file);
-    TS_USER_CHECK(!acts.empty()) << "model '" << mp.file << "' has no Conv, MatMul or Gemm to quantize";
+    const std::vector<std::string> acts = frontend::qdq_activations(mp.file, o.ops);
+    TS_USER_CHECK(!acts.empty()) << "model '" << mp.file
+                                 << "' has no node of the op types to quantize";
     const auto ranges = driver::calibrate(mp.file, acts, sets, co);
     frontend::QdqOptions qo;
     qo.per_channel = !o.per_tensor;
+    qo.ops = o.ops;
     graph::Graph gf = driver::load_model_for_inputs(mp.file, sets[0], {});
     for (const graph::Value& v : gf.values)
         if (!v.is_constant() && v.type.dtype == graph::DType::Float32) qo.float_shapes[v.name] = v.type.shape;

@@ -25,9 +25,34 @@ int default_opset(const onnx::ModelProto& m) {
     return 0;
 }
 
-bool quantizable(const onnx::NodeProto& n) {
-    return (n.domain().empty() || n.domain() == "ai.onnx") &&
+bool standard_domain(const onnx::NodeProto& n) {
+    return n.domain().empty() || n.domain() == "ai.onnx";
+}
+
+/// Conv, MatMul and Gemm: their constant float operands become int8 weights.
+bool has_weights(const onnx::NodeProto& n) {
+    return standard_domain(n) &&
            (n.op_type() == "Conv" || n.op_type() == "MatMul" || n.op_type() == "Gemm");
+}
+
+/// A node of one of the op types whose inputs are quantized.
+bool quantizable(const onnx::NodeProto& n, const std::vector<std::string>& ops) {
+    return standard_domain(n) && std::find(ops.begin(), ops.end(), n.op_type()) != ops.end();
+}
+
+/// Input positions of a quantized node that are quantized: Conv's X and W,
+/// MatMul's and Gemm's A and B (Conv's and Gemm's bias become int32 when
+/// their operands are quantized), Add's two operands, a pool's input.
+std::vector<int> operand_positions(const onnx::NodeProto& n) {
+    if (n.op_type() == "MaxPool" || n.op_type() == "AveragePool" ||
+        n.op_type() == "GlobalAveragePool")
+        return {0};
+    return {0, 1};
+}
+
+bool is_operand(const onnx::NodeProto& n, int pos) {
+    const std::vector<int> ps = operand_positions(n);
+    return std::find(ps.begin(), ps.end(), pos) != ps.end();
 }
 
 /// The constant tensors of a graph by value name: its initializers and the
@@ -42,10 +67,6 @@ std::map<std::string, const onnx::TensorProto*> constant_tensors(const onnx::Gra
                 if (a.name() == "value" && a.has_t()) out[n.output(0)] = &a.t();
     return out;
 }
-
-/// Input positions of a quantized node that are quantized: Conv's X and W,
-/// MatMul's and Gemm's A and B (Conv's and Gemm's bias stays float).
-const std::vector<int> kOperandPositions = {0, 1};
 
 /// The output-channel axis of weight input `pos` of node `n` (rank `rank`),
 /// or -1 when it has none that DequantizeLinear can scale per channel.
@@ -132,7 +153,8 @@ onnx::NodeProto dequantize_constant(const std::string& q, const std::vector<std:
 /// range (the converter may rename what it rewrites); else nothing.
 std::optional<onnx::ModelProto> at_opset_13(
     const onnx::ModelProto& model, const std::map<std::string, TensorRange>& ranges,
-    const std::map<std::string, std::vector<int64_t>>& float_shapes) {
+    const std::map<std::string, std::vector<int64_t>>& float_shapes,
+    const std::vector<std::string>& ops) {
     try {
         // The adapters need shapes (Softmax's rank): the float tensors'
         // shapes from the calibration runs; the original types put back.
@@ -174,8 +196,8 @@ std::optional<onnx::ModelProto> at_opset_13(
         onnx::checker::check_model(up);
         const auto init = constant_tensors(up.graph());
         for (const auto& n : up.graph().node()) {
-            if (!quantizable(n)) continue;
-            for (int pos : kOperandPositions)
+            if (!quantizable(n, ops)) continue;
+            for (int pos : operand_positions(n))
                 if (pos < n.input_size() && !n.input(pos).empty() && !init.count(n.input(pos)) &&
                     !ranges.count(n.input(pos)))
                     return std::nullopt;
@@ -188,14 +210,34 @@ std::optional<onnx::ModelProto> at_opset_13(
 
 }  // namespace
 
-std::vector<std::string> qdq_activations(const std::string& model_path) {
+const std::vector<std::string>& qdq_op_types() {
+    static const std::vector<std::string> all = {
+        "Conv", "MatMul", "Gemm", "Add", "Mul", "MaxPool", "AveragePool", "GlobalAveragePool"};
+    return all;
+}
+
+void check_qdq_ops(const std::vector<std::string>& ops) {
+    TS_USER_CHECK(!ops.empty()) << "no op types to quantize";
+    for (const std::string& op : ops) {
+        const auto& all = qdq_op_types();
+        if (std::find(all.begin(), all.end(), op) != all.end()) continue;
+        std::string names;
+        for (const std::string& a : all) names += (names.empty() ? "" : ", ") + a;
+        TS_USER_FAIL() << "cannot quantize the inputs of op type '" << op << "': the op types are "
+                       << names;
+    }
+}
+
+std::vector<std::string> qdq_activations(const std::string& model_path,
+                                         const std::vector<std::string>& ops) {
+    check_qdq_ops(ops);
     onnx::ModelProto model = onnx_import::read_model_proto(model_path);
     const auto init = constant_tensors(model.graph());
     std::vector<std::string> out;
     std::set<std::string> seen;
     for (const auto& n : model.graph().node()) {
-        if (!quantizable(n)) continue;
-        for (int pos : kOperandPositions) {
+        if (!quantizable(n, ops)) continue;
+        for (int pos : operand_positions(n)) {
             if (pos >= n.input_size() || n.input(pos).empty() || init.count(n.input(pos))) continue;
             if (seen.insert(n.input(pos)).second) out.push_back(n.input(pos));
         }
@@ -237,16 +279,15 @@ std::optional<std::pair<float, float>> activation_bounds(
 /// output.
 std::map<std::string, std::string> foldable_activations(
     const onnx::GraphProto& g, const std::map<std::string, const onnx::TensorProto*>& init,
-    const std::map<std::string, TensorRange>& ranges, const std::string& path) {
+    const std::map<std::string, TensorRange>& ranges, const std::string& path,
+    const std::vector<std::string>& ops) {
     std::map<std::string, int> readers, operand_readers;
     std::map<std::string, const onnx::NodeProto*> producer;
     for (const auto& n : g.node()) {
         for (const auto& o : n.output()) producer[o] = &n;
         for (int i = 0; i < n.input_size(); ++i) {
             ++readers[n.input(i)];
-            if (quantizable(n) && std::find(kOperandPositions.begin(), kOperandPositions.end(),
-                                            i) != kOperandPositions.end())
-                ++operand_readers[n.input(i)];
+            if (quantizable(n, ops) && is_operand(n, i)) ++operand_readers[n.input(i)];
         }
     }
     std::map<std::string, std::string> out;
@@ -260,7 +301,7 @@ std::map<std::string, std::string> foldable_activations(
         if (!bounds || bounds->first != 0.f || r == ranges.end() || r->second.lo < 0.f ||
             !(r->second.hi <= bounds->second) || readers[x] == 0 ||
             readers[x] != operand_readers[x] || is_graph_output(g, x) || is_graph_output(g, y) ||
-            readers[y] != 1 || p == producer.end() || !quantizable(*p->second))
+            readers[y] != 1 || p == producer.end() || !quantizable(*p->second, ops))
             continue;
         out[x] = y;
     }
@@ -283,7 +324,8 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
     // ONNX's converter can (the PP-OCR direction classifier, opset 11: top-1
     // agreement with fp32 93.0 -> 95.3 % of 1,200 rows).
     if (options.per_channel && summary.opset < 13) {
-        if (std::optional<onnx::ModelProto> up = at_opset_13(model, ranges, options.float_shapes)) {
+        if (std::optional<onnx::ModelProto> up =
+                at_opset_13(model, ranges, options.float_shapes, options.ops)) {
             model = std::move(*up);
             summary.upgraded_from = summary.opset;
             summary.opset = 13;
@@ -293,14 +335,16 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
     summary.per_channel = per_channel;
     onnx::GraphProto* g = model.mutable_graph();
     Names names(*g);
+    check_qdq_ops(options.ops);
+    const std::vector<std::string>& ops = options.ops;
     const std::map<std::string, const onnx::TensorProto*> init = constant_tensors(*g);
 
     // How often each initializer is read, and by a quantized weight operand.
     std::map<std::string, int> reads, weight_reads;
     for (const auto& n : g->node()) {
         for (int i = 0; i < n.input_size(); ++i) ++reads[n.input(i)];
-        if (!quantizable(n)) continue;
-        for (int pos : kOperandPositions)
+        if (!quantizable(n, ops) || !has_weights(n)) continue;
+        for (int pos : operand_positions(n))
             if (pos < n.input_size() && init.count(n.input(pos)) &&
                 init.at(n.input(pos))->data_type() == onnx::TensorProto::FLOAT)
                 ++weight_reads[n.input(pos)];
@@ -313,27 +357,51 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
     // at most c, so QuantizeLinear's saturation is the activation exactly.
     // Then a runtime (ONNX Runtime's QLinearConv) sees DQ -> Conv -> Q.
     const std::map<std::string, std::string> folded =
-        foldable_activations(*g, init, ranges, in_path);
+        foldable_activations(*g, init, ranges, in_path, ops);
+    std::map<std::string, const onnx::NodeProto*> producer;
+    for (const auto& n : g->node())
+        for (const auto& o : n.output()) producer[o] = &n;
 
     std::vector<onnx::NodeProto> weight_nodes, nodes;
     std::vector<onnx::TensorProto> new_init;
     std::map<std::string, std::string> dequantized;  // tensor -> its DequantizeLinear output
     std::map<std::string, std::vector<float>> scales;  // DequantizeLinear output -> its scales
     std::set<std::string> dropped;  // float initializers the quantized model no longer reads
+    // Each quantized activation's scale and zero point initializers.
+    std::map<std::string, std::pair<std::string, std::string>> params;
     auto add_activation = [&](const std::string& x) {
-        auto r = ranges.find(x);
-        TS_USER_CHECK(r != ranges.end())
-            << "model '" << in_path << "': activation '" << x << "' has no calibrated range";
-        const float lo = std::min(r->second.lo, 0.f), hi = std::max(r->second.hi, 0.f);
-        TS_USER_CHECK(std::isfinite(lo) && std::isfinite(hi))
-            << "model '" << in_path << "': activation '" << x << "' has a range that is not finite ["
-            << lo << ", " << hi << "]";
-        float scale = (hi - lo) / 255.f;
-        if (!(scale > 0)) scale = 1.f;
-        const int zp = int(std::clamp(std::nearbyint(-lo / scale), 0.f, 255.f));
-        const std::string s = names.fresh(x + "_scale"), z = names.fresh(x + "_zero_point");
-        new_init.push_back(initializer(s, graph::DType::Float32, std::vector<float>{scale}, false));
-        new_init.push_back(initializer(z, graph::DType::UInt8, std::vector<uint8_t>{uint8_t(zp)}, false));
+        // A MaxPool's output keeps its quantized input's scale and zero point
+        // (the maximum commutes with the quantization; as quantize_static
+        // writes it, so that runtimes pool the bytes themselves).
+        const auto p = producer.find(x);
+        const bool pooled = !folded.count(x) && p != producer.end() &&
+                            p->second->op_type() == "MaxPool" && quantizable(*p->second, ops) &&
+                            p->second->output_size() == 1 && dequantized.count(p->second->input(0));
+        std::string s, z;
+        float scale = 1.f;
+        if (pooled) {
+            const std::string& in = p->second->input(0);
+            std::tie(s, z) = params.at(in);
+            scale = scales.at(dequantized.at(in))[0];
+        } else {
+            auto r = ranges.find(x);
+            TS_USER_CHECK(r != ranges.end())
+                << "model '" << in_path << "': activation '" << x << "' has no calibrated range";
+            const float lo = std::min(r->second.lo, 0.f), hi = std::max(r->second.hi, 0.f);
+            TS_USER_CHECK(std::isfinite(lo) && std::isfinite(hi))
+                << "model '" << in_path << "': activation '" << x
+                << "' has a range that is not finite [" << lo << ", " << hi << "]";
+            scale = (hi - lo) / 255.f;
+            if (!(scale > 0)) scale = 1.f;
+            const int zp = int(std::clamp(std::nearbyint(-lo / scale), 0.f, 255.f));
+            s = names.fresh(x + "_scale");
+            z = names.fresh(x + "_zero_point");
+            new_init.push_back(
+                initializer(s, graph::DType::Float32, std::vector<float>{scale}, false));
+            new_init.push_back(
+                initializer(z, graph::DType::UInt8, std::vector<uint8_t>{uint8_t(zp)}, false));
+        }
+        params[x] = {s, z};
         const std::string q = names.fresh(x + "_quantized"), dq = names.fresh(x + "_dequantized");
         const auto f = folded.find(x);
         nodes.push_back(make_node("QuantizeLinear", {f == folded.end() ? x : f->second, s, z}, q,
@@ -429,21 +497,21 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
             ++summary.folded_activations;
             continue;
         }
-        if (!quantizable(original)) {
+        if (!quantizable(original, ops)) {
             nodes.push_back(original);
             continue;
         }
         onnx::NodeProto n = original;
-        for (int pos : kOperandPositions) {
+        for (int pos : operand_positions(n)) {
             if (pos >= n.input_size() || n.input(pos).empty()) continue;
             const std::string x = n.input(pos);
             if (!dequantized.count(x)) {
                 if (!init.count(x))
                     add_activation(x);
-                else if (init.at(x)->data_type() == onnx::TensorProto::FLOAT)
+                else if (has_weights(n) && init.at(x)->data_type() == onnx::TensorProto::FLOAT)
                     add_weight(n, pos);
                 else
-                    continue;
+                    continue;  // an Add's constant operand stays float
             }
             n.set_input(pos, dequantized.at(x));
         }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -252,6 +253,139 @@ TEST(Quantize, AModelBelowOpset13IsConvertedForPerChannelWeights) {
         for (int64_t i = 0; i < a.num_elements(); ++i)
             EXPECT_NEAR(a.data<float>()[i], b.data<float>()[i], 0.05) << i;
     }
+    fs::remove_all(calib);
+}
+
+/// A residual block as ResNet's bench model writes it: conv -> relu -> conv,
+/// + the block's input, * 0.5, relu, a 2x2 max pool, a last conv (its output
+/// the graph's). Weights from a fixed seed.
+std::string residual_block_model(const fs::path& dir) {
+    onnx::ModelProto m;
+    m.set_ir_version(8);
+    auto* opset = m.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(17);
+    onnx::GraphProto* g = m.mutable_graph();
+    g->set_name("residual_block");
+    auto value = [](onnx::ValueInfoProto* v, const std::string& name, std::vector<int64_t> dims) {
+        v->set_name(name);
+        auto* t = v->mutable_type()->mutable_tensor_type();
+        t->set_elem_type(onnx::TensorProto::FLOAT);
+        for (int64_t d : dims) t->mutable_shape()->add_dim()->set_dim_value(d);
+    };
+    value(g->add_input(), "x", {1, 4, 8, 8});
+    value(g->add_output(), "out", {1, 4, 4, 4});
+    uint32_t seed = 7;
+    auto weight = [&](const std::string& name, std::vector<int64_t> dims) {
+        onnx::TensorProto* t = g->add_initializer();
+        t->set_name(name);
+        t->set_data_type(onnx::TensorProto::FLOAT);
+        int64_t n = 1;
+        for (int64_t d : dims) {
+            t->add_dims(d);
+            n *= d;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            t->add_float_data(float(int(seed >> 9) % 2001 - 1000) / 4000.f);
+        }
+    };
+    auto node = [&](const std::string& op, std::vector<std::string> in, const std::string& out) {
+        onnx::NodeProto* n = g->add_node();
+        n->set_op_type(op);
+        n->set_name(out + "_node");
+        for (const auto& i : in) n->add_input(i);
+        n->add_output(out);
+        return n;
+    };
+    auto ints = [](onnx::NodeProto* n, const std::string& name, std::vector<int64_t> v) {
+        onnx::AttributeProto* a = n->add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::INTS);
+        for (int64_t x : v) a->add_ints(x);
+    };
+    for (const std::string w : {"wa", "wb", "wc"}) weight(w, {4, 4, 3, 3});
+    for (const std::string b : {"ba", "bb", "bc"}) weight(b, {4});
+    weight("half", {});
+    g->mutable_initializer(g->initializer_size() - 1)->set_float_data(0, 0.5f);
+    ints(node("Conv", {"x", "wa", "ba"}, "a"), "pads", {1, 1, 1, 1});
+    node("Relu", {"a"}, "ra");
+    ints(node("Conv", {"ra", "wb", "bb"}, "b"), "pads", {1, 1, 1, 1});
+    node("Add", {"b", "x"}, "s");
+    node("Mul", {"s", "half"}, "h");
+    node("Relu", {"h"}, "y");
+    onnx::NodeProto* pool = node("MaxPool", {"y"}, "p");
+    ints(pool, "kernel_shape", {2, 2});
+    ints(pool, "strides", {2, 2});
+    ints(node("Conv", {"p", "wc", "bc"}, "out"), "pads", {1, 1, 1, 1});
+    fs::create_directories(dir);
+    const std::string path = (dir / "model.onnx").string();
+    std::ofstream(path, std::ios::binary) << m.SerializeAsString();
+    return path;
+}
+
+/// With Add, Mul and MaxPool among the quantized op types (--ops), every
+/// conv's output but the graph's is read by a QuantizeLinear alone (DQ ->
+/// Conv -> Q: ONNX Runtime's QLinearConv), a MaxPool's output is quantized
+/// with its input's scale and zero point; with the default (Conv, MatMul,
+/// Gemm) the conv before the residual Add stays float. Both run close to
+/// float; an op type that cannot be quantized is a UserError naming those
+/// that can.
+TEST(Quantize, WithTheResidualAddAndPoolsEveryConvOutputIsQuantized) {
+    const fs::path dir = fs::temp_directory_path() / "tessera_quantize_residual";
+    fs::remove_all(dir);
+    const std::string model = residual_block_model(dir);
+    const fs::path calib = calibration_folder("residual_calib", 4, model);
+    const auto sets = driver::calibration_sets(calib.string());
+    const std::vector<std::string> all = {"Conv", "MatMul", "Gemm", "Add", "Mul", "MaxPool"};
+    for (const bool everything : {false, true}) {
+        frontend::QdqOptions o;
+        if (everything) o.ops = all;
+        const auto acts = frontend::qdq_activations(model, o.ops);
+        const auto ranges = driver::calibrate(model, acts, sets, {});
+        const std::string out = (dir / (everything ? "all.onnx" : "default.onnx")).string();
+        const frontend::QdqSummary s = frontend::write_qdq_model(model, out, ranges, o);
+        EXPECT_EQ(s.nodes, everything ? 6 : 3);
+        const onnx::ModelProto m = read_model(out);
+        std::map<std::string, std::vector<const onnx::NodeProto*>> readers;
+        std::map<std::string, const onnx::NodeProto*> producer;
+        for (const auto& n : m.graph().node()) {
+            for (const auto& i : n.input()) readers[i].push_back(&n);
+            for (const auto& o2 : n.output()) producer[o2] = &n;
+        }
+        int float_conv_outputs = 0;
+        for (const auto& n : m.graph().node()) {
+            if (n.op_type() != "Conv" || n.output(0) == "out") continue;
+            for (const onnx::NodeProto* r : readers[n.output(0)])
+                float_conv_outputs += r->op_type() != "QuantizeLinear";
+        }
+        EXPECT_EQ(float_conv_outputs, everything ? 0 : 1)
+            << (everything ? "all ops" : "default ops");
+        if (everything) {
+            // The pool reads DQ(Q(relu(h))) and its output's Q has the same
+            // scale and zero point.
+            const onnx::NodeProto* pool = nullptr;
+            for (const auto& n : m.graph().node())
+                if (n.op_type() == "MaxPool") pool = &n;
+            ASSERT_NE(pool, nullptr);
+            const onnx::NodeProto* dq = producer.at(pool->input(0));
+            ASSERT_EQ(dq->op_type(), "DequantizeLinear");
+            ASSERT_EQ(readers[pool->output(0)].size(), 1u);
+            const onnx::NodeProto* q = readers[pool->output(0)][0];
+            ASSERT_EQ(q->op_type(), "QuantizeLinear");
+            EXPECT_EQ(q->input(1), dq->input(1));
+            EXPECT_EQ(q->input(2), dq->input(2));
+        }
+        expect_close_to_float(model, out);
+    }
+    try {
+        frontend::qdq_activations(model, {"Conv", "Softmax"});
+        FAIL() << "no error for Softmax";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("'Softmax'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("GlobalAveragePool"), std::string::npos) << e.what();
+    }
+    fs::remove_all(dir);
     fs::remove_all(calib);
 }
 
