@@ -99,8 +99,10 @@ void CodePanes::refresh(int pane) {
     m_views[pane]->verticalScrollBar()->setValue(scroll);  // keep the place on live updates
     if (text.isEmpty())
         m_views[pane]->setPlaceholderText("Select a node to see its code.");
-    if (!m_find->text().isEmpty()) m_views[pane]->findText(m_find->text());
+    if (!m_find->text().isEmpty()) find(m_find->text());  // the count of the new code too
 }
+
+QString CodePanes::findStatus() const { return m_findStatus->text(); }
 
 int CodePanes::find(const QString& text) {
     const int n = m_views[0]->findText(text) + m_views[1]->findText(text);

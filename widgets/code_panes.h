@@ -42,6 +42,8 @@ public:
     /// Finds `text` in both panes; returns the total number of matches.
     int find(const QString& text);
     QLineEdit* findBox() const { return m_find; }
+    /// "N found" for the find box's text in the code shown now.
+    QString findStatus() const;
 
 private:
     void refresh(int pane);

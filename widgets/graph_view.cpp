@@ -579,13 +579,25 @@ QVector<int> GraphView::findNodes(const QString& text) const {
 int GraphView::search(const QString& text) {
     const QVector<int> found = findNodes(text);
     setHighlightedNodes(found, QColor(0xf0, 0x8c, 0x00));
+    const bool again = text.trimmed() == m_lastSearch;
+    m_lastSearch = text.trimmed();
     if (found.isEmpty()) return 0;
     int next = found.first();
-    for (int n : found)
-        if (n > m_current) {
-            next = n;
-            break;
-        }
+    if (again) {  // the next match
+        for (int n : found)
+            if (n > m_current) {
+                next = n;
+                break;
+            }
+    } else {  // of the nodes named exactly so, the heaviest (a conv's GEMM, not its windows)
+        double heaviest = -1;
+        for (int n : found)
+            if (m_data.nodes[n].name.compare(m_lastSearch, Qt::CaseInsensitive) == 0 &&
+                m_data.nodes[n].weight > heaviest) {
+                heaviest = m_data.nodes[n].weight;
+                next = n;
+            }
+    }
     setCurrentNode(next);
     if (GraphNodeItem* item = itemOf(next)) centerOn(item);
     updateOverview();

@@ -20,6 +20,9 @@ struct GraphViewNode {
     QString name;     // node name, drawn below
     QString toolTip;  // e.g. output types
     QString shape;    // output shape, e.g. "1×8×32×32", drawn last (may be empty)
+    /// The node's work (FLOPs): of several nodes of the searched name (an
+    /// ONNX op imported as several), a new search lands on the heaviest.
+    double weight = 0;
 };
 
 /// A box drawn around a group of nodes (a fused kernel), with a caption.
@@ -183,6 +186,7 @@ private:
     QList<GraphNodeItem*> m_nodeItems;
     QVector<GraphNodeItem*> m_itemOf;  // graph node -> the box drawing it
     GraphViewData m_data;              // the graph as given (expanded)
+    QString m_lastSearch;              // search(): Enter again goes to the next match
     QVector<GraphViewCollapse> m_collapse;
     QList<GraphEdgeItem*> m_edgeItems;
     QList<QGraphicsItem*> m_groupItems;

@@ -190,9 +190,12 @@ int run_run(const RunOptions& given) {
     }
 
     if (o.profile) {
-        std::vector<std::string> names;
-        for (const auto& n : model->graph.nodes) names.push_back(n.name);
-        j["profile"] = print_profile(profile_rows(ex.profile(o.repeat), names), std::cout);
+        std::vector<std::string> names, ops;
+        for (const auto& n : model->graph.nodes) {
+            names.push_back(n.name);
+            ops.push_back(n.op);
+        }
+        j["profile"] = print_profile(profile_rows(ex.profile(o.repeat), names, ops), std::cout);
     }
     if (failed) {
         std::cerr << "check failed: " << failure << std::endl;

@@ -90,10 +90,13 @@ int run_shape_sets(const RunOptions& o) {
                 for (const std::string& k : compiled) std::cout << " " << k;
                 std::cout << "\n";
             }
-            std::vector<std::string> names;
-            for (const auto& n : model.graph.nodes) names.push_back(n.name);
-            j["profile"] =
-                print_profile(profile_rows(model.executor->profile(o.repeat), names), std::cout);
+            std::vector<std::string> names, ops;
+            for (const auto& n : model.graph.nodes) {
+                names.push_back(n.name);
+                ops.push_back(n.op);
+            }
+            j["profile"] = print_profile(
+                profile_rows(model.executor->profile(o.repeat), names, ops), std::cout);
         }
         sets.push_back(j);
     }

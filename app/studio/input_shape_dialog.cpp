@@ -106,7 +106,10 @@ std::optional<InputChoice> askInputShapes(QWidget* parent, const InputShapeReque
         form->addRow(new QLabel(QFileInfo(request.path).fileName() +
                                 " has symbolic input dims; give the shapes to compile it for:"));
         if (!request.error.isEmpty()) {
-            auto* why = new QLabel("Not opened with the last answer: " + request.error);
+            auto* why =
+                new QLabel((request.proposalFailed ? "The proposed shapes do not fit the model: "
+                                                   : "Not opened with the last answer: ") +
+                           request.error);
             why->setObjectName("inputShapeError");
             why->setWordWrap(true);
             why->setStyleSheet("color: #b00020;");

@@ -21,6 +21,9 @@ struct InputShapeRequest {
     /// Why the last answer did not open the model (shown in the dialog, which
     /// asks again); empty on the first question.
     QString error;
+    /// The failed answer was the studio's own proposal (every symbolic dim
+    /// 1, or the remembered shapes), not one the user gave.
+    bool proposalFailed = false;
     bool empty() const { return names.empty(); }
 };
 

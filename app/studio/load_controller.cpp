@@ -1,6 +1,7 @@
 // LoadController: the load job, the input-shape question and the new document.
 #include "app/studio/load_controller.h"
 
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMimeData>
@@ -65,6 +66,14 @@ void LoadController::fail(const QString& message) {
     emit failed(message);
 }
 
+bool LoadController::mayReopen(const QString& title, const QString& why, const QString& instead) {
+    const std::shared_ptr<ModelDocument> document = m_workspace->document();
+    if (!document || (document->edits().empty() && m_workspace->traces().isEmpty())) return true;
+    m_workspace->reportError(
+        title, why + ", and its graph edits and hand schedules would be lost: " + instead);
+    return false;
+}
+
 bool LoadController::confirmInputShapes(std::function<void()> retry) {
     const std::shared_ptr<ModelDocument> document = m_workspace->document();
     if (!document || !document->provisionalShapes()) return true;
@@ -81,18 +90,47 @@ bool LoadController::confirmInputShapes(std::function<void()> retry) {
         document->setProvisionalShapes(std::nullopt);
         return true;
     }
-    if (!document->edits().empty() || !m_workspace->traces().isEmpty()) {
-        m_workspace->reportError(
-            "Input shapes not changed",
-            "Other shapes reopen the model, and its graph edits and hand schedules would be "
-            "lost: save the session, or use Model > Set input shape...");
+    if (!mayReopen("Input shapes not changed", "Other shapes reopen the model",
+                   "save the session, or use Model > Set input shape..."))
         return false;
-    }
     m_workspace->log("Reopening " + document->path() + " with the new input shapes" +
                      (retry ? QString(", then going on") : QString()));
     m_afterOpen = std::move(retry);
     openWith(document->path(), *given);
     return false;
+}
+
+void LoadController::chooseInputFiles() {
+    const std::shared_ptr<ModelDocument> document = m_workspace->document();
+    if (!document) {
+        m_workspace->log("Open a model first, then choose its input files.");
+        return;
+    }
+    const QString start = document->inputDir().isEmpty()
+                              ? QFileInfo(document->path()).absolutePath()
+                              : document->inputDir();
+    const QString dir = QFileDialog::getExistingDirectory(
+        m_workspace->dialogParent(), "Input files (a folder of input_0.pb, input_1.pb, ...)",
+        start);
+    if (!dir.isEmpty()) useInputFiles(dir);
+}
+
+bool LoadController::useInputFiles(const QString& dir) {
+    const std::shared_ptr<ModelDocument> document = m_workspace->document();
+    if (!document) return false;
+    if (!QFileInfo(QDir(dir).filePath("input_0.pb")).isFile()) {
+        m_workspace->reportError("Input files not used",
+                                 dir +
+                                     " holds no input_0.pb (an ONNX test-data folder: "
+                                     "input_0.pb, input_1.pb, ... in the model's input order)");
+        return false;
+    }
+    if (!mayReopen("Input files not used", "The input files reopen the model",
+                   "save the session first, or choose them before editing"))
+        return false;
+    m_workspace->log("Reopening " + document->path() + " for the input files in " + dir);
+    openWith(document->path(), InputChoice{{}, dir});
+    return true;
 }
 
 void LoadController::openWith(const QString& path, const InputChoice& choice,
@@ -128,7 +166,10 @@ void LoadController::openWith(const QString& path, const InputChoice& choice,
             }
         },
         [this, path, choice, provisional](const LoadOutcome& value) {
-            if (const auto* request = std::get_if<InputShapeRequest>(&value)) {
+            if (const auto* failedRequest = std::get_if<InputShapeRequest>(&value)) {
+                InputShapeRequest asked = *failedRequest;
+                asked.proposalFailed = provisional.has_value();
+                const InputShapeRequest* request = &asked;
                 if (choice.empty()) {
                     // Open with the proposed shapes first; Run, Tune and
                     // Export confirm them (or ask here if they do not open it).
@@ -145,9 +186,14 @@ void LoadController::openWith(const QString& path, const InputChoice& choice,
                     askInputShapes(m_workspace->dialogParent(), *request,
                                    m_workspace->dialogsSuppressed(), &error);
                 if (!given) {
-                    fail(error.startsWith(path)
-                             ? error  // the import's error names the file
-                             : path + ": " + (error.isEmpty() ? "no input shapes given" : error));
+                    if (error.isEmpty()) {  // the user cancelled: nothing went wrong
+                        m_afterOpen = nullptr;
+                        m_workspace->log("Opening " + path + " cancelled (no input shapes given)");
+                        emit failed(path + ": no input shapes given");
+                        return;
+                    }
+                    fail(error.startsWith(path) ? error  // the import's error names the file
+                                                : path + ": " + error);
                     return;
                 }
                 m_workspace->log(describeChoice(*given) +
@@ -167,7 +213,8 @@ void LoadController::openWith(const QString& path, const InputChoice& choice,
                                  "to confirm them");
             }
             m_workspace->setDocument(document);  // and no schedule traces
-            m_workspace->log(QString("Loaded %1: %2 nodes, %3 GFLOP per inference")
+            m_workspace->log(QString("Loaded %1: %2 nodes, %3 GFLOP per inference as imported "
+                                     "(a Run counts the build's, after the graph passes)")
                                  .arg(document->path())
                                  .arg(document->nodeCount())
                                  .arg(document->totalFlops() / 1e9, 0, 'g', 4));

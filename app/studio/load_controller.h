@@ -39,6 +39,15 @@ public:
     bool confirmInputShapes(std::function<void()> retry = {});
     /// Asks for a model file, then open.
     void openDialog();
+    /// Model > Input files...: asks for a folder of input_N.pb files (an
+    /// ONNX test-data folder) and reopens the model for them, so that Run
+    /// (and the Int8 error tab) runs on them instead of random inputs; a
+    /// static model as well as one with symbolic dims. Refused while graph
+    /// edits or hand schedules would be lost.
+    void chooseInputFiles();
+    /// Reopens the open model for the input files in `dir` (chooseInputFiles
+    /// without the dialog); false when refused.
+    bool useInputFiles(const QString& dir);
     bool isLoading() const;
     JobRunner* jobs() const { return m_jobs; }
     /// The first local .onnx file among dropped URLs, or an empty string.
@@ -51,6 +60,9 @@ signals:
 
 private:
     void fail(const QString& message);
+    /// False (reported as `title`: `why`, the loss, `instead`) when reopening
+    /// the model would lose its graph edits or hand schedules.
+    bool mayReopen(const QString& title, const QString& why, const QString& instead);
 
     Workspace* m_workspace;
     JobRunner* m_jobs;

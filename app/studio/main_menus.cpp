@@ -48,6 +48,8 @@ MainMenus::MainMenus(MainWindow* window, const QList<QDockWidget*>& docks)
     m_cancelAction->setShortcut(Qt::Key_Escape);
     modelMenu->addAction("Set &input shape...", m_window->edits(),
                          &EditController::setInputShapeDialog);
+    modelMenu->addAction("Input &files...", m_window->loads(), &LoadController::chooseInputFiles)
+        ->setObjectName("modelInputFiles");
 
     QMenu* scheduleMenu = m_window->menuBar()->addMenu("&Schedule");
     scheduleMenu->addAction("&Measure kernel", m_window->scheduleEditor(), &ScheduleEditor::measure)
@@ -115,6 +117,8 @@ void MainMenus::createViewMenu(QMenu* viewMenu, const QList<QDockWidget*>& docks
             [graphView, collapseModes]() {
                 if (!graphView->isCollapsed()) collapseModes->actions().first()->setChecked(true);
             });
+    viewMenu->addAction("&Reset layout", m_window, &MainWindow::resetLayout)
+        ->setObjectName("viewResetLayout");
     viewMenu->addSeparator();
     // Each dock's own toggle action takes the dock's title, which the Code
     // dock changes to the kernel it shows: the menu names the dock instead.

@@ -83,7 +83,17 @@ MainWindow::MainWindow(QWidget* parent)
     resizeDocks({m_propertiesDock}, {540}, Qt::Horizontal);
     resizeDocks({m_codeDock}, {360}, Qt::Vertical);
     resizeDocks({m_propertiesDock, m_perfDock}, {560, 380}, Qt::Vertical);
+    m_defaultLayout = saveState();
     restoreState(QSettings().value("window/state").toByteArray());
+}
+
+void MainWindow::resetLayout() {
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        dock->setFloating(false);
+        dock->show();
+    }
+    restoreState(m_defaultLayout);
+    QSettings().setValue("window/state", m_defaultLayout);
 }
 
 void MainWindow::fitToScreen() {

@@ -74,6 +74,9 @@ public:
     /// window manager's title bar) where its default size does not fit, and
     /// centres it there.
     void fitToScreen();
+    /// Every dock back where a fresh studio puts it (View > Reset layout):
+    /// a saved layout can leave docks floating over the window.
+    void resetLayout();
 
     /// Starts loading a model in the background (LoadController). modelLoaded
     /// follows once it is shown and laid out, or loadFailed (the previous model stays open).
@@ -141,6 +144,7 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    QByteArray m_defaultLayout;  // saveState() before the saved layout is restored
     void createDocks();
     void connectControllers();
     void showDocument();

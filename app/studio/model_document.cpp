@@ -49,6 +49,7 @@ widgets::GraphViewData ModelDocument::graphViewData() const {
         widgets::GraphViewNode node;
         node.op = QString::fromStdString(n.op);
         node.name = QString::fromStdString(n.name);
+        node.weight = graph::node_flops(g, n);
         QStringList tip{node.op + "  " + node.name};
         for (int v : n.outputs)
             if (v >= 0 && size_t(v) < g.values.size())

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "app/studio/layer_error_table.h"
+#include "app/studio/throughput_text.h"
 #include "app/studio/workspace.h"
 #include "engine/driver/quantization_error.h"
 #include "widgets/perf_plot.h"
@@ -168,11 +169,17 @@ void RunController::fillKernelTable(const RunResult& result) {
             gf->setToolTip(
                 "Effective: the op's FLOPs (the direct conv's); the Winograd kernel "
                 "executes other work (the roofline plots that)");
+        if (k.integer)
+            gf->setToolTip(
+                "G operations/s of 8-bit integer dot products (int8): their roof is the CPU's "
+                "int8 peak (vpdpbusd), not its float peak");
         m_kernelTable->setItem(row, 3, gf);
         m_kernelTable->setItem(row, 4, number(k.ms > 0 ? k.bytes / (k.ms * 1e6) : 0, 2));
-        m_kernelTable->setItem(row, 5,
-                               new QTableWidgetItem(QString(effective ? "effective " : "") +
-                                                    (k.tuned ? "tuned" : "")));
+        QStringList notes;
+        if (k.integer) notes << "int8 GOP/s";
+        if (effective) notes << "effective";
+        if (k.tuned) notes << "tuned";
+        m_kernelTable->setItem(row, 5, new QTableWidgetItem(notes.join(", ")));
     }
     m_kernelTable->setSortingEnabled(true);
     m_kernelTable->sortByColumn(1, Qt::DescendingOrder);
@@ -211,6 +218,9 @@ void RunController::run() {
                                   ? document->path()
                                   : QString();
     m_workspace->log("Running " + document->displayName() +
+                     (document->inputDir().isEmpty()
+                          ? QString(" on random inputs (Model > Input files... runs it on yours)")
+                          : " on the input files in " + document->inputDir()) +
                      " (build, time, profile): " + settings.describe() +
                      (traces.empty() ? QString()
                                      : QString(", %1 hand schedule%2")
@@ -235,16 +245,22 @@ void RunController::show(const RunResult& result) {
     m_staleReasons = m_changesSinceRunStart;
     m_runTraces = m_runningTraces;
     double kernelsMs = 0;
-    for (const KernelTime& k : result.kernels) kernelsMs += k.ms;
+    bool anyInteger = false;
+    for (const KernelTime& k : result.kernels) {
+        kernelsMs += k.ms;
+        anyInteger = anyInteger || k.integer;
+    }
+    const QString unit = modelThroughputUnit(anyInteger);
     m_perfLabel->setText(
-        QString("Latency %1 ms (median of %2, min %3 ms)  ·  %4 GFLOP/s  ·  kernels timed with "
+        QString("Latency %1 ms (median of %2, min %3 ms)  ·  %4 %7  ·  kernels timed with "
                 "cold caches: %6 ms in all  ·  compiled in %5 s")
             .arg(result.medianMs, 0, 'f', 3)
             .arg(result.repeat)
             .arg(result.minMs, 0, 'f', 3)
             .arg(result.gflops, 0, 'f', 2)
             .arg(result.compileSeconds, 0, 'f', 2)
-            .arg(kernelsMs, 0, 'f', 3) +
+            .arg(kernelsMs, 0, 'f', 3)
+            .arg(unit) +
         (result.kernelCount > 0 ? QString(" (%1 of %2 kernels compiled; the others unchanged)")
                                       .arg(result.kernelsCompiled)
                                       .arg(result.kernelCount)
@@ -307,11 +323,12 @@ void RunController::show(const RunResult& result) {
                          "' scheduled no kernel of this build: no node or kernel of that name "
                          "runs in it (a graph edit removes nodes and renumbers kernel names); it "
                          "stays in the session");
-    m_workspace->log(QString("Run finished: %1 ms median, %2 GFLOP/s, %3 kernels (%4)%5")
+    m_workspace->log(QString("Run finished: %1 ms median, %2 %6, %3 kernels (%4)%5")
                          .arg(result.medianMs, 0, 'f', 3)
                          .arg(result.gflops, 0, 'f', 2)
                          .arg(result.kernels.size())
-                         .arg(result.settings.describe(), records));
+                         .arg(result.settings.describe(), records)
+                         .arg(unit));
     updateStatus();
     emit finished();
 }

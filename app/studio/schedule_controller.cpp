@@ -71,12 +71,13 @@ ScheduleController::ScheduleController(Workspace* workspace, ScheduleEditor* edi
         }
         emit tuneRestRequested(trials, scope);
     });
-    connect(m_editor, &ScheduleEditor::measured, this, [this](double gflops, double ms) {
-        m_workspace->log(QString("Measured %1: %2 ms, %3 GFLOP/s")
-                             .arg(m_title)
-                             .arg(ms, 0, 'f', 4)
-                             .arg(gflops, 0, 'f', 2));
-    });
+    connect(m_editor, &ScheduleEditor::measured, this,
+            [this](double, double ms, const QString& rate) {
+                m_workspace->log(QString("Measured %1: %2 ms, %3")
+                                     .arg(m_kernel.isEmpty() ? m_title : "kernel " + m_kernel)
+                                     .arg(ms, 0, 'f', 4)
+                                     .arg(rate));
+            });
 }
 
 bool ScheduleController::isCompiling() const { return m_jobs->isRunning(); }

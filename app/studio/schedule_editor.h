@@ -125,7 +125,8 @@ signals:
     /// After every replay: the new loop IR and the one before the last step.
     void loopIrChanged(const QString& loopIr, const QString& previousLoopIr);
     void stepsChanged();
-    void measured(double gflops, double ms);
+    /// `rate`: the throughput as the editor words it (throughputText).
+    void measured(double gflops, double ms, const QString& rate);
     void measureFailed(const QString& message);
 
 private:

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "app/studio/schedule_editor.h"
+#include "app/studio/throughput_text.h"
 #include "widgets/series_plot.h"
 
 namespace tessera::studio {
@@ -37,11 +38,12 @@ void ScheduleEditor::measure() {
         [this, label](const driver::KernelMeasurement& m) {
             m_plot->addPoint(m.gflops, label);
             m_errorLabel->setStyleSheet(QString());  // a result, not an error
-            m_errorLabel->setText(QString("Measured %1 ms, %2 GFLOP/s (median of %3)")
+            const QString rate = throughputText(m.gflops, m.work_gflops, m.integer);
+            m_errorLabel->setText(QString("Measured %1 ms, %2 (median of %3)")
                                       .arg(m.median_ms, 0, 'f', 4)
-                                      .arg(m.gflops, 0, 'f', 2)
+                                      .arg(rate)
                                       .arg(m.repeat));
-            emit measured(m.gflops, m.median_ms);
+            emit measured(m.gflops, m.median_ms, rate);
         });
 }
 

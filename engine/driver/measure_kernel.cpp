@@ -65,19 +65,26 @@ KernelMeasurement profile_in_model(const graph::Graph& g, BuildOptions options,
     model->executor->set_num_threads(options.threads);
     model->run(random_inputs(g, 1));  // binds the inputs; a warm-up
     std::vector<double> ms;
-    double flops = 0;
+    double flops = 0, work = 0;
+    KernelMeasurement m;
     for (int r = 0; r < repeat; ++r) {
         for (const runtime::KernelProfile& p : model->executor->profile(1)) {
             if (p.kernel != kernel || p.calls < 1) continue;
             ms.push_back(p.seconds * 1e3 / p.calls);
             flops = p.flops / p.calls;
+            work = p.work_flops / p.calls;
+            for (int n : p.nodes)
+                if (n >= 0 && size_t(n) < model->graph.nodes.size())
+                    m.integer =
+                        m.integer || graph::is_integer_gemm(model->graph.nodes[size_t(n)].op);
         }
         if (each && !each(r + 1)) break;
     }
-    KernelMeasurement m;
     m.median_ms = runtime::median_ms(ms);
     m.repeat = int(ms.size());
     m.gflops = m.median_ms > 0 ? flops / (m.median_ms * 1e-3) / 1e9 : 0;
+    if (runtime::executes_other_work(flops, work) && m.median_ms > 0)
+        m.work_gflops = work / (m.median_ms * 1e-3) / 1e9;
     return m;
 }
 

@@ -17,6 +17,12 @@ struct KernelMeasurement {
     double median_ms = 0;
     double gflops = 0;  // flops / median time (0 when flops is 0)
     int repeat = 0;
+    /// The work the kernel executes / median time, where it is not its ops'
+    /// FLOPs (a Winograd conv: `gflops` is then "effective"); 0 otherwise.
+    double work_gflops = 0;
+    /// Integer dot products (an int8 GEMM): G operations/s, whose roof is
+    /// the CPU's int8 peak, not its float peak.
+    bool integer = false;
 };
 
 /// Compiles `func` with `llvm` (as the build compiled it: CompiledModel::llvm),

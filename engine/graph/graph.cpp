@@ -416,13 +416,18 @@ double node_flops(const Graph& g, const Node& n) {
     }
     if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" || op == "nn.relu")
         return out_elems;
-    if (op == "nn.max_pool2d" || op == "nn.max_pool2d_NCHWc") {
-        std::vector<int64_t> k = n.attr_ints("kernel", {1, 1});
+    // A window's compares or adds per output (an average's division counted
+    // with them).
+    if (op == "nn.max_pool2d" || op == "nn.max_pool2d_NCHWc" || op == "nn.max_pool2d_indices" ||
+        op == "nn.avg_pool2d" || op == "nn.max_pool3d" || op == "nn.avg_pool3d") {
+        const bool three = op == "nn.max_pool3d" || op == "nn.avg_pool3d";
+        std::vector<int64_t> k = n.attr_ints("kernel", std::vector<int64_t>(three ? 3 : 2, 1));
         double window = 1;
         for (int64_t d : k) window *= double(d);
         return out_elems * window;
     }
-    if (op == "nn.global_avg_pool2d" || op == "nn.global_avg_pool2d_NCHWc") {
+    if (op == "nn.global_avg_pool2d" || op == "nn.global_avg_pool2d_NCHWc" ||
+        op == "nn.global_max_pool2d") {
         if (n.inputs.empty()) return 0;
         return logical_elements(type_of(n.inputs[0]), n);
     }

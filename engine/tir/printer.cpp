@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/tir/functor.h"
 #include "engine/tir/op.h"
 
 namespace tessera::tir {
@@ -51,8 +52,30 @@ std::string sanitize(const std::string& name) {
     return out;
 }
 
+// The loop variables of a statement, outer loops and earlier siblings
+// first.
+class LoopVars : public IRVisitor {
+public:
+    std::vector<const Variable*> vars;
+
+protected:
+    using IRVisitor::visit;
+    void visit(const For* op) override {
+        vars.push_back(op->loop_var.get());
+        IRVisitor::visit(op);
+    }
+};
+
 class Printer {
 public:
+    /// Names the loops of `s` before anything else: a loop prints with the
+    /// name a schedule gives it (the name a trace's steps use), and a block
+    /// variable or buffer of the same name takes the suffix.
+    void name_loops_first(const Stmt& s) {
+        LoopVars loops;
+        loops.visit_stmt(s);
+        for (const Variable* v : loops.vars) var(v);
+    }
     std::string expr(const Expr& e, int prec = kOr);
     void stmt(const Stmt& s);
     void func(const PrimFunc& f);
@@ -411,6 +434,7 @@ void Printer::func(const PrimFunc& f) {
         params += cat({i ? ", " : "", buffer(b), ": ", buffer_decl(b, "T.Buffer")});
     }
     line("def " + sanitize(f->name) + "(" + params + "):");
+    name_loops_first(f->body);
     ++indent;
     if (!f->attrs.empty()) {
         std::string s = "T.func_attr({";
@@ -435,6 +459,7 @@ std::string print(const Expr& e) {
 std::string print(const Stmt& s, int indent) {
     Printer p;
     p.indent = indent;
+    p.name_loops_first(s);
     p.stmt(s);
     return p.text();
 }

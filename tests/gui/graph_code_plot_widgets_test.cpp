@@ -54,6 +54,27 @@ TEST(GraphViewSearch, FindsByNameOrOpAndSelectsMatchesInTurn) {
     EXPECT_EQ(view.currentNode(), 1);  // wrapped around
 }
 
+// Several nodes of one name (an ONNX conv imported as its windows, its GEMM
+// and their sums): a new search lands on the heaviest, Enter again goes on
+// in order.
+TEST(GraphViewSearch, ANewSearchLandsOnTheHeaviestNodeOfThatName) {
+    GraphViewData data;
+    for (const auto& [op, weight] : std::vector<std::pair<QString, double>>{{"nn.im2col_int8x4", 0},
+                                                                            {"nn.matmul_i8u8", 2e8},
+                                                                            {"reduce_sum", 1e4},
+                                                                            {"nn.relu", 1e3}})
+        data.nodes.append({op, op == "nn.relu" ? "relu" : "conv_18", {}, {}, weight});
+    for (int i = 0; i + 1 < data.nodes.size(); ++i) data.edges.append({i, i + 1});
+    GraphView view;
+    ASSERT_TRUE(layOut(view, data));
+    EXPECT_EQ(view.search("conv_18"), 3);
+    EXPECT_EQ(view.currentNode(), 1);  // the GEMM, not the windows
+    view.search("conv_18");
+    EXPECT_EQ(view.currentNode(), 2);
+    view.search("conv");  // no node is named exactly so: the first match
+    EXPECT_EQ(view.currentNode(), 0);
+}
+
 TEST(GraphViewNodes, ShowShapeAndColourByOpFamily) {
     GraphView view;
     ASSERT_TRUE(layOut(view, chain(2)));
@@ -139,6 +160,11 @@ TEST(CodePanes, ShowKindsSideBySideFindAndDiff) {
     EXPECT_TRUE(panes.view(0)->toPlainText().contains("+ for i in range(8):"));
     panes.setDiffEnabled(false);
     EXPECT_EQ(panes.view(0)->toPlainText(), "for i in range(8):\n    x = 1");
+    // The find box's count follows the code shown (another kernel's).
+    panes.findBox()->setText("void");
+    EXPECT_EQ(panes.findStatus(), "2 found");
+    panes.setText("LLVM IR", "define i32 @g() {\n  ret i32 0\n}");
+    EXPECT_EQ(panes.findStatus(), "0 found");
 }
 
 TEST(SeriesPlot, KeepsPointsAndRunningBestAndExports) {

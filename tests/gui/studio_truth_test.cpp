@@ -1,8 +1,8 @@
 // Issue 18: what the studio shows, runs, tunes and exports comes from one set
 // of build settings (opt level, passes, threads, tuning records); a change
 // marks the last Run stale; tuning applies where Run runs.
-#include <QSignalSpy>
 #include <gtest/gtest.h>
+#include <qcustomplot.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QListView>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -20,13 +21,13 @@
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/layer_error_table.h"
 #include "app/studio/pass_pipeline_panel.h"
+#include "app/studio/throughput_text.h"
 #include "engine/autotune/database.h"
 #include "engine/driver/driver.h"
 #include "tests/gui/studio_fixture.h"
 #include "widgets/code_panes.h"
 #include "widgets/graph_view.h"
 #include "widgets/roofline_plot.h"
-#include <qcustomplot.h>
 
 using namespace tessera;
 using namespace tessera::gui_test;
@@ -369,6 +370,16 @@ TEST(StudioTruth, NoL3RoofAtOrUnderTheMemoryRoof) {
             EXPECT_GT(roof.gbps, peaks.roofs.back().gbps) << peaks.method().toStdString();
 }
 
+// How the editor's Measure and the log word a kernel's throughput: int8
+// dot products as GOP/s, a Winograd kernel's direct-conv FLOPs as
+// "effective" with the work it executes.
+TEST(StudioTruth, ThroughputTextSaysWhatTheNumberCounts) {
+    EXPECT_EQ(studio::throughputText(391.54, 0, true).toStdString(), "391.54 GOP/s (int8)");
+    EXPECT_EQ(studio::throughputText(391.54, 180.2, false).toStdString(),
+              "391.54 GFLOP/s effective (executes 180.20 GFLOP/s)");
+    EXPECT_EQ(studio::throughputText(12.5, 0, false).toStdString(), "12.50 GFLOP/s");
+}
+
 TEST(StudioTruth, IntegerGemmsPlotUnderTheIntegerCeiling) {
     OpenStudio s(QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/int8_dense.onnx");
     ASSERT_TRUE(s.ok);
@@ -387,6 +398,17 @@ TEST(StudioTruth, IntegerGemmsPlotUnderTheIntegerCeiling) {
     if (roofline->integerPeak() > 0)  // AVX-512 VNNI or AVX-VNNI
         EXPECT_TRUE(roofline->plot()->toolTip().contains("vpdpbusd"))
             << roofline->plot()->toolTip().toStdString();
+    // Its throughput reads as int8 operations, not as GFLOP/s against the
+    // float peak: the headline, and the integer kernels' notes.
+    const QString headline = s.window.runs()->perfLabel()->text();
+    EXPECT_TRUE(headline.contains("GOP/s (int8 and float operations)")) << headline.toStdString();
+    EXPECT_FALSE(headline.contains("GFLOP/s")) << headline.toStdString();
+    const QTableWidget* table = s.window.runs()->kernelTable();
+    int noted = 0;
+    for (int row = 0; row < table->rowCount(); ++row)
+        noted += table->item(row, 5) && table->item(row, 5)->text().contains("int8 GOP/s");
+    EXPECT_EQ(noted, int(std::count_if(run->kernels.begin(), run->kernels.end(),
+                                       [](const studio::KernelTime& k) { return k.integer; })));
 }
 
 // A QDQ model's quantized tensors show their scale and zero point in the

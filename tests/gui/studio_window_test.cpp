@@ -3,6 +3,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDialog>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
@@ -15,12 +16,14 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTreeView>
 #include <QTreeWidget>
 #include <QtTest/QTest>
 #include <functional>
 
 #include "app/studio/input_shape_dialog.h"
+#include "app/studio/load_controller.h"
 #include "app/studio/main_window.h"
 #include "app/studio/window_shortcuts_first.h"
 #include "tests/gui/gui_test_util.h"
@@ -83,6 +86,47 @@ TEST(StudioWindow, DropOpensModelWithOneItemPerNode) {
     }
     // One edge item per producer->consumer use.
     EXPECT_EQ(studio.window.graphView()->edgeItems().size(), doc->graphViewData().edges.size());
+}
+
+// View > Reset layout puts every dock back in the window (a saved layout
+// can leave them floating over it, or hidden).
+TEST(StudioWindow, ResetLayoutDocksEveryDockAgain) {
+    Studio studio;
+    QList<QDockWidget*> docks = studio.window.findChildren<QDockWidget*>();
+    ASSERT_GE(docks.size(), 5);
+    docks[0]->setFloating(true);
+    docks[1]->hide();
+    QAction* reset = studio.window.findChild<QAction*>("viewResetLayout");
+    ASSERT_NE(reset, nullptr);
+    reset->trigger();
+    QApplication::processEvents();
+    for (QDockWidget* dock : docks) {
+        EXPECT_FALSE(dock->isFloating()) << dock->objectName().toStdString();
+        EXPECT_FALSE(dock->isHidden()) << dock->objectName().toStdString();
+    }
+}
+
+// Model > Input files... on a static model: it reopens for the folder's
+// input_N.pb files and Run says it runs on them (not random inputs); a
+// folder without input_0.pb is refused and the model stays as it was.
+TEST(StudioWindow, InputFilesOfAStaticModelAreWhatRunRuns) {
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(exampleModel()));
+    EXPECT_TRUE(studio.window.document()->inputDir().isEmpty());
+    QTemporaryDir empty;
+    EXPECT_FALSE(studio.window.loads()->useInputFiles(empty.path()));
+    EXPECT_TRUE(studio.window.document()->inputDir().isEmpty());
+    const QString dir = QFileInfo(exampleModel()).absolutePath() + "/test_data_set_0";
+    QSignalSpy loaded(&studio.window, &MainWindow::modelLoaded);
+    ASSERT_TRUE(studio.window.loads()->useInputFiles(dir));
+    ASSERT_TRUE(loaded.wait(60000));
+    EXPECT_EQ(studio.window.document()->inputDir(), dir);
+    QSignalSpy finished(studio.window.runs(), &tessera::studio::RunController::finished);
+    studio.window.runs()->run();
+    ASSERT_TRUE(finished.wait(120000));
+    EXPECT_TRUE(
+        studio.window.messagesView()->toPlainText().contains("on the input files in " + dir))
+        << studio.window.messagesView()->toPlainText().toStdString();
 }
 
 TEST(StudioWindow, RendersANonBlankWindow) {
@@ -311,6 +355,32 @@ TEST(StudioWindow, ExportShortcutWorksWhileTheSearchBoxHasFocus) {
     // The End key still moves the cursor.
     QTest::keyClick(search, Qt::Key_End);
     EXPECT_EQ(search->cursorPosition(), 4);
+}
+
+// When the shapes the studio proposed itself (every symbolic dim 1) do not
+// open the model, the dialog says so, instead of blaming an answer the user
+// never gave; a user's failed answer is named as theirs.
+TEST(StudioWindow, TheShapeDialogSaysWhoseShapesFailed) {
+    const QString model =
+        QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/symbolic_batch/model.onnx";
+    tessera::studio::InputShapeRequest request = tessera::studio::inputShapeRequest(model);
+    request.error = "window of extent 2 does not fit the padded input extent 1";
+    for (const bool proposal : {true, false}) {
+        request.proposalFailed = proposal;
+        QString shown;
+        QTimer::singleShot(0, [&]() {
+            QWidget* dialog = QApplication::activeModalWidget();
+            ASSERT_NE(dialog, nullptr);
+            if (auto* why = dialog->findChild<QLabel*>("inputShapeError")) shown = why->text();
+            static_cast<QDialog*>(dialog)->reject();
+        });
+        QString error;
+        EXPECT_FALSE(tessera::studio::askInputShapes(nullptr, request, false, &error));
+        EXPECT_TRUE(error.isEmpty()) << error.toStdString();  // a cancel, not an error
+        EXPECT_EQ(shown.toStdString(), (proposal ? "The proposed shapes do not fit the model: "
+                                                 : "Not opened with the last answer: ") +
+                                           request.error.toStdString());
+    }
 }
 
 TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {

@@ -209,10 +209,15 @@ TEST(NodeFlops, BatchedMatmulAndPool) {
           {"strides", std::vector<int64_t>{2, 2}},
           {"padding", std::vector<int64_t>{1, 1, 0, 0}}});
     node(g, "nn.softmax", "sm", {x}, f32({1, 2, 8, 8}), {{"axis", int64_t(3)}});
+    // Average pools count their windows' adds as max pools count compares
+    // (they counted nothing: 0 GFLOP/s in the profile and the studio).
+    node(g, "nn.avg_pool2d", "ap", {x}, f32({1, 2, 4, 4}),
+         {{"kernel", std::vector<int64_t>{2, 2}}, {"strides", std::vector<int64_t>{2, 2}}});
     EXPECT_NO_THROW(verify(g));
     EXPECT_DOUBLE_EQ(node_flops(g, g.nodes[0]), 2.0 * 5 * 4 * 7 * 6);
     EXPECT_DOUBLE_EQ(node_flops(g, g.nodes[1]), 32.0 * 9);
     EXPECT_DOUBLE_EQ(node_flops(g, g.nodes[2]), 5.0 * 128);
+    EXPECT_DOUBLE_EQ(node_flops(g, g.nodes[3]), 32.0 * 4);
 }
 
 }  // namespace
