@@ -175,7 +175,11 @@ int run_run(const RunOptions& given) {
 
     std::cout << "model:      " << mp.file << "\n"
               << "inputs:     " << source << "\n"
-              << "nodes:      " << g.nodes.size() << "\n"
+              << "nodes:      " << g.nodes.size()
+              << (model->graph.nodes.size() != g.nodes.size()
+                      ? " (" + std::to_string(model->graph.nodes.size()) + " after the graph passes)"
+                      : std::string())
+              << "\n"
               << "kernels:    " << ex.calls().size() << " (" << model->kernels_compiled()
               << " compiled, the others the same code as one of them)\n"
               << "compile:    " << fixed(model->compile_seconds, 3) << " s\n"

@@ -132,7 +132,7 @@ int run_package(const RunOptions& o) {
     double gflops = t.median_ms > 0 ? pkg->total_flops / (t.median_ms * 1e-3) / 1e9 : 0;
     std::cout << "package:    " << o.model << "\n"
               << "inputs:     " << source << "\n"
-              << "nodes:      " << pkg->node_names.size() << "\n"
+              << "nodes:      " << pkg->node_names.size() << " (after the graph passes)\n"
               << "kernels:    " << ex.calls().size() << "\n"
               << "memory:     " << ex.peak_bytes() << " bytes peak (" << ex.naive_bytes()
               << " without reuse), " << ex.param_bytes() << " bytes of parameters\n"
