@@ -54,6 +54,11 @@ void RooflinePlot::setIntegerPeak(double gops) {
 void RooflinePlot::setKernels(const QStringList& labels, const QVector<double>& intensity,
                               const QVector<double>& gflops, const QVector<bool>& integer) {
     m_integer = integer;
+    // Integer kernels' points count int8 operations, not FLOPs.
+    const bool anyInteger = std::find(integer.begin(), integer.end(), true) != integer.end();
+    m_plot->xAxis->setLabel(anyInteger ? "arithmetic intensity (FLOP or int8 op per byte)"
+                                       : "arithmetic intensity (FLOP/byte)");
+    m_plot->yAxis->setLabel(anyInteger ? "GFLOP/s, int8 kernels GOP/s" : "GFLOP/s");
     m_labels = labels;
     m_intensity = intensity;
     m_gflops = gflops;

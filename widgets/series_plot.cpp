@@ -48,6 +48,12 @@ void SeriesPlot::addPoint(double value, const QString& label) {
     m_plot->replot();
 }
 
+void SeriesPlot::setYLabel(const QString& label) {
+    if (m_plot->yAxis->label() == label) return;
+    m_plot->yAxis->setLabel(label);
+    m_plot->replot();
+}
+
 void SeriesPlot::clear() {
     m_points->data()->clear();
     m_points->setName("measured");  // no "last:" kernel of what was cleared

@@ -17,6 +17,8 @@ public:
     explicit SeriesPlot(const QString& yLabel = "GFLOP/s", QWidget* parent = nullptr);
     /// Appends a point at x = pointCount() + 1 and updates the running best.
     void addPoint(double value, const QString& label = {});
+    /// The y axis's label (what the points count: GFLOP/s, GOP/s (int8)).
+    void setYLabel(const QString& label);
     void clear();
     int pointCount() const;
     double best() const { return m_best; }

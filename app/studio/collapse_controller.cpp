@@ -27,6 +27,7 @@ void CollapseController::collapse(const QString& how) {
         driver::BuildOptions options =
             m_workspace->buildSettings().buildOptions(m_workspace->kernelTraces());
         options.jit = false;
+        options.report_failing_traces = true;  // the groups do not depend on schedules
         m_jobs->start(
             "Finding the fused kernels",
             [graph, options](const JobContext&) {

@@ -167,7 +167,10 @@ std::optional<InputChoice> askInputShapes(QWidget* parent, const InputShapeReque
             return std::nullopt;
         }
         shapes[request.names[i]] = shape;
-        QSettings().setValue(settingsKey(request.path, request.names[i]), answers[i]);
+        // The user's answer is proposed next time; the studio's own
+        // proposal is not written back (a failing one stuck as the answer).
+        if (!suppressed)
+            QSettings().setValue(settingsKey(request.path, request.names[i]), answers[i]);
     }
     return InputChoice{shapes, {}};
 }

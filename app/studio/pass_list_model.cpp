@@ -1,6 +1,9 @@
 // PassListModel: the pass registry as rows; checks and moves.
 #include "app/studio/pass_list_model.h"
 
+#include <algorithm>
+#include <map>
+
 #include "engine/graph/passes/pass_manager.h"
 
 namespace tessera::studio {
@@ -25,18 +28,47 @@ int PassListModel::rowOf(const QString& name) const {
 }
 
 void PassListModel::setPipeline(const QStringList& names) {
-    for (Pass& p : m_passes) p.checked = false;
-    if (!m_passes.empty())
-        emit dataChanged(index(0), index(int(m_passes.size()) - 1), {Qt::CheckStateRole});
-    int top = 0;  // the named passes go to rows 0, 1, ... in this order
-    for (const QString& name : names) {
-        const int row = rowOf(name);
-        if (row < top) continue;  // unknown, or named twice
-        move(row, top);
-        m_passes[size_t(top)].checked = true;
-        emit dataChanged(index(top), index(top), {Qt::CheckStateRole});
-        ++top;
+    // The named passes checked, in this order; every other pass unchecked,
+    // right after the checked pass that precedes it in the registry's order
+    // (an opt level's pipeline order), so that checking it again runs it
+    // where the opt level does: a session's unchecked winograd came back
+    // after fuse_ops.
+    std::vector<Pass> registry;
+    for (const passes::PassInfo& p : passes::all_passes()) {
+        const int row = rowOf(QString::fromStdString(p.name));
+        if (row >= 0) registry.push_back(m_passes[size_t(row)]);
     }
+    std::vector<Pass> checked;
+    for (const QString& name : names)
+        for (const Pass& p : registry)
+            if (p.name == name && std::none_of(checked.begin(), checked.end(),
+                                               [&](const Pass& c) { return c.name == name; }))
+                checked.push_back(p);
+    auto isChecked = [&](const QString& name) {
+        return std::any_of(checked.begin(), checked.end(),
+                           [&](const Pass& c) { return c.name == name; });
+    };
+    std::map<QString, std::vector<Pass>> after;  // checked pass (or "" for the top) -> unchecked
+    QString anchor;
+    for (const Pass& p : registry) {
+        if (isChecked(p.name)) {
+            anchor = p.name;
+            continue;
+        }
+        Pass off = p;
+        off.checked = false;
+        after[anchor].push_back(off);
+    }
+    std::vector<Pass> order = after[QString()];
+    for (Pass c : checked) {
+        c.checked = true;
+        order.push_back(c);
+        const std::vector<Pass>& rest = after[c.name];
+        order.insert(order.end(), rest.begin(), rest.end());
+    }
+    beginResetModel();
+    m_passes = std::move(order);
+    endResetModel();
 }
 
 bool PassListModel::move(int from, int to) {

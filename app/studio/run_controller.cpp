@@ -181,6 +181,9 @@ void RunController::fillKernelTable(const RunResult& result) {
         if (k.tuned) notes << "tuned";
         m_kernelTable->setItem(row, 5, new QTableWidgetItem(notes.join(", ")));
     }
+    const bool anyInteger = std::any_of(result.kernels.begin(), result.kernels.end(),
+                                        [](const KernelTime& k) { return k.integer; });
+    m_kernelTable->horizontalHeaderItem(3)->setText(anyInteger ? "GFLOP/s | GOP/s" : "GFLOP/s");
     m_kernelTable->setSortingEnabled(true);
     m_kernelTable->sortByColumn(1, Qt::DescendingOrder);
     m_kernelTable->resizeColumnToContents(0);
@@ -318,6 +321,10 @@ void RunController::show(const RunResult& result) {
         for (const QString& skipped : result.recordsSkipped)
             m_workspace->log("Tuning record not applied to " + skipped);
     }
+    for (const QString& error : result.tracesFailed)
+        m_workspace->log("warning: " + error.simplified() +
+                         "; Run used the build's own schedule for that kernel (Export refuses "
+                         "until the hand schedule is fixed or removed)");
     for (const QString& key : result.tracesUnmatched)
         m_workspace->log("warning: the hand schedule of '" + key +
                          "' scheduled no kernel of this build: no node or kernel of that name "

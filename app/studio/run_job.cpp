@@ -89,6 +89,10 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
     context.reportProgress(0.0);
     driver::BuildOptions options = settings.buildOptions(traces);
     options.kernel_cache = std::move(kernels);
+    // A hand schedule that no longer applies (a pass unchecked since, a
+    // session from another build) runs the build's own schedule, as the
+    // editor says; Run warns with the failing step (Export refuses).
+    options.report_failing_traces = true;
     auto compiled = driver::build(graph, options, [&](int done, int total) {
         if (total > 0) context.reportProgress(0.7 * done / total);
     });
@@ -137,6 +141,8 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
     result.recordsApplied = int(tuned.size());
     for (const std::string& key : driver::unmatched_traces(*compiled, options.kernel_traces))
         result.tracesUnmatched << QString::fromStdString(key);
+    for (const driver::KernelSchedule& ks : compiled->schedules)
+        if (!ks.hand_error.empty()) result.tracesFailed << QString::fromStdString(ks.hand_error);
     result.medianMs = timing.median_ms;
     result.minMs = timing.min_ms;
     result.repeat = timing.repeat;

@@ -51,6 +51,9 @@ struct RunResult {
     /// Hand schedules (the editor's) that scheduled no kernel of this build:
     /// their node or kernel is not in it (driver::unmatched_traces).
     QStringList tracesUnmatched;
+    /// Why each hand schedule that matched a kernel but did not apply failed
+    /// (the kernel ran the build's own schedule instead).
+    QStringList tracesFailed;
     /// A quantized model's per-layer error against its float reading, on the
     /// Run's inputs (empty for a float model); why there is none otherwise.
     QVector<LayerErrorRow> layerErrors;

@@ -18,6 +18,19 @@ namespace tessera::studio {
 
 namespace {
 
+// A kernel's node names, each once (an ONNX node imported as several nodes
+// of its name: a QuantizeLinear's divide, round, add, clip and cast).
+QString distinctNames(const QStringList& names) {
+    QStringList once;
+    for (const QString& n : names)
+        if (!once.contains(n)) once << n;
+    return once.join(", ");
+}
+
+}  // namespace
+
+namespace {
+
 using Steps = std::optional<std::vector<schedule::Step>>;
 
 // One schedule edit on the undo stack: a kernel's hand schedule before and
@@ -176,15 +189,15 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
     };
     const QString sourceText = describe(ks.source);
     m_builtSource = describe(ks.source == "hand" ? ks.replaced_source : ks.source);
-    m_kernelLabel = QString("kernel %1 (%2)").arg(code.kernel, code.nodes.join(", "));
-    const QString title =
-        handFailed ? QString(
-                         "%1 \u00b7 hand schedule (%2 steps) does not apply: the build uses "
-                         "the %3")
-                         .arg(m_kernelLabel)
-                         .arg(steps.size())
-                         .arg(sourceText)
-                   : editorTitle(sourceText, steps.size());
+    m_kernelLabel = QString("kernel %1 (%2)").arg(code.kernel, distinctNames(code.nodes));
+    const QString title = handFailed
+                              ? QString(
+                                    "%1 \u00b7 hand schedule (%2 steps) does not apply: Run uses "
+                                    "the %3 (Export refuses until it is fixed or removed)")
+                                    .arg(m_kernelLabel)
+                                    .arg(steps.size())
+                                    .arg(sourceText)
+                              : editorTitle(sourceText, steps.size());
     const bool sameKernel = traceNode == m_traceNode && m_editor->steps() == steps &&
                             m_editor->base().defined() &&
                             tir::structural_equal(m_editor->base(), ks.unscheduled);
@@ -341,7 +354,7 @@ void ScheduleController::showCode(const KernelCode& code, const BuildSettings& s
     }
     m_kernel = code.kernel;
     m_title = QString("Code - kernel %1 (%2) \u00b7 %3")
-                  .arg(code.kernel, code.nodes.join(", "), settings.describe());
+                  .arg(code.kernel, distinctNames(code.nodes), settings.describe());
     emit titleChanged(m_title);
     QVector<int> members;
     const std::shared_ptr<ModelDocument>& doc = m_workspace->document();

@@ -36,6 +36,7 @@ void ScheduleEditor::measure() {
             return m;
         },
         [this, label](const driver::KernelMeasurement& m) {
+            m_plot->setYLabel(m.integer ? "GOP/s (int8)" : "GFLOP/s");
             m_plot->addPoint(m.gflops, label);
             m_errorLabel->setStyleSheet(QString());  // a result, not an error
             const QString rate = throughputText(m.gflops, m.work_gflops, m.integer);

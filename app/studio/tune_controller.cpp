@@ -106,10 +106,12 @@ void TuneController::start(int trials, const TuneScope& scope) {
         [this, trials](const TuneSummary& r) {
             if (r.measured > 0) m_workspace->noteBuildInputChanged("tuning records");
             m_workspace->log(
-                QString("Tuning %1: %2 tasks, %3 trials measured (%4 in the database); estimated "
-                        "latency %5 ms (default schedules %6 ms)")
+                QString("Tuning %1: %2, %3 search trials measured (%4 trials of these kernels "
+                        "in the database; the re-measurements confirming each kernel's best are "
+                        "recorded and plotted too); estimated latency %5 ms (default schedules "
+                        "%6 ms)")
                     .arg(r.cancelled ? "cancelled" : "finished")
-                    .arg(r.tasks)
+                    .arg(r.tasks == 1 ? QString("1 task") : QString("%1 tasks").arg(r.tasks))
                     .arg(r.measured)
                     .arg(r.trials)
                     .arg(r.latencyMs, 0, 'f', 4)

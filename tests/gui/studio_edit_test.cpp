@@ -647,6 +647,18 @@ TEST(StudioSession, AScheduleThatNoLongerAppliesIsReportedWithItsStep) {
     EXPECT_EQ(editor->steps(), steps);
     EXPECT_EQ(editor->errorStep(), int(steps.size()) - 1);
     EXPECT_TRUE(editor->errorText().contains("no_such_loop")) << editor->errorText().toStdString();
+    // Run runs that kernel with the build's own schedule, as the editor says,
+    // and warns naming the failing step (it refused to run at all).
+    QSignalSpy finished(window.runs(), &tessera::studio::RunController::finished);
+    QSignalSpy failed(window.runs(), &tessera::studio::RunController::failed);
+    window.runs()->run();
+    ASSERT_TRUE(finished.wait(120000))
+        << (failed.isEmpty() ? std::string("timed out")
+                             : failed.first().at(0).toString().toStdString());
+    const QString log = window.messagesView()->toPlainText();
+    EXPECT_TRUE(log.contains("Run used the build's own schedule for that kernel"))
+        << log.toStdString();
+    EXPECT_TRUE(log.contains("no_such_loop")) << log.toStdString();
 }
 
 // A session schedule kept under a kernel name this build does not have (a

@@ -409,6 +409,9 @@ TEST(StudioTruth, IntegerGemmsPlotUnderTheIntegerCeiling) {
         noted += table->item(row, 5) && table->item(row, 5)->text().contains("int8 GOP/s");
     EXPECT_EQ(noted, int(std::count_if(run->kernels.begin(), run->kernels.end(),
                                        [](const studio::KernelTime& k) { return k.integer; })));
+    EXPECT_EQ(table->horizontalHeaderItem(3)->text().toStdString(), "GFLOP/s | GOP/s");
+    EXPECT_TRUE(roofline->plot()->yAxis->label().contains("GOP/s"))
+        << roofline->plot()->yAxis->label().toStdString();
 }
 
 // A QDQ model's quantized tensors show their scale and zero point in the

@@ -381,6 +381,14 @@ TEST(StudioWindow, TheShapeDialogSaysWhoseShapesFailed) {
                                                  : "Not opened with the last answer: ") +
                                            request.error.toStdString());
     }
+    // The studio's own proposal (no dialog) is not remembered as an answer.
+    forgetInputAnswers(model);
+    request.error.clear();
+    QString error;
+    ASSERT_TRUE(tessera::studio::askInputShapes(nullptr, request, true, &error));
+    const QString key =
+        "inputShapes/" + QFileInfo(model).absoluteFilePath().replace('/', '|') + "|x";
+    EXPECT_FALSE(QSettings().contains(key));
 }
 
 TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
