@@ -58,7 +58,15 @@ void LoadController::openDialog() {
     if (!path.isEmpty()) open(path);
 }
 
-void LoadController::open(const QString& path) { openWith(path, {}); }
+void LoadController::open(const QString& path) {
+    // An ONNX test-case folder (model.onnx beside test_data_set_0/), as the
+    // command line takes it: its model.
+    if (QFileInfo(path).isDir() && QFileInfo(QDir(path).filePath("model.onnx")).isFile()) {
+        openWith(QDir(path).filePath("model.onnx"), {});
+        return;
+    }
+    openWith(path, {});
+}
 
 void LoadController::fail(const QString& message) {
     m_afterOpen = nullptr;  // nothing to resume

@@ -148,6 +148,16 @@ TEST(StudioWindow, NonOnnxDropIsRefused) {
     EXPECT_EQ(studio.window.document(), nullptr);
 }
 
+// A test-case folder (model.onnx and test_data_set_0/), as the command line
+// takes it, opens its model (it said "no such file").
+TEST(StudioWindow, ATestCaseFolderOpensItsModel) {
+    Studio studio;
+    QSignalSpy loaded(&studio.window, &MainWindow::modelLoaded);
+    studio.window.openModel(QFileInfo(exampleModel()).absolutePath());
+    ASSERT_TRUE(loaded.wait(60000));
+    EXPECT_EQ(studio.window.document()->path(), exampleModel());
+}
+
 TEST(StudioWindow, BadFileKeepsPreviousModelAndLogsError) {
     Studio studio;
     ASSERT_TRUE(studio.dropAndWait(exampleModel()));
