@@ -93,16 +93,27 @@ int run_quantize(const QuantizeOptions& o) {
                                          : driver::CalibrationOptions::Method::kMinMax;
     co.percentile = o.percentile;
     co.threads = o.threads;
-    const std::vector<std::string> acts = frontend::qdq_activations(mp.file, o.ops);
-    TS_USER_CHECK(!acts.empty()) << "model '" << mp.file
-                                 << "' has no node of the op types to quantize";
-    const auto ranges = driver::calibrate(mp.file, acts, sets, co);
     frontend::QdqOptions qo;
     qo.per_channel = !o.per_tensor;
     qo.ops = o.ops;
     graph::Graph gf = driver::load_model_for_inputs(mp.file, sets[0], {});
     for (const graph::Value& v : gf.values)
         if (!v.is_constant() && v.type.dtype == graph::DType::Float32) qo.float_shapes[v.name] = v.type.shape;
+    // Float activations only: an Add or Mul of integers (a shape computed at
+    // run time) is left as it is.
+    std::vector<std::string> acts;
+    for (const std::string& a : frontend::qdq_activations(mp.file, o.ops)) {
+        bool known = false, is_float = false;
+        for (const graph::Value& v : gf.values)
+            if (v.name == a) {
+                known = true;
+                is_float = v.type.dtype == graph::DType::Float32;
+            }
+        if (is_float || !known) acts.push_back(a);  // an unknown one: calibrate() says so
+    }
+    TS_USER_CHECK(!acts.empty()) << "model '" << mp.file
+                                 << "' has no node of the op types to quantize";
+    const auto ranges = driver::calibrate(mp.file, acts, sets, co);
     const frontend::QdqSummary s = frontend::write_qdq_model(mp.file, o.output, ranges, qo);
     std::cerr << "quantized " << s.nodes << " nodes (" << s.activations << " activations uint8, "
               << s.weights << " weights int8 " << (s.per_channel ? "per channel" : "per tensor")

@@ -317,7 +317,7 @@ llvm::Value* CodeGenLLVM::emit(const Expr& e) {
         const Broadcast* bd = den.as<Broadcast>();
         const int64_t* c = as_const_int(bd ? bd->value : den);
         const int64_t* s = r ? as_const_int(r->stride) : nullptr;
-        if (t.is_int() && t.lanes > 1 && r && c && s && *c > 0 && *s >= 0 &&
+        if (t.is_int() && t.bits >= 32 && t.lanes > 1 && r && c && s && *c > 0 && *s >= 0 &&
             *c + *s * r->lanes < (int64_t(1) << 30))
             return ramp_div_mod(r, *c, t, mod);
     }

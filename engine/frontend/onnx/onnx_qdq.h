@@ -36,7 +36,8 @@ inline std::vector<std::string> default_qdq_ops() { return {"Conv", "MatMul", "G
 /// The float activations a QDQ rewrite quantizes: the inputs of the model's
 /// nodes of the op types `ops` that are not initializers (Conv's data,
 /// MatMul's two operands, Gemm's A and B, Add's and Mul's operands, a
-/// pool's input),
+/// pool's input; write_qdq_model leaves an Add's, Mul's or pool's operand
+/// without a range as it is: one of integers),
 /// each once, in node order.
 std::vector<std::string> qdq_activations(const std::string& model_path,
                                          const std::vector<std::string>& ops = default_qdq_ops());

@@ -378,6 +378,34 @@ TEST(Quantize, WithTheResidualAddAndPoolsEveryConvOutputIsQuantized) {
         }
         expect_close_to_float(model, out);
     }
+    // An Add's or Mul's operand without a range (one of integers, which the
+    // command leaves out of the calibration) stays as it is; a Conv's is an
+    // error naming it.
+    {
+        frontend::QdqOptions o;
+        o.ops = all;
+        auto ranges = driver::calibrate(model, frontend::qdq_activations(model, o.ops), sets, {});
+        ranges.erase("s");  // the Mul's operand
+        const std::string out = (dir / "no_s.onnx").string();
+        EXPECT_NO_THROW(frontend::write_qdq_model(model, out, ranges, o));
+        const onnx::ModelProto written = read_model(out);
+        for (const auto& n : written.graph().node())
+            if (n.op_type() == "Mul") EXPECT_EQ(n.input(0), "s");
+        ranges.erase("ra");  // conv_b's data
+        EXPECT_THROW(frontend::write_qdq_model(model, out, ranges, o), UserError);
+    }
+    // A model of a newer IR version than the checker knows (exporters write
+    // 9 and 10) is written, keeping its version (it was an internal error).
+    {
+        onnx::ModelProto m = read_model(model);
+        m.set_ir_version(10);
+        const std::string newer = (dir / "ir10.onnx").string();
+        std::ofstream(newer, std::ios::binary) << m.SerializeAsString();
+        const auto ranges = driver::calibrate(newer, frontend::qdq_activations(newer), sets, {});
+        const std::string out = (dir / "ir10_int8.onnx").string();
+        EXPECT_NO_THROW(frontend::write_qdq_model(newer, out, ranges, {}));
+        EXPECT_EQ(read_model(out).ir_version(), 10);
+    }
     try {
         frontend::qdq_activations(model, {"Conv", "Softmax"});
         FAIL() << "no error for Softmax";
