@@ -317,13 +317,11 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
     onnx::ModelProto model = onnx_import::read_model_proto(in_path);
     QdqSummary summary;
     summary.opset = default_opset(model);
-    TS_USER_CHECK(summary.opset >= 10)
-        << "model '" << in_path << "' uses opset " << summary.opset
-        << "; QuantizeLinear / DequantizeLinear need opset 10 or newer";
-    // Per-channel weights need opset 13: an older model is converted when
-    // ONNX's converter can (the PP-OCR direction classifier, opset 11: top-1
-    // agreement with fp32 93.0 -> 95.3 % of 1,200 rows).
-    if (options.per_channel && summary.opset < 13) {
+    // Per-channel weights need opset 13, QuantizeLinear / DequantizeLinear
+    // 10: an older model is converted when ONNX's converter can (the PP-OCR
+    // direction classifier, opset 11: top-1 agreement with fp32 93.0 -> 95.3
+    // % of 1,200 rows; opset-9 models as tf2onnx and PyTorch 1.x wrote them).
+    if ((options.per_channel || summary.opset < 10) && summary.opset < 13) {
         if (std::optional<onnx::ModelProto> up =
                 at_opset_13(model, ranges, options.float_shapes, options.ops)) {
             model = std::move(*up);
@@ -331,6 +329,10 @@ QdqSummary write_qdq_model(const std::string& in_path, const std::string& out_pa
             summary.opset = 13;
         }
     }
+    TS_USER_CHECK(summary.opset >= 10)
+        << "model '" << in_path << "' uses opset " << summary.opset
+        << "; QuantizeLinear / DequantizeLinear need opset 10 or newer, and ONNX's version "
+           "converter could not bring it to opset 13";
     const bool per_channel = options.per_channel && summary.opset >= 13;
     summary.per_channel = per_channel;
     onnx::GraphProto* g = model.mutable_graph();

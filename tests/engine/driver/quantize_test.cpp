@@ -406,6 +406,20 @@ TEST(Quantize, WithTheResidualAddAndPoolsEveryConvOutputIsQuantized) {
         EXPECT_NO_THROW(frontend::write_qdq_model(newer, out, ranges, {}));
         EXPECT_EQ(read_model(out).ir_version(), 10);
     }
+    // An opset-9 model (as tf2onnx and PyTorch 1.x wrote them) is converted
+    // to opset 13 for QuantizeLinear / DequantizeLinear (it was refused).
+    {
+        onnx::ModelProto m = read_model(model);
+        m.mutable_opset_import(0)->set_version(9);
+        const std::string old = (dir / "opset9.onnx").string();
+        std::ofstream(old, std::ios::binary) << m.SerializeAsString();
+        const auto ranges = driver::calibrate(old, frontend::qdq_activations(old), sets, {});
+        const std::string out = (dir / "opset9_int8.onnx").string();
+        const frontend::QdqSummary s9 = frontend::write_qdq_model(old, out, ranges, {});
+        EXPECT_EQ(s9.upgraded_from, 9);
+        EXPECT_EQ(s9.opset, 13);
+        expect_close_to_float(old, out);
+    }
     try {
         frontend::qdq_activations(model, {"Conv", "Softmax"});
         FAIL() << "no error for Softmax";
