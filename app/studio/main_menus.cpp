@@ -78,16 +78,26 @@ void MainMenus::createFileMenu() {
     fileMenu->addAction("Open &session...", sessions, [this, sessions]() {
         if (m_window->maySetAsideWork()) sessions->openDialog();
     });
-    fileMenu->addAction("Save s&ession", sessions, &SessionController::saveSession)
-        ->setShortcut(QKeySequence::Save);
+    // What needs an open model is greyed out until one is open.
+    QList<QAction*> needModel;
+    needModel << fileMenu->addAction("Save s&ession", sessions, &SessionController::saveSession);
+    needModel.back()->setShortcut(QKeySequence::Save);
     // (Ctrl+Shift+S stays "Save model as ONNX...".)
-    fileMenu->addAction("Save session &as...", sessions, &SessionController::saveDialog);
-    fileMenu
-        ->addAction("&Save model as ONNX...", m_window->edits(), &EditController::saveOnnxDialog)
-        ->setShortcut(QKeySequence::SaveAs);
-    fileMenu->addAction("E&xport package...", m_window->exports(), &ExportController::exportDialog)
-        ->setShortcut(Qt::CTRL | Qt::Key_E);
-    fileMenu->addAction("Export &graph image (SVG, PNG)...", this, &MainMenus::exportGraphDialog);
+    needModel << fileMenu->addAction("Save session &as...", sessions,
+                                     &SessionController::saveDialog);
+    needModel << fileMenu->addAction("&Save model as ONNX...", m_window->edits(),
+                                     &EditController::saveOnnxDialog);
+    needModel.back()->setShortcut(QKeySequence::SaveAs);
+    needModel << fileMenu->addAction("E&xport package...", m_window->exports(),
+                                     &ExportController::exportDialog);
+    needModel.back()->setShortcut(Qt::CTRL | Qt::Key_E);
+    needModel << fileMenu->addAction("Export &graph image (SVG, PNG)...", this,
+                                     &MainMenus::exportGraphDialog);
+    for (QAction* a : needModel) {
+        a->setEnabled(m_window->document() != nullptr);
+        connect(m_window, &MainWindow::modelLoaded, a, [a]() { a->setEnabled(true); });
+    }
+    needModel.front()->setObjectName("fileSaveSession");
     fileMenu->addAction("Export &plot (PNG, SVG, PDF)...", this, &MainMenus::exportPlotDialog);
     fileMenu->addSeparator();
     fileMenu->addAction("&Quit", m_window, &QWidget::close)->setShortcut(QKeySequence::Quit);

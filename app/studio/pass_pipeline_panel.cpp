@@ -168,6 +168,7 @@ void PassPipelinePanel::apply() {
                 item->setText(3, r.changed ? "yes" : "");
                 total += r.seconds;
             }
+            m_timings->resizeColumnToContents(0);  // the pass names, not "f…
             m_summary->setText(QString("%1 passes in %2 ms: %3 removed, %4 added, %5 changed nodes")
                                    .arg(run.records.size())
                                    .arg(total * 1e3, 0, 'f', 2)

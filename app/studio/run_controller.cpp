@@ -124,6 +124,9 @@ void RunController::updateStatus() {
         QString("Last run: %1 \u00b7 %2 kernels").arg(r.settings.describe()).arg(r.kernels.size());
     if (!r.settings.records.isEmpty() && QFileInfo(r.settings.records).isFile())
         text += QString(" \u00b7 %1 tuned").arg(r.recordsApplied);
+    const int hand =
+        int(m_runTraces.size()) - int(r.tracesUnmatched.size()) - int(r.tracesFailed.size());
+    if (hand > 0) text += QString(" \u00b7 %1 hand-scheduled").arg(hand);
     QString tip =
         "Passes: " + (r.settings.passes.isEmpty() ? "none" : r.settings.passes.join(", "));
     if (!r.recordsSkipped.isEmpty())

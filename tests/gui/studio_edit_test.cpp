@@ -6,6 +6,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDockWidget>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListView>
 #include <QMimeData>
@@ -30,9 +31,9 @@
 #include "engine/graph/passes/pass_manager.h"
 #include "engine/schedule/schedule.h"
 #include "engine/tir/printer.h"
+#include "engine/tir/structural_equal.h"
 #include "tests/gui/gui_test_util.h"
 #include "tests/gui/studio_fixture.h"
-#include "engine/tir/structural_equal.h"
 #include "widgets/code_panes.h"
 #include "widgets/code_view.h"
 #include "widgets/graph_view.h"
@@ -659,6 +660,17 @@ TEST(StudioSession, AScheduleThatNoLongerAppliesIsReportedWithItsStep) {
     EXPECT_TRUE(log.contains("Run used the build's own schedule for that kernel"))
         << log.toStdString();
     EXPECT_TRUE(log.contains("no_such_loop")) << log.toStdString();
+    // The status bar counts the hand schedules that scheduled a kernel: none here.
+    EXPECT_FALSE(window.runs()->lastRunLabel()->text().contains("hand-scheduled"))
+        << window.runs()->lastRunLabel()->text().toStdString();
+    // The kernel's own steps as its hand schedule apply: one.
+    ASSERT_EQ(window.workspace()->traces().size(), 1);
+    window.workspace()->setTrace(window.workspace()->traces().firstKey(),
+                                 std::vector<schedule::Step>(steps.begin(), steps.end() - 1));
+    window.runs()->run();
+    ASSERT_TRUE(finished.wait(120000));
+    EXPECT_TRUE(window.runs()->lastRunLabel()->text().contains("1 hand-scheduled"))
+        << window.runs()->lastRunLabel()->text().toStdString();
 }
 
 // A session schedule kept under a kernel name this build does not have (a
