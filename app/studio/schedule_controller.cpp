@@ -27,9 +27,6 @@ QString distinctNames(const QStringList& names) {
     return once.join(", ");
 }
 
-}  // namespace
-
-namespace {
 
 using Steps = std::optional<std::vector<schedule::Step>>;
 
