@@ -254,6 +254,20 @@ void MainWindow::connectControllers() {
     connect(m_tunes, &TuneController::failed, this,
             [this]() { m_scheduleEditor->knobPanel()->setTuning(false); });
     connect(m_schedules, &ScheduleController::tuneRestRequested, m_tunes, &TuneController::start);
+    // Tune the rest measures the editor's kernel alone: its trials go on the
+    // editor's plot too, beside its own measurements.
+    auto tuningTheEditorsKernel = std::make_shared<bool>(false);
+    connect(m_schedules, &ScheduleController::tuneRestRequested, this,
+            [tuningTheEditorsKernel]() { *tuningTheEditorsKernel = true; });
+    connect(m_tunes, &TuneController::trialMeasured, this,
+            [this, tuningTheEditorsKernel](double gflops, double) {
+                if (*tuningTheEditorsKernel && gflops > 0)
+                    m_scheduleEditor->measurePlot()->addPoint(gflops, "tuning trial");
+            });
+    connect(m_tunes, &TuneController::finished, this,
+            [tuningTheEditorsKernel]() { *tuningTheEditorsKernel = false; });
+    connect(m_tunes, &TuneController::failed, this,
+            [tuningTheEditorsKernel]() { *tuningTheEditorsKernel = false; });
     connect(m_tunes, &TuneController::finished, m_schedules, &ScheduleController::rebuild);
     connect(m_sessions, &SessionController::failed, this, &MainWindow::loadFailed);
     // The title's '*': graph edits or hand schedules that no saved session holds.

@@ -361,9 +361,14 @@ TEST(StudioTune, TuneTheRestKeepsThePinnedKnobsAndTheRecordBecomesTheKernelsSche
     EXPECT_EQ(knobs->pins().knobs.at(pinnedKnob.toStdString()), pinnedValue);
     QSignalSpy finished(s.window.tuning(), &tessera::studio::TuneController::finished);
     QSignalSpy failed(s.window.tuning(), &tessera::studio::TuneController::failed);
+    // Its trials go on the editor's plot as they come (it stayed empty).
+    int plotted = 0;
+    QObject::connect(s.window.tuning(), &tessera::studio::TuneController::trialMeasured, editor,
+                     [&]() { plotted = std::max(plotted, editor->measurePlot()->pointCount()); });
     emit knobs->tuneRestRequested(6);
     ASSERT_TRUE(QTest::qWaitFor([&]() { return finished.count() + failed.count() > 0; }, 120000));
     ASSERT_EQ(failed.count(), 0) << failed.first().first().toString().toStdString();
+    EXPECT_GT(plotted, 0);
     // Every candidate kept the pinned value.
     autotune::Database records(db.toStdString(), /*read_only=*/true);
     ASSERT_FALSE(records.records().empty());
