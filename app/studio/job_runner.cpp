@@ -4,6 +4,7 @@
 #include <QFutureWatcher>
 #include <QPointer>
 #include <QtConcurrent>
+#include <new>
 
 #include "engine/core/error.h"
 
@@ -55,6 +56,10 @@ int JobRunner::startErased(const QString& title, ErasedWork work, ErasedDone onD
             outcome.error = oneLine(QString::fromStdString(e.what()));
         } catch (const InternalError& e) {
             outcome.error = "internal error: " + oneLine(QString::fromStdString(e.what()));
+        } catch (const std::bad_alloc&) {
+            outcome.error = QStringLiteral(
+                "out of memory: the model's buffers at these input shapes do not fit in this "
+                "machine's memory (std::bad_alloc); give smaller input shapes");
         } catch (const std::exception& e) {
             outcome.error = oneLine(QString::fromStdString(e.what()));
         } catch (...) {

@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -199,7 +200,7 @@ void MainMenus::rebuildRecentMenu() {
     m_recentMenu->clear();
     for (const QString& file : recentFiles())
         m_recentMenu
-            ->addAction(QFileInfo(file).fileName(), this,
+            ->addAction(QFileInfo(file).dir().dirName() + "/" + QFileInfo(file).fileName(), this,
                         [this, file]() { m_window->openModel(file); })
             ->setToolTip(file);
     m_recentMenu->setEnabled(!m_recentMenu->isEmpty());

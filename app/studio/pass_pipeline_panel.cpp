@@ -163,12 +163,16 @@ void PassPipelinePanel::apply() {
             for (const passes::PassRecord& r : run.records) {
                 auto* item = new QTreeWidgetItem(m_timings);
                 item->setText(0, QString::fromStdString(r.name));
+                item->setToolTip(0, QString::fromStdString(r.name));
                 item->setText(1, QString::number(r.seconds * 1e3, 'f', 3));
                 item->setText(2, QString("%1 \u2192 %2").arg(r.nodes_before).arg(r.nodes_after));
                 item->setText(3, r.changed ? "yes" : "");
                 total += r.seconds;
             }
-            m_timings->resizeColumnToContents(0);  // the pass names, not "f…
+            // The pass names take the room the numbers leave (a narrow
+            // dock showed "f..." for every name).
+            for (int c = 1; c < m_timings->columnCount(); ++c) m_timings->resizeColumnToContents(c);
+            m_timings->header()->setSectionResizeMode(0, QHeaderView::Stretch);
             m_summary->setText(QString("%1 passes in %2 ms: %3 removed, %4 added, %5 changed nodes")
                                    .arg(run.records.size())
                                    .arg(total * 1e3, 0, 'f', 2)

@@ -189,9 +189,20 @@ void set_input_shape(Graph& g, const std::string& input, const std::vector<int64
     for (int v : g.inputs)
         if (v >= 0 && size_t(v) < g.values.size() && g.values[size_t(v)].name == input) value = v;
     TS_USER_CHECK(value >= 0) << "graph '" << g.name << "': no graph input named '" << input << "'";
-    for (int64_t d : shape)
-        TS_USER_CHECK(d > 0) << "input '" << input << "': dimension " << d << " in "
-                             << shape_text(shape) << " must be positive";
+    for (size_t i = 0; i < shape.size(); ++i)
+        TS_USER_CHECK(shape[i] > 0)
+            << "input '" << input << "': dimension " << i << " of " << shape_text(shape) << " is "
+            << shape[i] << "; every dimension must be positive";
+    // A shape whose tensors could never be allocated is refused here, not
+    // at the first Run (std::bad_alloc): at most 2^31 elements per input.
+    int64_t elements = 1;
+    for (int64_t d : shape) {
+        TS_USER_CHECK(d <= (int64_t(1) << 31) / elements)
+            << "input '" << input << "': shape " << shape_text(shape)
+            << " has more than 2^31 elements (" << shape_text(shape)
+            << " is too large to run; give a smaller size)";
+        elements *= d;
+    }
     try {
         edit_copy(g, [&](Graph& c) { c.values[size_t(value)].type.shape = shape; });
     } catch (const UserError& e) {

@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <QtTest/QTest>
 #include <atomic>
+#include <new>
 
 #include "engine/core/error.h"
 
@@ -68,6 +69,12 @@ TEST(JobRunner, ExceptionsBecomeOneLineFailures) {
         nullptr);
     ASSERT_TRUE(failed.wait(10000));
     EXPECT_EQ(failed.first().at(1).toString(), "model.onnx: node 'x': bad");
+    // Out of memory says so (a Run at a huge input shape showed "std::bad_alloc").
+    runner.start(
+        "huge", [](const JobContext&) -> int { throw std::bad_alloc(); }, nullptr);
+    ASSERT_TRUE(failed.wait(10000));
+    EXPECT_TRUE(failed.last().at(1).toString().startsWith("out of memory"))
+        << failed.last().at(1).toString().toStdString();
 }
 
 TEST(JobRunner, ProgressArrivesOnTheUiThread) {

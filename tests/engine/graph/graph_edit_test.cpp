@@ -135,7 +135,19 @@ TEST(GraphEdit, SetInputShapeReinfersOrIsRefused) {
     expectRefused(
         g, [&](Graph& x) { graph::set_input_shape(x, "nope", {1, 3, 8, 8}); }, "nope");
     expectRefused(
-        g, [&](Graph& x) { graph::set_input_shape(x, "input", {1, 0, 8, 8}); }, "positive");
+        g,
+        [&](Graph& x) {
+            graph::set_input_shape(x, "input", {1, 0, 8, 8});
+        },
+        "dimension 1 of (1, 0, 8, 8) is 0");
+    // A shape too large to ever run is refused here, not by the first Run
+    // (std::bad_alloc in the studio).
+    expectRefused(
+        g,
+        [&](Graph& x) {
+            graph::set_input_shape(x, "input", {1, 3, 99999999999, 32});
+        },
+        "more than 2^31 elements");
 }
 
 TEST(GraphEdit, EditsReplayByNameAndDescribeThemselves) {
