@@ -183,9 +183,9 @@ RunResult runAndProfile(const graph::Graph& graph, const BuildSettings& settings
             if (n >= 0 && size_t(n) < compiled->graph.nodes.size()) {
                 const graph::Node& node = compiled->graph.nodes[size_t(n)];
                 t.nodeNames << QString::fromStdString(node.name);
-                t.integer = t.integer || graph::is_integer_gemm(node.op);
             }
         }
+        t.integer = graph::any_integer_gemm(compiled->graph, k.nodes);
         t.bytes = kernelBytes(compiled->graph, k.nodes);
         t.ms = k.seconds * 1e3;
         t.flops = k.flops;

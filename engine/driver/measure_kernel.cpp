@@ -73,10 +73,7 @@ KernelMeasurement profile_in_model(const graph::Graph& g, BuildOptions options,
             ms.push_back(p.seconds * 1e3 / p.calls);
             flops = p.flops / p.calls;
             work = p.work_flops / p.calls;
-            for (int n : p.nodes)
-                if (n >= 0 && size_t(n) < model->graph.nodes.size())
-                    m.integer =
-                        m.integer || graph::is_integer_gemm(model->graph.nodes[size_t(n)].op);
+            m.integer = m.integer || graph::any_integer_gemm(model->graph, p.nodes);
         }
         if (each && !each(r + 1)) break;
     }

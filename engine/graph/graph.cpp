@@ -204,6 +204,13 @@ bool is_integer_gemm(const std::string& op) {
     return op == "nn.matmul_u8i8" || op == "nn.matmul_i8u8";
 }
 
+bool any_integer_gemm(const Graph& g, const std::vector<int>& nodes) {
+    for (int n : nodes)
+        if (n >= 0 && size_t(n) < g.nodes.size() && is_integer_gemm(g.nodes[size_t(n)].op))
+            return true;
+    return false;
+}
+
 std::string print(const Graph& g) {
     std::ostringstream os;
     os << "def @main(";

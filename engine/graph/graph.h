@@ -105,6 +105,9 @@ double node_flops(const Graph& g, const Node& n);
 /// nn.matmul_u8i8 / nn.matmul_i8u8: 8-bit products whose operations count
 /// against the integer (dot-product) peak, not the float one.
 bool is_integer_gemm(const std::string& op);
+/// Whether any of `nodes` (indices into g.nodes; others are skipped) is an
+/// integer GEMM: a kernel covering them is rated in G operations/s.
+bool any_integer_gemm(const Graph& g, const std::vector<int>& nodes);
 
 /// The floating-point operations the node's kernel executes, for the
 /// roofline: node_flops except where the kernel computes the op another way
