@@ -38,6 +38,9 @@ const std::map<QString, QString>& help() {
         {"pack_operand",
          "block: the matmul; key: the rank-2 parameter; integers: tiled dim, panel width, "
          "parallel (0/1), vector lanes"},
+        {"transform_layout",
+         "key: a buffer the kernel allocates (e.g. a matmul's local accumulator); integers: its "
+         "dimensions in their new order (1, 0 swaps a matrix's)"},
     };
     return h;
 }
@@ -52,15 +55,16 @@ std::vector<std::string> names(const QString& text) {
 }  // namespace
 
 QStringList StepDialog::primitives() {
-    return {"split",          "fuse",
-            "reorder",        "tile",
-            "parallel",       "vectorize",
-            "unroll",         "bind",
-            "compute_at",     "reverse_compute_at",
-            "compute_inline", "reverse_compute_inline",
-            "cache_read",     "cache_write",
-            "rfactor",        "decompose_reduction",
-            "annotate",       "pack_operand"};
+    return {"split",           "fuse",
+            "reorder",         "tile",
+            "parallel",        "vectorize",
+            "unroll",          "bind",
+            "compute_at",      "reverse_compute_at",
+            "compute_inline",  "reverse_compute_inline",
+            "cache_read",      "cache_write",
+            "rfactor",         "decompose_reduction",
+            "annotate",        "pack_operand",
+            "transform_layout"};
 }
 
 StepDialog::StepDialog(const QString& block, const QStringList& loops, QWidget* parent)
@@ -132,8 +136,9 @@ bool StepDialog::step(schedule::Step* out, QString* why) const {
     s.key = m_key->text().trimmed().toStdString();
     s.value = m_value->text().toStdString();
     // Primitives that take no block argument: the selection's block is not theirs.
-    static const QStringList loopOnly = {"split",     "fuse",   "reorder", "tile",   "parallel",
-                                         "vectorize", "unroll", "bind",    "rfactor"};
+    static const QStringList loopOnly = {
+        "split",     "fuse",   "reorder", "tile",    "parallel",
+        "vectorize", "unroll", "bind",    "rfactor", "transform_layout"};
     if (loopOnly.contains(m_op->currentText())) s.block.clear();
     if (s.op == "annotate" && !s.loops.empty()) s.block.clear();
     *out = s;

@@ -62,6 +62,9 @@ PrimFunc decompose_reduction(const PrimFunc& f, const std::string& block, const 
 /// out = {packing block, packed buffer}.
 PrimFunc pack_operand(const PrimFunc& f, const std::string& block, const std::string& buffer,
                       int tiled_dim, int64_t factor, bool parallel, int vector_lanes, Names& out);
+/// (schedule_layout.cpp) The allocated buffer's dimension perm[d] becomes its dimension d.
+PrimFunc transform_layout(const PrimFunc& f, const std::string& buffer,
+                          const std::vector<int64_t>& perm);
 
 // ---- shared helpers
 /// Substitutes loop variables and simplifies block bindings, predicates and

@@ -236,6 +236,12 @@ std::string Schedule::pack_operand(const std::string& block, const std::string& 
     return m_trace.steps.back().outputs[0];
 }
 
+void Schedule::transform_layout(const std::string& buffer, const std::vector<int64_t>& perm) {
+    Step st = make_step("transform_layout", {}, {}, perm, buffer);
+    ScheduleState::commit(*this, st,
+                          [&](Step&) { return detail::transform_layout(m_func, buffer, perm); });
+}
+
 void Schedule::apply(const Step& step) {
     if (!step.enabled) {
         m_trace.steps.push_back(step);
@@ -299,6 +305,9 @@ void Schedule::apply(const Step& step) {
         need(step.ints[3] >= 0 && step.ints[3] <= 1024, "vector_lanes in 0..1024");
         pack_operand(step.block, step.key, int(step.ints[0]), step.ints[1], step.ints[2] != 0,
                      int(step.ints[3]));
+    } else if (op == "transform_layout") {
+        need(!step.key.empty(), "buffer");
+        transform_layout(step.key, step.ints);
     } else {
         ScheduleState::fail(*this, op.empty() ? "?" : op, "unknown primitive '" + op + "'");
     }

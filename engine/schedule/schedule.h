@@ -108,6 +108,13 @@ public:
     std::string pack_operand(const std::string& block, const std::string& buffer, int tiled_dim,
                              int64_t factor, bool parallel = false, int vector_lanes = 0);
 
+    /// Puts the dimensions of `buffer`, an intermediate the function
+    /// allocates (not a parameter), in another order: its dimension
+    /// perm[d] becomes dimension d, every access rewritten (a matmul's
+    /// local accumulator with the vectorized index innermost). Recorded as
+    /// {"op": "transform_layout", "buffer", "permutation": [...]}.
+    void transform_layout(const std::string& buffer, const std::vector<int64_t>& perm);
+
     /// Replays one recorded step (used by Trace::apply and the studio).
     void apply(const Step& step);
 

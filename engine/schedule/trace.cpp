@@ -17,6 +17,7 @@ const char* ints_key(const std::string& op) {
     if (op == "split" || op == "tile") return "factors";
     if (op == "cache_read" || op == "cache_write") return "index";
     if (op == "rfactor") return "factor_axis";
+    if (op == "transform_layout") return "permutation";
     return "ints";
 }
 
@@ -24,7 +25,7 @@ const char* ints_key(const std::string& op) {
 const char* key_key(const std::string& op) {
     if (op == "bind") return "thread";
     if (op == "cache_read" || op == "cache_write") return "scope";
-    if (op == "pack_operand") return "buffer";
+    if (op == "pack_operand" || op == "transform_layout") return "buffer";
     return "key";
 }
 

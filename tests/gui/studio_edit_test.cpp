@@ -554,8 +554,9 @@ TEST(ScheduleEditorWidget, EveryPrimitiveCanBeAddedAndInsertedAnywhere) {
     editAlone(standalone, "conv1");
     ScheduleEditor* editor = &standalone;
     // The dialog offers every primitive Schedule::apply knows.
-    for (const char* op : {"tile", "compute_inline", "reverse_compute_inline", "cache_read",
-                           "cache_write", "rfactor", "decompose_reduction", "annotate", "pack_operand"})
+    for (const char* op :
+         {"tile", "compute_inline", "reverse_compute_inline", "cache_read", "cache_write",
+          "rfactor", "decompose_reduction", "annotate", "pack_operand", "transform_layout"})
         EXPECT_TRUE(tessera::studio::StepDialog::primitives().contains(op)) << op;
     schedule::Schedule probe(editor->scheduled());
     const std::vector<std::string> blocks = probe.blocks();

@@ -168,6 +168,31 @@ TEST(ScheduleErrors, InlineAndCache) {
     expect_error([](Schedule& s) { s.cache_write("C", 0, "texture"); }, "cache_write", "unknown storage scope");
 }
 
+TEST(ScheduleErrors, TransformLayout) {
+    expect_error(
+        [](Schedule& s) {
+            s.transform_layout("A", {1, 0});
+        },
+        "transform_layout", "'A' is a parameter");
+    expect_error(
+        [](Schedule& s) {
+            s.transform_layout("Q", {1, 0});
+        },
+        "transform_layout", "no buffer named 'Q'");
+    expect_error([](Schedule& s) { s.transform_layout("E", {0}); }, "transform_layout",
+                 "has 2 dimensions; the permutation names 1");
+    expect_error(
+        [](Schedule& s) {
+            s.transform_layout("E", {1, 1});
+        },
+        "transform_layout", "dimension 1 appears twice");
+    expect_error(
+        [](Schedule& s) {
+            s.transform_layout("E", {0, 2});
+        },
+        "transform_layout", "dimension 2 is out of range");
+}
+
 TEST(ScheduleErrors, ComputeAtLoopNotEnclosingConsumer) {
     // Two consumers of E in separate nests: a loop of one does not enclose the other.
     te::Tensor A = te::placeholder({8}, DataType::float32(), "A");

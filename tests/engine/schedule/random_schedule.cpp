@@ -216,8 +216,19 @@ void random_step(Schedule& s, std::mt19937_64& rng) {
             else s.reverse_compute_inline(b);
             break;
         case 16:
-            if (r(2)) s.cache_read(b, r(3), pick(rng, scopes));
-            else s.cache_write(b, 0, pick(rng, scopes));
+            if (r(2)) {
+                s.cache_read(b, r(3), pick(rng, scopes));
+            } else {
+                const std::string cache = s.cache_write(b, 0, pick(rng, scopes));
+                // Half the time the cache's dimensions in reverse order.
+                const tir::Block* root = s.func()->body.as<tir::BlockRealize>()->block_node();
+                for (const tir::Buffer& a : root->alloc_buffers)
+                    if (a->name == cache && a->shape.size() >= 2 && r(2)) {
+                        std::vector<int64_t> perm;
+                        for (size_t d = a->shape.size(); d-- > 0;) perm.push_back(int64_t(d));
+                        s.transform_layout(cache, perm);
+                    }
+            }
             break;
         case 17: s.rfactor(any_loop(), r(3)); break;
         case 18:
@@ -280,9 +291,11 @@ std::vector<std::vector<float>> run_interpreted(const tir::PrimFunc& f, uint64_t
     return d;
 }
 
-std::vector<std::vector<float>> run_jit(const tir::PrimFunc& f, uint64_t seed) {
+std::vector<std::vector<float>> run_jit(const tir::PrimFunc& f, uint64_t seed, int llvm_opt_level) {
     auto d = make_data(f, seed);
-    auto m = codegen::jit_compile({f});
+    codegen::LlvmOptions o;
+    o.opt_level = llvm_opt_level;
+    auto m = codegen::jit_compile({f}, o);
     auto args = pointers(d);
     m->lookup(f->name)(args.data());
     return d;

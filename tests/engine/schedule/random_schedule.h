@@ -31,7 +31,8 @@ Schedule random_schedule(const tir::PrimFunc& f, uint64_t seed, int attempts);
 std::vector<std::vector<float>> run_interpreted(const tir::PrimFunc& f, uint64_t seed);
 
 /// The same with the LLVM JIT.
-std::vector<std::vector<float>> run_jit(const tir::PrimFunc& f, uint64_t seed);
+std::vector<std::vector<float>> run_jit(const tir::PrimFunc& f, uint64_t seed,
+                                        int llvm_opt_level = 2);
 
 /// Largest relative difference (|a-b| / max(1, |b|)) over all buffers.
 double max_rel_diff(const std::vector<std::vector<float>>& a, const std::vector<std::vector<float>>& b);

@@ -43,7 +43,13 @@ TEST_P(RandomSchedules, InterpreterMatchesUnscheduled) {
         ASSERT_EQ(t.steps, s.trace().steps);
         ASSERT_EQ(tir::print(t.apply(w.func).func()), text);
         if (i % jit_every == 0) {
-            auto jit = run_jit(s.func(), 1);
+            // LLVM 19's SLP vectorizer miscompiles some transposing copies
+            // between temporaries that share one stack slot at O2 (not O1
+            // or O3; tests/data/llvm19_slp_o2_miscompile): those schedules
+            // are compiled at O3.
+            bool transposes = false;
+            for (const Step& st : s.trace().steps) transposes |= st.op == "transform_layout";
+            auto jit = run_jit(s.func(), 1, transposes ? 3 : 2);
             ASSERT_LE(max_rel_diff(jit, got), 1e-4) << "JIT differs from the interpreter";
         }
     }
@@ -73,9 +79,10 @@ TEST(RandomSchedules, EveryPrimitiveIsExercised) {
     std::string summary;
     for (auto& [op, n] : count) summary += op + "=" + std::to_string(n) + " ";
     std::cout << summary << "\n";
-    for (const char* op : {"split", "fuse", "reorder", "tile", "parallel", "vectorize", "unroll", "bind",
-                           "compute_at", "reverse_compute_at", "compute_inline", "reverse_compute_inline",
-                           "cache_read", "cache_write", "rfactor", "decompose_reduction", "annotate"})
+    for (const char* op : {"split", "fuse", "reorder", "tile", "parallel", "vectorize", "unroll",
+                           "bind", "compute_at", "reverse_compute_at", "compute_inline",
+                           "reverse_compute_inline", "cache_read", "cache_write", "rfactor",
+                           "decompose_reduction", "annotate", "transform_layout"})
         EXPECT_GT(count[op], 0) << op << " never succeeded: " << summary;
 }
 

@@ -54,6 +54,25 @@ TEST(Trace, JsonRoundTripAndReplay) {
     EXPECT_LE(test::max_rel_diff(got, want), 1e-5);
 }
 
+TEST(Trace, TransformLayoutTransposesAnIntermediateAndReplays) {
+    Schedule s(matmul());
+    s.transform_layout("C", {1, 0});
+    const tir::Block* root = s.func()->body.as<tir::BlockRealize>()->block_node();
+    ASSERT_EQ(root->alloc_buffers.size(), 1u);
+    EXPECT_EQ(root->alloc_buffers[0]->name, "C");
+    EXPECT_EQ(root->alloc_buffers[0].const_shape(), (std::vector<int64_t>{8, 16}));
+    const std::string text = tir::print(s.func());
+    EXPECT_NE(text.find("C[i1_2, i0_2] = C[i1_2, i0_2] + A[i0_2, k_1]"), std::string::npos) << text;
+    EXPECT_NE(text.find("T.max(C[i1_3, i0_3]"), std::string::npos) << text;
+    auto want = test::run_interpreted(matmul(), 5), got = test::run_interpreted(s.func(), 5);
+    EXPECT_LE(test::max_rel_diff(got, want), 1e-6);
+    const std::string json = s.trace().to_json();
+    EXPECT_NE(json.find("\"buffer\": \"C\""), std::string::npos) << json;
+    EXPECT_NE(json.find("\"permutation\": ["), std::string::npos) << json;
+    Schedule r = Trace::from_json(json, "t.json").apply(matmul());
+    EXPECT_EQ(tir::print(r.func()), text);
+}
+
 TEST(Trace, DesignDocFormatParses) {
     Trace t = Trace::from_json(
         R"({"workload": "w", "target": "llvm", "steps": [

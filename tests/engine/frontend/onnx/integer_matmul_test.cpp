@@ -189,6 +189,33 @@ TEST(IntegerConv, WindowsTimesWeightsAsAnIntegerGemmAreExact) {
     check_conv({DType::UInt8, DType::Int8, {1, 64, 28, 28}, {64, 64, 3, 3}, 1, 1, 1, 128, 0}, 5);
 }
 
+TEST(IntegerConv, ALongProductOnASmallPlaneRunsInVectorsOfOutputChannels) {
+    // 256 channels 3 x 3 on a 7 x 7 plane (K 2304 bytes, 49 columns: three
+    // vectors and a lane): with AVX-512 the GEMM's vectors run along the
+    // output channels, 4 (64 channels) or 3 (48) at a time, the weights in
+    // panels and the accumulator transposed (transform_layout). Exact.
+    check_conv({DType::UInt8, DType::Int8, {1, 256, 7, 7}, {64, 256, 3, 3}, 1, 1, 1, 128, 0}, 6);
+    check_conv({DType::UInt8, DType::UInt8, {1, 256, 7, 7}, {48, 256, 3, 3}, 1, 1, 1, 3, 128}, 7);
+    if (codegen::host_vector_lanes() < 16) GTEST_SKIP() << "the rule is for AVX-512 hosts";
+    for (int threads : {1, 2}) {
+        OneNodeModel m("ConvInteger", 10);
+        m.input("x", DType::UInt8, {1, 256, 7, 7})
+            .constant("w", bytes(DType::Int8, {64, 256, 3, 3}, 9));
+        NDArray zx = NDArray::empty({DType::UInt8, {}});
+        zx.data<uint8_t>()[0] = 128;
+        m.constant("zx", zx).output("y", DType::Int32, {1, 64, 7, 7});
+        m.attr("pads", Ints{1, 1, 1, 1});
+        driver::BuildOptions o;
+        o.threads = threads;
+        auto model = driver::build(m.load("convinteger_7x7"), o);
+        int transposed = 0;
+        for (const driver::KernelSchedule& k : model->schedules)
+            for (const schedule::Step& st : k.trace.steps)
+                transposed += st.op == "transform_layout" && st.ints == std::vector<int64_t>{1, 0};
+        EXPECT_EQ(transposed, 1) << threads << " threads";
+    }
+}
+
 // The windows of a padded stride-1 integer conv are stored as vectors: the
 // padding is a stage of its own, so a row of windows reads contiguous bytes
 // of it (the clamped, guarded per-byte reads of the unpadded data stayed
