@@ -14,8 +14,9 @@
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
 #include "engine/frontend/onnx/onnx_contrib_ops.h"
-#include "engine/frontend/onnx/onnx_qdq_fold.h"
+#include "engine/frontend/onnx/onnx_external_data.h"
 #include "engine/frontend/onnx/onnx_opset_adapter.h"
+#include "engine/frontend/onnx/onnx_qdq_fold.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
@@ -427,17 +428,7 @@ void check_structure(onnx::ModelProto& model, const std::string& origin) {
                 << origin << ": initializer '" << init.name() << "' has invalid dimension " << d;
         TS_USER_CHECK(checked_elements({init.dims().begin(), init.dims().end()}) >= 0)
             << origin << ": initializer '" << init.name() << "' has more than 2^40 elements";
-        if (init.data_location() == onnx::TensorProto_DataLocation_EXTERNAL) {
-            for (const auto& kv : init.external_data()) {
-                if (kv.key() != "location") continue;
-                std::filesystem::path loc(kv.value());
-                bool inside = !loc.is_absolute();
-                for (const auto& part : loc) inside = inside && part != "..";
-                TS_USER_CHECK(inside) << origin << ": initializer '" << init.name()
-                                      << "' points to external data '" << kv.value()
-                                      << "' outside the model's folder";
-            }
-        }
+        // External data was read (or refused) by inline_external_data.
     }
 }
 
@@ -618,6 +609,7 @@ graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
     // features Tessera reads are unchanged, so check such models as IR 8.
     if (model.ir_version() > onnx::Version::IR_VERSION)
         model.set_ir_version(onnx::Version::IR_VERSION);
+    inline_external_data(model, origin);
     const int64_t opset = default_opset(model);
     TS_USER_CHECK(opset <= newest_adaptable_opset())
         << origin << ": opset " << opset << " is newer than Tessera supports (up to "

@@ -8,6 +8,7 @@
 #include "engine/core/error.h"
 #include "engine/frontend/onnx/onnx_context.h"
 #include "engine/frontend/onnx/onnx_dtype.h"
+#include "engine/frontend/onnx/onnx_external_data.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 
 namespace tessera::frontend {
@@ -24,6 +25,7 @@ onnx::ModelProto read_model_proto(const std::string& path) {
     onnx::ModelProto model;
     TS_USER_CHECK(model.ParseFromString(ss.str()))
         << "'" << path << "' is not a valid ONNX model (protobuf parse failed)";
+    inline_external_data(model, path);
     return model;
 }
 
@@ -90,7 +92,7 @@ void copy_field(const Field& f, std::vector<uint8_t>& bytes) {
 
 ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what) {
     TS_USER_CHECK(t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL)
-        << what << ": tensor data stored in an external file is not supported";
+        << what << ": its data is in an external file, read only with the model from its own file";
     // Narrow and half-precision tensors are always widened to their compute
     // dtype (float16 -> float32, ...), weights and test data alike.
     if (is_boundary_elem_type(t.data_type())) return decode_boundary_tensor(t, what);

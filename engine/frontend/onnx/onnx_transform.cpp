@@ -244,7 +244,29 @@ void convert_pad(NodeCtx& ctx) {
     TS_USER_CHECK(int64_t(pads.size()) == 2 * rank)
         << ctx.where() << ": pads needs " << 2 * rank << " values, got " << pads.size();
     std::string mode = ctx.attr_str("mode", "constant");
-    ctx.emit("nn.pad", {ctx.input(0)}, {{"pads", pads}, {"mode", mode}, {"value", value}});
+    int x = ctx.input(0);
+    if (mode != "constant" &&
+        std::any_of(pads.begin(), pads.end(), [](int64_t p) { return p < 0; })) {
+        // Negative pads remove from an axis (onnx-asr's pre-emphasis shifts a
+        // signal by one sample with edge pads [0, 1, 0, -1]): as ONNX Runtime
+        // does, the axis is cut first, then padded by the positive pads.
+        const std::vector<int64_t>& shape = ctx.input_type(0).shape;
+        const size_t n = static_cast<size_t>(rank);
+        std::vector<int64_t> first(n), last(n), strides(n, 1);
+        for (int64_t a = 0; a < rank; ++a) {
+            const size_t i = size_t(a), j = size_t(a + rank);
+            first[i] = std::max<int64_t>(-pads[i], 0);
+            last[i] = shape[i] - std::max<int64_t>(-pads[j], 0);
+            TS_USER_CHECK(last[i] > first[i])
+                << ctx.where() << ": pads remove all of axis " << a << " (" << shape[i]
+                << " long); " << mode << " padding needs a value to repeat";
+            pads[i] = std::max<int64_t>(pads[i], 0);
+            pads[j] = std::max<int64_t>(pads[j], 0);
+        }
+        x = ctx.emit_internal("strided_slice", {x},
+                              {{"begin", first}, {"end", last}, {"strides", strides}});
+    }
+    ctx.emit("nn.pad", {x}, {{"pads", pads}, {"mode", mode}, {"value", value}});
 }
 
 // reshape -> transpose -> reshape, the last step giving ONNX output 0.
