@@ -11,6 +11,7 @@
 #include "app/studio/workspace.h"
 #include "engine/autotune/task.h"
 #include "engine/core/error.h"
+#include "engine/schedule/schedule.h"
 #include "engine/tir/structural_equal.h"
 #include "widgets/code_panes.h"
 
@@ -199,17 +200,31 @@ void ScheduleController::showKernelSchedule(const KernelCode& code) {
                             m_editor->base().defined() &&
                             tir::structural_equal(m_editor->base(), ks.unscheduled);
     m_traceNode = traceNode;
+    // The hand schedule's loop tree stops where its steps fail; the kernel
+    // runs the build's own schedule, which the loop tree shows instead (as
+    // the Loop IR pane does).
+    auto showRunning = [&]() {
+        if (!handFailed) return;
+        try {
+            m_editor->setRunningInstead(ks.trace.apply(ks.unscheduled).func(), sourceText);
+        } catch (const std::exception& e) {  // the build replayed it: not expected
+            m_workspace->log("error: the " + sourceText + " of kernel " + code.kernel +
+                             " does not replay: " + oneLine(QString::fromStdString(e.what())));
+        }
+    };
     if (sameKernel) {
         // The same steps on the same loop IR (an edit rebuilt, or a tuned
         // record that chose the default's steps): the editor keeps its state;
         // what scheduled the kernel and the record's knob values may be new.
         m_editor->setKernelMeasurer(measurer);
         m_editor->setTitle(title);
+        showRunning();
         for (const auto& [knob, value] : ks.knobs)
             m_editor->knobPanel()->show(QString::fromStdString(knob), value);
         return;
     }
     m_editor->setFunction(title, ks.unscheduled, code.flops, steps, measurer);
+    showRunning();
     // The rule's knobs, for pinning and "Tune the rest".
     const std::vector<int>& members = model.kernel_nodes[size_t(code.index)];
     const int anchor = members.empty() ? -1 : autotune::anchor_node(model.graph, members);

@@ -231,6 +231,9 @@ void ScheduleEditor::setFunction(const QString& title, const tir::PrimFunc& func
                                  KernelMeasurer measurer) {
     m_jobs->cancel();
     m_base = func;
+    m_running = {};
+    m_runningSteps.clear();
+    m_runningSource.clear();
     m_measurer = std::move(measurer);
     m_knobs->setKnobs({});  // the controller sets the kernel's rule knobs
     m_flops = flops;
@@ -358,13 +361,37 @@ void ScheduleEditor::replay() {
         m_loopIr = QString::fromStdString(tir::print(m_scheduled));
         previous = QString::fromStdString(tir::print(before));
     }
+    m_note = note;
+    showLoops();
+    refreshTrace();
+    m_measureButton->setEnabled(m_scheduled.defined());
+    emit loopIrChanged(m_loopIr, previous);
+    emit stepsChanged();
+}
+
+void ScheduleEditor::setRunningInstead(const tir::PrimFunc& running, const QString& source) {
+    m_running = running;
+    m_runningSteps = m_steps;
+    m_runningSource = source;
+    showLoops();
+}
+
+bool ScheduleEditor::showsRunningInstead() const {
+    return m_errorStep >= 0 && m_running.defined() && m_steps == m_runningSteps;
+}
+
+void ScheduleEditor::showLoops() {
     // Keep the loop being worked on selected and in view: the last step's
     // first result (a split's outer loop...), else what was selected before.
     QStringList keep;
     if (!m_steps.empty() && !m_steps.back().outputs.empty())
         keep << QString::fromStdString(m_steps.back().outputs.front());
     keep << selectedLoops();
-    m_loopModel->setFunction(m_scheduled);
+    // Steps that do not apply leave the kernel the build's own schedule: the
+    // tree shows what runs (the Loop IR pane's kernel), not the serial loops
+    // the replay stopped at.
+    const bool running = showsRunningInstead();
+    m_loopModel->setFunction(running ? m_running : m_scheduled);
     m_loopView->expandAll();
     for (const QString& name : keep) {
         const QModelIndex index = m_loopModel->indexOf(name);
@@ -376,11 +403,10 @@ void ScheduleEditor::replay() {
     }
     // A failure in red; else what a step undid (a split parallel loop), in amber.
     m_errorLabel->setStyleSheet(m_error.isEmpty() ? "color: #9a6700;" : "color: #b00020;");
-    m_errorLabel->setText(m_error.isEmpty() ? note : m_error);
-    refreshTrace();
-    m_measureButton->setEnabled(m_scheduled.defined());
-    emit loopIrChanged(m_loopIr, previous);
-    emit stepsChanged();
+    m_errorLabel->setText(m_error.isEmpty() ? m_note
+                          : running ? m_error + "\nThe loops above are the kernel that runs: the " +
+                                          m_runningSource + " (the hand schedule does not apply)."
+                                    : m_error);
 }
 
 void ScheduleEditor::refreshTrace() {

@@ -92,6 +92,14 @@ public:
 
     /// The scheduled function after the last step that applied.
     const tir::PrimFunc& scheduled() const { return m_scheduled; }
+    /// A hand schedule the build found not to apply (its kernel runs the
+    /// build's own schedule, `running`, named by `source`): while the steps
+    /// are the current ones and still fail, the loop tree shows `running`
+    /// (the kernel the Loop IR pane shows), not the loops the steps left;
+    /// the failing step stays marked in the trace. setFunction clears it.
+    void setRunningInstead(const tir::PrimFunc& running, const QString& source);
+    /// Whether the loop tree shows the kernel that runs instead of the steps' replay.
+    bool showsRunningInstead() const;
     QString loopIr() const { return m_loopIr; }
     /// Empty when every enabled step applied; else the ScheduleError text.
     QString errorText() const { return m_error; }
@@ -132,6 +140,8 @@ signals:
 private:
     void buildUi();
     void replay();
+    /// The loop tree (the replay, or the kernel that runs instead) and the message under the trace.
+    void showLoops();
     void refreshTrace();
     QStringList selectedLoops() const;
     QString selectedBlock() const;
@@ -139,6 +149,10 @@ private:
     void annotateSelected(const QString& op);
 
     tir::PrimFunc m_base, m_scheduled;
+    tir::PrimFunc m_running;                     // setRunningInstead's function ...
+    std::vector<schedule::Step> m_runningSteps;  // ... while the steps are these
+    QString m_runningSource;
+    QString m_note;             // the last replay's note on a step that undid something
     schedule::Trace m_applied;  // the steps that applied (what m_scheduled replays)
     KernelMeasurer m_measurer;
     double m_flops = 0;

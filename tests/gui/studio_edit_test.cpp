@@ -25,6 +25,7 @@
 #include "app/studio/main_window.h"
 #include "app/studio/properties_model.h"
 #include "app/studio/schedule_editor.h"
+#include "app/studio/schedule_trace_model.h"
 #include "app/studio/step_dialog.h"
 #include "engine/driver/driver.h"
 #include "engine/graph/graph_edit.h"
@@ -672,6 +673,82 @@ TEST(StudioSession, AScheduleThatNoLongerAppliesIsReportedWithItsStep) {
     ASSERT_TRUE(finished.wait(120000));
     EXPECT_TRUE(window.runs()->lastRunLabel()->text().contains("1 hand-scheduled"))
         << window.runs()->lastRunLabel()->text().toStdString();
+}
+
+// A hand schedule that fails at its first step (as one does after a pass is
+// unchecked and the loops are renamed) leaves the kernel the build's own
+// schedule. The loop tree shows that kernel's loops, the Loop IR pane's, not
+// the serial loops of the unscheduled kernel the replay stopped at; the
+// failing step stays marked. Steps that apply show their own loops again.
+TEST(ScheduleEditorWidget, AHandScheduleThatDoesNotApplyShowsTheLoopsOfTheKernelThatRuns) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu1");
+    ASSERT_NE(editor, nullptr);
+    const std::vector<schedule::Step> built = editor->steps();
+    ASSERT_FALSE(built.empty());
+    auto loops = [&]() {
+        QStringList out;
+        for (const auto& row : editor->loopModel()->rows())
+            out << row.name + " " + row.kind + " " + row.extent;
+        return out;
+    };
+    const QStringList running = loops();  // the default schedule's: what runs
+    ASSERT_TRUE(running.join("\n").contains("parallel") || running.join("\n").contains("vector"))
+        << running.join("\n").toStdString();
+    const QStringList unscheduled = [&]() {
+        QStringList out;
+        for (const auto& row : tessera::studio::loopRows(editor->base()))
+            out << row.name + " " + row.kind + " " + row.extent;
+        return out;
+    }();
+    ASSERT_NE(running, unscheduled);
+    // A hand schedule of the kernel (kept under its key), then one whose first step fails.
+    std::vector<schedule::Step> hand = built;
+    hand.insert(hand.begin(), makeStep("split", {"no_such_loop"}, {-1, 4}));
+    QString key;
+    {
+        // The key the editor keeps this kernel's schedule under: make an edit and read it back.
+        schedule::Step split;
+        for (const auto& row : editor->loopModel()->rows())
+            if (split.op.empty() && row.kind != "block" && row.extent.toLongLong() >= 4)
+                split = makeStep("split", {row.name.toStdString()}, {-1, 2});
+        ASSERT_FALSE(split.op.empty());
+        ASSERT_TRUE(editor->addStep(split)) << editor->errorText().toStdString();
+        ASSERT_EQ(s.window.workspace()->traces().size(), 1);
+        key = s.window.workspace()->traces().firstKey();
+    }
+    s.window.workspace()->setTrace(key, hand);
+    s.window.workspace()->noteBuildInputChanged("schedules");
+    // Shown again: the build finds the hand schedule failing.
+    ASSERT_NE(tessera::gui_test::editorOn(s.window, "conv2"), nullptr);
+    editor = tessera::gui_test::editorOn(s.window, "relu1");
+    ASSERT_NE(editor, nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return editor->steps() == hand; }, 60000));
+    EXPECT_EQ(editor->errorStep(), 0);
+    EXPECT_TRUE(editor->errorText().contains("no_such_loop")) << editor->errorText().toStdString();
+    EXPECT_TRUE(editor->traceModel()
+                    ->data(editor->traceModel()->index(0, 0), Qt::ToolTipRole)
+                    .toString()
+                    .contains("no_such_loop"));
+    // The replay stopped at the unscheduled kernel; the tree shows the one that runs.
+    EXPECT_TRUE(editor->showsRunningInstead());
+    EXPECT_EQ(loops(), running) << loops().join("\n").toStdString();
+    const QString pane = s.window.codePanes()->text("Loop IR");
+    for (const auto& row : editor->loopModel()->rows())
+        if (row.kind != "block")
+            EXPECT_TRUE(pane.contains(row.name)) << row.name.toStdString() << "\n"
+                                                 << pane.toStdString();
+    // Without the failing step the steps apply: their own loops (the same here).
+    editor->removeStep(0);
+    EXPECT_EQ(editor->errorStep(), -1);
+    EXPECT_FALSE(editor->showsRunningInstead());
+    EXPECT_EQ(loops(), running);
+    // Undo brings the failing schedule back, and with it the kernel that runs.
+    s.window.undoStack()->undo();
+    EXPECT_EQ(editor->steps(), hand);
+    EXPECT_TRUE(editor->showsRunningInstead());
+    EXPECT_EQ(loops(), running);
 }
 
 // A session schedule kept under a kernel name this build does not have (a
