@@ -211,6 +211,34 @@ void RunController::run() {
     const ModelDocument* owner = document.get();
     const KernelTraces traces = m_workspace->kernelTraces();
     const BuildSettings settings = m_workspace->buildSettings();
+    const QString inputs = m_workspace->buildInputsKey();
+    // The first line counts the hand schedules that apply, apart from those
+    // that do not: known from the code views' build of the same inputs, else
+    // from a build without code generation first.
+    const HandScheduleCheck* check = m_workspace->handScheduleCheck();
+    if (!check && !traces.empty() && settings.target == "llvm") {
+        driver::BuildOptions options = settings.buildOptions(traces);
+        options.jit = false;
+        options.report_failing_traces = true;
+        m_jobs->start(
+            "Checking the hand schedules of " + document->displayName(),
+            [graph, options](const JobContext&) {
+                return checkHandSchedules(*driver::build(*graph, options), options.kernel_traces);
+            },
+            [this, owner, inputs](const HandScheduleCheck& checked) {
+                if (m_workspace->document().get() != owner) return;
+                m_workspace->setHandScheduleCheck(inputs, checked);
+                // Once this job has finished: the Run is a job of its own.
+                QMetaObject::invokeMethod(this, &RunController::run, Qt::QueuedConnection);
+            });
+        return;
+    }
+    QString hand;
+    if (check)
+        hand = describeHandSchedules(*check);
+    else if (!traces.empty())
+        hand = QString("%1 hand schedule%2").arg(traces.size()).arg(traces.size() == 1 ? "" : "s");
+    m_runningInputs = inputs;
     m_changesSinceRunStart.clear();
     m_runningTraces = traces;
     // One cache per document; bounded, as every edit adds the kernels it changed.
@@ -229,10 +257,7 @@ void RunController::run() {
                           ? QString(" on random inputs (Model > Input files... runs it on yours)")
                           : " on the input files in " + document->inputDir()) +
                      " (build, time, profile): " + settings.describe() +
-                     (traces.empty() ? QString()
-                                     : QString(", %1 hand schedule%2")
-                                           .arg(traces.size())
-                                           .arg(traces.size() == 1 ? "" : "s")));
+                     (hand.isEmpty() ? QString() : ", " + hand));
     m_jobs->start(
         "Running " + document->displayName(),
         [graph, traces, settings, kernels, quantized,
@@ -251,6 +276,14 @@ void RunController::show(const RunResult& result) {
     m_layerErrors->setErrors(result.layerErrors, result.layerErrorNote);
     m_staleReasons = m_changesSinceRunStart;
     m_runTraces = m_runningTraces;
+    if (result.settings.target == "llvm") {  // what this build made of the hand schedules
+        HandScheduleCheck check;
+        check.failed = result.tracesFailed;
+        check.unmatched = result.tracesUnmatched;
+        check.applied = std::max(
+            0, int(m_runTraces.size()) - int(check.failed.size()) - int(check.unmatched.size()));
+        m_workspace->setHandScheduleCheck(m_runningInputs, check);
+    }
     double kernelsMs = 0;
     bool anyInteger = false;
     for (const KernelTime& k : result.kernels) {

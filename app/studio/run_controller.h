@@ -103,6 +103,7 @@ private:
     bool m_peaksRemeasured = false;             // once per session, when a kernel tops the ceilings
     QStringList m_changesSinceRunStart;         // build inputs changed since the last Run started
     QStringList m_staleReasons;                 // ... and since the shown Run's result
+    QString m_runningInputs;  // Workspace::buildInputsKey when the running Run started
     KernelTraces m_runningTraces, m_runTraces;  // the hand schedules of the running / shown Run
 };
 

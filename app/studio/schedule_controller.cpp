@@ -93,20 +93,7 @@ ScheduleController::ScheduleController(Workspace* workspace, ScheduleEditor* edi
 
 bool ScheduleController::isCompiling() const { return m_jobs->isRunning(); }
 
-QString ScheduleController::buildKey() const {
-    const BuildSettings s = m_workspace->buildSettings();
-    QString key = QString("%1|%2|%3|O%4|%5|t%6|%7")
-                      .arg(quintptr(m_workspace->document().get()))
-                      .arg(m_workspace->revision())
-                      .arg(s.target)
-                      .arg(s.optLevel)
-                      .arg(s.passes.join(","))
-                      .arg(s.threads)
-                      .arg(s.records);
-    for (const auto& [node, trace] : m_workspace->kernelTraces())
-        key += "|" + QString::fromStdString(node + "=" + trace.to_json());
-    return key;
-}
+QString ScheduleController::buildKey() const { return m_workspace->buildInputsKey(); }
 
 void ScheduleController::showNode(int node, const QString& kernel) {
     m_jobs->cancel();
@@ -411,7 +398,7 @@ void ScheduleController::showKernel() {
                 return failed;
             }
         },
-        [this, key, name, settings](const KernelCode& code) {
+        [this, key, name, settings, traces](const KernelCode& code) {
             if (!code.error.isEmpty()) {
                 m_shown = KernelCode();
                 showError(name, code.error);
@@ -419,6 +406,9 @@ void ScheduleController::showKernel() {
             }
             m_build = code.model;
             m_buildKey = key;
+            // Run counts the hand schedules that apply from it (no build of its own).
+            if (code.model && code.model->target == "llvm")
+                m_workspace->setHandScheduleCheck(key, checkHandSchedules(*code.model, traces));
             m_shown = code;
             showKernelSchedule(code);
             showCode(code, settings);

@@ -50,6 +50,31 @@ KernelTraces Workspace::kernelTraces() const {
     return traces;
 }
 
+QString Workspace::buildInputsKey() const {
+    const BuildSettings s = buildSettings();
+    QString key = QString("%1|%2|%3|O%4|%5|t%6|%7")
+                      .arg(quintptr(m_document.get()))
+                      .arg(m_revision)
+                      .arg(s.target)
+                      .arg(s.optLevel)
+                      .arg(s.passes.join(","))
+                      .arg(s.threads)
+                      .arg(s.records);
+    for (const auto& [node, trace] : kernelTraces())
+        key += "|" + QString::fromStdString(node + "=" + trace.to_json());
+    return key;
+}
+
+void Workspace::setHandScheduleCheck(const QString& inputsKey, const HandScheduleCheck& check) {
+    m_checkedInputs = inputsKey;
+    m_handCheck = check;
+}
+
+const HandScheduleCheck* Workspace::handScheduleCheck() const {
+    return !m_checkedInputs.isEmpty() && m_checkedInputs == buildInputsKey() ? &m_handCheck
+                                                                             : nullptr;
+}
+
 void Workspace::reportError(const QString& title, const QString& message) {
     log("error: " + title + ": " + message);
     emit errorReported(title, message);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app/studio/build_settings.h"
+#include "app/studio/hand_schedule_check.h"
 #include "app/studio/model_document.h"
 #include "engine/schedule/trace.h"
 
@@ -80,6 +81,15 @@ public:
     }
     /// Counts the changes to what builds read (the document and build inputs).
     int revision() const { return m_revision; }
+    /// Names everything a build reads now (document, revision, settings,
+    /// hand schedules): equal keys build the same model.
+    QString buildInputsKey() const;
+
+    /// What a build of the inputs named `inputsKey` made of the hand
+    /// schedules (the code views', Run's, a check's).
+    void setHandScheduleCheck(const QString& inputsKey, const HandScheduleCheck& check);
+    /// The last check, if it was of the current inputs; else null.
+    const HandScheduleCheck* handScheduleCheck() const;
 
 signals:
     void logged(const QString& message);
@@ -97,6 +107,8 @@ private:
     Traces m_traces;
     bool m_dialogsSuppressed = false;
     int m_revision = 0;
+    QString m_checkedInputs;  // what m_handCheck is of
+    HandScheduleCheck m_handCheck;
 };
 
 }  // namespace tessera::studio

@@ -733,7 +733,7 @@ TEST(ScheduleEditorWidget, AHandScheduleThatDoesNotApplyShowsTheLoopsOfTheKernel
                     .contains("no_such_loop"));
     // The replay stopped at the unscheduled kernel; the tree shows the one that runs.
     EXPECT_TRUE(editor->showsRunningInstead());
-    EXPECT_EQ(loops(), running) << loops().join("\n").toStdString();
+    EXPECT_EQ(loops().join("\n").toStdString(), running.join("\n").toStdString());
     const QString pane = s.window.codePanes()->text("Loop IR");
     for (const auto& row : editor->loopModel()->rows())
         if (row.kind != "block")
@@ -743,12 +743,66 @@ TEST(ScheduleEditorWidget, AHandScheduleThatDoesNotApplyShowsTheLoopsOfTheKernel
     editor->removeStep(0);
     EXPECT_EQ(editor->errorStep(), -1);
     EXPECT_FALSE(editor->showsRunningInstead());
-    EXPECT_EQ(loops(), running);
+    EXPECT_EQ(loops().join("\n").toStdString(), running.join("\n").toStdString());
     // Undo brings the failing schedule back, and with it the kernel that runs.
     s.window.undoStack()->undo();
     EXPECT_EQ(editor->steps(), hand);
     EXPECT_TRUE(editor->showsRunningInstead());
-    EXPECT_EQ(loops(), running);
+    EXPECT_EQ(loops().join("\n").toStdString(), running.join("\n").toStdString());
+}
+
+// Run's first log line counts the hand schedules that apply and says apart
+// how many do not (their kernels run the build's own schedule): known before
+// the Run builds, from a check of its own or from the code views' build.
+TEST(StudioRun, TheRunStartLineCountsOnlyTheHandSchedulesThatApply) {
+    tessera::gui_test::OpenStudio s;
+    ASSERT_TRUE(s.ok);
+    // Hand schedules of two kernels: a split each.
+    auto handSchedule = [&](const std::string& node) {
+        ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, node);
+        if (!editor) return std::vector<schedule::Step>();
+        const std::vector<schedule::Step> built = editor->steps();
+        for (const auto& row : editor->loopModel()->rows())
+            if (row.kind != "block" && row.extent.toLongLong() >= 4 &&
+                editor->addStep(makeStep("split", {row.name.toStdString()}, {-1, 2})))
+                break;
+        return built;
+    };
+    const std::vector<schedule::Step> built = handSchedule("relu1");
+    ASSERT_FALSE(built.empty());
+    ASSERT_EQ(s.window.workspace()->traces().size(), 1);
+    const QString failing = s.window.workspace()->traces().firstKey();
+    ASSERT_FALSE(handSchedule("relu2").empty());
+    ASSERT_EQ(s.window.workspace()->traces().size(), 2);
+    // The first no longer applies: its first step names a loop the kernel does not have.
+    std::vector<schedule::Step> hand = built;
+    hand.insert(hand.begin(), makeStep("split", {"no_such_loop"}, {-1, 4}));
+    s.window.workspace()->setTrace(failing, hand);
+    auto startLines = [&]() {
+        QStringList lines;
+        for (const QString& line : s.window.messagesView()->toPlainText().split('\n'))
+            if (line.contains("(build, time, profile)")) lines << line;
+        return lines;
+    };
+    const QString expected =
+        "1 hand schedule; 1 hand schedule does not apply: the build's own schedule runs";
+    QString error;
+    ASSERT_NE(s.run(&error), nullptr) << error.toStdString();  // checked before it builds
+    ASSERT_EQ(startLines().size(), 1);
+    EXPECT_TRUE(startLines().back().endsWith(expected)) << startLines().back().toStdString();
+    EXPECT_FALSE(startLines().back().contains("2 hand schedules"));
+    // Run again: the last Run's build says the same.
+    ASSERT_NE(s.run(&error), nullptr) << error.toStdString();
+    ASSERT_EQ(startLines().size(), 2);
+    EXPECT_TRUE(startLines().back().endsWith(expected)) << startLines().back().toStdString();
+    // Both apply again (Undo of nothing here: the kernel's own steps as its hand schedule).
+    s.window.workspace()->setTrace(failing, built);
+    s.window.workspace()->noteBuildInputChanged("schedules");
+    ASSERT_NE(tessera::gui_test::editorOn(s.window, "relu1"), nullptr);  // the code views' build
+    ASSERT_NE(s.run(&error), nullptr) << error.toStdString();
+    ASSERT_EQ(startLines().size(), 3);
+    EXPECT_TRUE(startLines().back().endsWith(", 2 hand schedules"))
+        << startLines().back().toStdString();
 }
 
 // A session schedule kept under a kernel name this build does not have (a
