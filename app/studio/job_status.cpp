@@ -63,6 +63,8 @@ void JobStatus::watch(JobRunner* runner, bool blocking) {
 
 void JobStatus::showMessage(const QString& text) { m_label->setText(text); }
 
+QString JobStatus::message() const { return m_label->text(); }
+
 void JobStatus::showModel() {
     const std::shared_ptr<ModelDocument>& document = m_workspace->document();
     showMessage(document ? document->displayName() : QString());

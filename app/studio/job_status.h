@@ -34,6 +34,7 @@ public:
     /// Run, Tune) also show Cancel.
     void watch(const QList<JobRunner*>& runners, bool blocking);
     void showMessage(const QString& text);
+    QString message() const;
     /// The open model's name (or nothing).
     void showModel();
     /// Progress and Cancel from what runs now (call when that changes).

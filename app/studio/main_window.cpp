@@ -23,6 +23,7 @@
 #include <QTimer>
 #include <QTreeView>
 #include <QUndoStack>
+#include <utility>
 
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/collapse_controller.h"
@@ -180,6 +181,16 @@ void MainWindow::connectControllers() {
     });
     connect(m_propertyModel, &PropertiesModel::edited, m_edits, &EditController::propertyEdited);
     connect(m_edits, &EditController::refused, this, &MainWindow::editRefused);
+    // The status bar says what an edit, an undo or a redo did (graph or
+    // schedule): a refused edit's error gives way to it.
+    connect(m_undo, &QUndoStack::indexChanged, this, [this](int index) {
+        const int before = std::exchange(m_undoIndex, index);
+        if (m_undo->count() == 0) return;  // cleared: another model
+        if (index > before)
+            m_status->showMessage("Edit: " + m_undo->text(index - 1));
+        else if (index < before)
+            m_status->showMessage("Undone: " + m_undo->text(index));
+    });
     connect(m_edits, &EditController::nodeRefresh, this, &MainWindow::showNode);
     connect(m_edits, &EditController::viewRequested, this, &MainWindow::raiseView);
     connect(m_edits, &EditController::graphInstalled, this, [this](const QString& select) {
@@ -291,6 +302,8 @@ bool MainWindow::isCollapsing() const { return m_collapses->isCollapsing(); }
 QLineEdit* MainWindow::searchBox() const { return m_menus->searchBox(); }
 
 QProgressBar* MainWindow::progressBar() const { return m_status->progressBar(); }
+
+QString MainWindow::statusMessage() const { return m_status->message(); }
 
 // A model was opened: what showed the previous one is cleared, the graph laid out.
 void MainWindow::showDocument() {

@@ -120,6 +120,8 @@ public:
     /// The status bar's progress: opening a model goes 0-60 % while importing
     /// and 60-100 % while laying out; jobs report their own fraction.
     QProgressBar* progressBar() const;
+    /// The status bar's message (the open model, a job, an error, the last edit).
+    QString statusMessage() const;
 
 public slots:
     void cancelJobs();
@@ -161,6 +163,7 @@ private:
     QPlainTextEdit* m_messages;
     BuildSettingsBar* m_settingsBar;
     QString m_selectAfterLayout;  // node name to select once a relayout finishes
+    int m_undoIndex = 0;          // the undo stack's index before its last change
     QDockWidget* m_propertiesDock = nullptr;
     QDockWidget* m_scheduleDock = nullptr;
     QDockWidget* m_codeDock = nullptr;

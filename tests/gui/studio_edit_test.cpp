@@ -123,6 +123,44 @@ TEST(StudioEdit, RefusedEditChangesNothingAndSaysWhy) {
     EXPECT_TRUE(s.window.messagesView()->toPlainText().contains("Edit refused"));
 }
 
+// A refused edit's error in the status bar gives way to what a later edit,
+// undo or redo did (graph or schedule); it stayed until something else ran.
+TEST(StudioEdit, ALaterEditUndoOrRedoReplacesARefusedEditsStatusMessage) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    auto refuse = [&]() {
+        EXPECT_FALSE(
+            s.window.edits()->apply(makeEdit(graph::GraphEdit::Kind::DeleteNode, "pool1")));
+        EXPECT_TRUE(s.window.statusMessage().startsWith("Edit refused"))
+            << s.window.statusMessage().toStdString();
+    };
+    refuse();
+    const graph::GraphEdit strides = makeEdit(graph::GraphEdit::Kind::SetAttribute, "conv1",
+                                              "strides", std::vector<int64_t>{2, 2});
+    ASSERT_TRUE(s.edit(strides));
+    EXPECT_EQ(s.window.statusMessage(),
+              "Edit: " + QString::fromStdString(graph::describe(strides)));
+    refuse();
+    ASSERT_TRUE(s.waitChanged([&]() { s.window.undoStack()->undo(); }));
+    EXPECT_EQ(s.window.statusMessage(),
+              "Undone: " + QString::fromStdString(graph::describe(strides)));
+    refuse();
+    ASSERT_TRUE(s.waitChanged([&]() { s.window.undoStack()->redo(); }));
+    EXPECT_EQ(s.window.statusMessage(),
+              "Edit: " + QString::fromStdString(graph::describe(strides)));
+    // A schedule edit too.
+    ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "relu2");
+    ASSERT_NE(editor, nullptr);
+    refuse();
+    bool split = false;
+    for (const auto& row : editor->loopModel()->rows())
+        if (!split && row.kind != "block" && row.extent.toLongLong() >= 4)
+            split = editor->addStep(makeStep("split", {row.name.toStdString()}, {-1, 2}));
+    ASSERT_TRUE(split) << editor->errorText().toStdString();
+    EXPECT_TRUE(s.window.statusMessage().startsWith("Edit: schedule of kernel"))
+        << s.window.statusMessage().toStdString();
+}
+
 TEST(StudioEdit, PropertiesPanelEditsAttributesAndNames) {
     Studio s;
     ASSERT_TRUE(s.ok);
