@@ -6,6 +6,7 @@
 #include <QSvgGenerator>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <limits>
 
 #include "widgets/theme.h"
 
@@ -37,11 +38,20 @@ SeriesPlot::SeriesPlot(const QString& yLabel, QWidget* parent)
     clear();
 }
 
-void SeriesPlot::addPoint(double value, const QString& label) {
+void SeriesPlot::addPoint(double value, const QString& label, const QString& series) {
     const double x = pointCount() + 1;
     m_points->addData(x, value);
     m_best = std::max(m_best, value);
-    m_bestLine->addData(x, m_best);
+    // Another series: a gap (a NaN point) so the line joins no two series.
+    if (!m_series.isEmpty() && m_series.back() != series) {
+        m_bestLine->addData(x - 0.5, std::numeric_limits<double>::quiet_NaN());
+        m_bestLine->setName("best so far, per kernel");
+    }
+    double& best = m_bestOf[series];
+    best = std::max(best, value);
+    m_bestLine->addData(x, best);
+    m_bestAt.append(best);
+    m_series.append(series);
     if (!label.isEmpty()) m_points->setName("measured (last: " + label + ")");
     m_plot->xAxis->setRange(0.5, std::max(5.5, x + 0.5));
     m_plot->yAxis->setRange(0, m_best * 1.15 > 0 ? m_best * 1.15 : 1);
@@ -58,7 +68,11 @@ void SeriesPlot::clear() {
     m_points->data()->clear();
     m_points->setName("measured");  // no "last:" kernel of what was cleared
     m_bestLine->data()->clear();
+    m_bestLine->setName("best so far");
     m_best = 0;
+    m_bestAt.clear();
+    m_series.clear();
+    m_bestOf.clear();
     m_plot->xAxis->setRange(0.5, 5.5);
     m_plot->yAxis->setRange(0, 1);
     m_plot->replot();

@@ -89,7 +89,7 @@ void TuneController::start(int trials, const TuneScope& scope) {
             self.data(),
             [self, jobId, point]() {
                 if (!self || self->m_jobs->currentJob() != *jobId) return;
-                self->m_plot->addPoint(point.gflops, point.task);
+                self->m_plot->addPoint(point.gflops, point.task, point.task);
                 if (!point.error.isEmpty())
                     self->m_workspace->log(QString("Trial %1 (%2) failed: %3")
                                                .arg(point.trial)

@@ -7,6 +7,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest/QTest>
+#include <cmath>
 #include <functional>
 
 #include "tests/gui/gui_test_util.h"
@@ -183,6 +184,38 @@ TEST(SeriesPlot, KeepsPointsAndRunningBestAndExports) {
     }
     plot.clear();
     EXPECT_EQ(plot.pointCount(), 0);
+}
+
+// A whole-model tune measures one kernel after another: the best-so-far
+// line is each kernel's own, broken between kernels, never joining them.
+TEST(SeriesPlot, TheBestSoFarLineIsPerSeriesAndJoinsNoTwoSeries) {
+    SeriesPlot plot;
+    const std::vector<std::pair<QString, double>> points = {{"a", 10}, {"a", 20}, {"b", 5},
+                                                            {"b", 8},  {"a", 15}, {"a", 30}};
+    for (const auto& [series, value] : points) plot.addPoint(value, series, series);
+    const std::vector<double> expected = {10, 20, 5, 8, 20, 30};
+    for (int i = 0; i < int(points.size()); ++i)
+        EXPECT_EQ(plot.bestAt(i), expected[size_t(i)]) << i;
+    EXPECT_EQ(plot.best(), 30);
+    // The line: no segment between points of two series.
+    const auto line = plot.plot()->graph(1)->data();
+    int gaps = 0;
+    for (int i = 0; i + 1 < line->size(); ++i) {
+        const double a = line->at(i)->value, b = line->at(i + 1)->value;
+        if (std::isnan(a) || std::isnan(b)) {
+            gaps += std::isnan(b);
+            continue;
+        }
+        EXPECT_EQ(plot.seriesAt(int(line->at(i)->key) - 1),
+                  plot.seriesAt(int(line->at(i + 1)->key) - 1))
+            << "the line joins points " << line->at(i)->key << " and " << line->at(i + 1)->key;
+    }
+    EXPECT_EQ(gaps, 2);
+    EXPECT_EQ(plot.plot()->graph(1)->name(), "best so far, per kernel");
+    plot.clear();
+    plot.addPoint(3);
+    EXPECT_EQ(plot.bestAt(0), 3);
+    EXPECT_EQ(plot.plot()->graph(1)->name(), "best so far");
 }
 
 #include "widgets/roofline_plot.h"

@@ -3,28 +3,29 @@
 // the CUDA C pane (issue 18: the kernel the CUDA target builds), the graph's
 // node context menu, progress while opening.
 #include <gtest/gtest.h>
+#include <qcustomplot.h>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QMap>
 #include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
-
-#include <QComboBox>
-#include <QLabel>
-#include <QTableWidget>
+#include <cmath>
 
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/knob_panel.h"
 #include "app/studio/loop_tree_model.h"
-#include "engine/autotune/space.h"
 #include "app/studio/main_window.h"
 #include "app/studio/schedule_editor.h"
 #include "engine/autotune/database.h"
+#include "engine/autotune/space.h"
 #include "tests/gui/studio_fixture.h"
 #include "widgets/code_panes.h"
 #include "widgets/graph_view.h"
@@ -247,6 +248,39 @@ TEST(StudioTune, ShortTuningJobPlotsTrialsAsTheyArrive) {
     s.window.openModel(exampleModel());
     ASSERT_TRUE(loaded.wait(60000));
     EXPECT_EQ(s.window.tuning()->plot()->pointCount(), 0);
+}
+
+// The tuning plot's best-so-far line is per kernel: a whole-model tune
+// measures one kernel after another, and a best of one kernel followed by a
+// trial of another means nothing.
+TEST(StudioTune, TheTuningPlotsBestSoFarLineRestartsForEachKernel) {
+    QTemporaryDir dir;
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    s.window.workspace()->setTuningDatabase(dir.filePath("tuning.jsonl"));
+    QString error;
+    ASSERT_TRUE(s.tune(12, &error)) << error.toStdString();
+    const tessera::widgets::SeriesPlot* plot = s.window.tuning()->plot();
+    ASSERT_GT(plot->pointCount(), 0);
+    QSet<QString> kernels;
+    std::map<QString, double> best;
+    const auto points = plot->plot()->graph(0)->data();
+    ASSERT_EQ(points->size(), plot->pointCount());
+    for (int i = 0; i < plot->pointCount(); ++i) {
+        const QString kernel = plot->seriesAt(i);
+        kernels.insert(kernel);
+        best[kernel] = std::max(best[kernel], points->at(i)->value);
+        EXPECT_DOUBLE_EQ(plot->bestAt(i), best[kernel]) << i << " " << kernel.toStdString();
+    }
+    ASSERT_GE(kernels.size(), 2);  // several kernels, one after another
+    // No segment of the line joins two kernels' trials.
+    const auto line = plot->plot()->graph(1)->data();
+    for (int i = 0; i + 1 < line->size(); ++i) {
+        const double a = line->at(i)->value, b = line->at(i + 1)->value;
+        if (std::isnan(a) || std::isnan(b)) continue;
+        EXPECT_EQ(plot->seriesAt(int(line->at(i)->key) - 1),
+                  plot->seriesAt(int(line->at(i + 1)->key) - 1));
+    }
 }
 
 TEST(StudioTune, CancelStopsTuningAndDropsLaterPoints) {
