@@ -5,6 +5,7 @@
 #include <QFutureWatcher>
 #include <QGraphicsSceneEvent>
 #include <QImage>
+#include <QKeyEvent>
 #include <QPainter>
 #include <QPromise>
 #include <QScrollBar>
@@ -485,6 +486,98 @@ void GraphView::setCurrentNode(int index) {
         m_current = index;
         emit currentNodeChanged(index);
     }
+}
+
+int GraphView::nodeToward(int node, int key) const {
+    GraphNodeItem* from = itemOf(node);
+    const int shown = m_nodeItems.indexOf(from);
+    if (!from || shown < 0) return -1;
+    const int count = int(m_nodeItems.size());
+    if (key == Qt::Key_Tab || key == Qt::Key_Backtab) {
+        const int next = (shown + (key == Qt::Key_Tab ? 1 : count - 1)) % count;
+        return next == shown ? -1 : m_nodeItems[next]->nodeIndex();
+    }
+    const QPointF at = from->pos();  // the box's centre
+    GraphNodeItem* best = nullptr;
+    double bestScore = 0;
+    auto consider = [&](GraphNodeItem* item, double score) {
+        if (item && item != from && (!best || score < bestScore)) {
+            best = item;
+            bestScore = score;
+        }
+    };
+    if (key == Qt::Key_Up || key == Qt::Key_Down) {
+        // Along the edges: a producer (an input) or a consumer, the nearest across.
+        for (const GraphEdgeItem* edge : m_edgeItems) {
+            const int other = key == Qt::Key_Up ? (edge->to() == shown ? edge->from() : -1)
+                                                : (edge->from() == shown ? edge->to() : -1);
+            if (other < 0 || other >= count) continue;
+            GraphNodeItem* item = m_nodeItems[other];
+            consider(item, std::abs(item->pos().x() - at.x()) +
+                               0.01 * std::abs(item->pos().y() - at.y()));
+        }
+    } else if (key == Qt::Key_Left || key == Qt::Key_Right) {
+        // The same rank first (dot centres a rank's boxes on one line), else
+        // the nearest box that way.
+        const double sign = key == Qt::Key_Left ? -1 : 1;
+        const double rank = from->boxHeight() / 2;
+        for (GraphNodeItem* item : m_nodeItems) {
+            const double dx = (item->pos().x() - at.x()) * sign,
+                         dy = std::abs(item->pos().y() - at.y());
+            if (dx <= 0) continue;
+            consider(item, (dy < rank ? 0 : 1e9) + dx + 2 * dy);
+        }
+    } else {
+        return -1;
+    }
+    return best ? best->nodeIndex() : -1;
+}
+
+bool GraphView::navigate(int key) {
+    if (m_pending || m_nodeItems.isEmpty()) return false;
+    if (!itemOf(m_current)) {
+        // Nothing selected: Tab starts at the first box; the arrows scroll.
+        if (key != Qt::Key_Tab && key != Qt::Key_Backtab) return false;
+        setCurrentNode(m_nodeItems[key == Qt::Key_Tab ? 0 : m_nodeItems.size() - 1]->nodeIndex());
+        return true;
+    }
+    const int next = nodeToward(m_current, key);
+    if (next >= 0) setCurrentNode(next);
+    return true;  // at an end: the selection stays, the view does not scroll
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+    const bool plain = !(event->modifiers() & (Qt::ControlModifier | Qt::AltModifier |
+                                               Qt::MetaModifier | Qt::ShiftModifier));
+    switch (event->key()) {
+        case Qt::Key_Up:
+        case Qt::Key_Down:
+        case Qt::Key_Left:
+        case Qt::Key_Right:
+            if (plain && itemOf(m_current) && navigate(event->key())) {
+                event->accept();
+                return;
+            }
+            break;
+        default:
+            break;
+    }
+    QGraphicsView::keyPressEvent(event);
+}
+
+bool GraphView::event(QEvent* event) {
+    // Tab and Shift+Tab cycle the nodes here instead of moving the focus on.
+    if (event->type() == QEvent::KeyPress) {
+        auto* key = static_cast<QKeyEvent*>(event);
+        const bool other = key->modifiers() & (Qt::ControlModifier | Qt::AltModifier);
+        int k = key->key();
+        if (k == Qt::Key_Tab && (key->modifiers() & Qt::ShiftModifier)) k = Qt::Key_Backtab;
+        if (!other && (k == Qt::Key_Tab || k == Qt::Key_Backtab) && navigate(k)) {
+            key->accept();
+            return true;
+        }
+    }
+    return QGraphicsView::event(event);
 }
 
 void GraphView::setNodeHeat(const QVector<double>& heat) {

@@ -135,6 +135,12 @@ public:
     int currentNode() const { return m_current; }
     /// Selects a node (or none with -1) and scrolls it into view.
     void setCurrentNode(int index);
+    /// Where a navigation key moves the selection from `node` (the node a
+    /// box answers for), or -1 for nowhere: Up a producer of its box, Down a
+    /// consumer (of several, the nearest across), Left / Right the nearest
+    /// box that way on the same rank, else the nearest box that way; Tab /
+    /// Backtab the next / previous box in graph (topological) order, wrapping.
+    int nodeToward(int node, int key) const;
     /// Colours nodes by a value in [0, 1] (e.g. share of run time); empty resets.
     void setNodeHeat(const QVector<double>& heat);
     /// Outlines the given nodes in `color` (others lose their highlight).
@@ -172,12 +178,19 @@ protected:
     /// Follows the palette (light or dark canvas, edges, captions).
     void changeEvent(QEvent* event) override;
     void scrollContentsBy(int dx, int dy) override;
+    /// With a node selected, the arrow keys and Tab / Shift+Tab move the
+    /// selection (nodeToward); it scrolls into view and currentNodeChanged
+    /// follows, as for a click.
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
 
 private:
     void layOut(const GraphViewData& shown, const QVector<QVector<int>>& members);
     void buildScene(const LayoutResult& layout, const GraphViewData& shown,
                     const QVector<QVector<int>>& members);
     void onSceneSelectionChanged();
+    /// Moves the selection for a navigation key; false when `key` is none.
+    bool navigate(int key);
     void zoomBy(double factor);
     void updateOverview();
     void applyTheme();

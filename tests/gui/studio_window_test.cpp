@@ -240,6 +240,33 @@ TEST(StudioWindow, SelectingANodeShowsLoopIrAndProperties) {
     }
 }
 
+// The arrow keys in the graph move the selection to a consumer (Down) or a
+// producer (Up), and the panels follow as for a click: the properties and
+// the code of the kernel that runs the node.
+TEST(StudioWindow, ArrowKeysInTheGraphSelectNodesAndThePanelsFollow) {
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(exampleModel()));
+    const auto* doc = studio.window.document();
+    const int conv1 = doc->graph().find_node("conv1"), relu1 = doc->graph().find_node("relu1");
+    ASSERT_GE(conv1, 0);
+    ASSERT_GE(relu1, 0);
+    tessera::widgets::GraphView* view = studio.window.graphView();
+    view->setCurrentNode(conv1);
+    view->setFocus();
+    const QAbstractItemModel* props = studio.window.propertiesView()->model();
+    auto shownName = [&]() { return props->index(1, 1).data().toString().toStdString(); };
+    for (const auto& [key, node] : {std::pair{Qt::Key_Down, relu1}, std::pair{Qt::Key_Up, conv1}}) {
+        QSignalSpy shown(&studio.window, &MainWindow::kernelCodeShown);
+        QTest::keyClick(view, key);
+        ASSERT_EQ(view->currentNode(), node);
+        EXPECT_EQ(shownName(), doc->graph().nodes[size_t(node)].name);
+        ASSERT_TRUE(shown.wait(30000));
+        // conv1 and relu1 run in one fused kernel, which the code panes name.
+        EXPECT_TRUE(shown.last().first().toString().contains("relu1"))
+            << shown.last().first().toString().toStdString();
+    }
+}
+
 TEST(StudioWindow, RunShowsOneBarPerKernel) {
     Studio studio;
     ASSERT_TRUE(studio.dropAndWait(exampleModel()));

@@ -135,6 +135,71 @@ TEST(GraphView, SelectionIsReportedAndSettable) {
     EXPECT_EQ(changed.last().first().toInt(), 1);
 }
 
+// With a node selected the arrow keys walk the graph: Up to a producer,
+// Down to a consumer, Left / Right along a rank; Tab / Shift+Tab go through
+// the nodes in graph order. Each move is reported as a click's is, and the
+// view scrolls to keep the node visible.
+TEST(GraphView, ArrowKeysAndTabMoveTheSelectionAlongTheGraph) {
+    GraphView view;
+    view.resize(400, 300);
+    view.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&view));
+    GraphViewData data = diamond();  // a -> b, a -> c, b -> d, c -> d, then d -> e
+    data.nodes.append({"nn.softmax", "e", {}});
+    data.edges.append({3, 4});
+    QSignalSpy finished(&view, &GraphView::layoutFinished);
+    view.setGraph(data);
+    ASSERT_TRUE(finished.wait(30000));
+    view.setFocus();
+    QSignalSpy changed(&view, &GraphView::currentNodeChanged);
+    auto press = [&](Qt::Key key, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
+        QTest::keyClick(&view, key, modifiers);
+        return view.currentNode();
+    };
+    // Nothing selected: the arrows do not select; Tab selects the first node.
+    EXPECT_EQ(press(Qt::Key_Down), -1);
+    EXPECT_EQ(press(Qt::Key_Tab), 0);
+    EXPECT_EQ(changed.count(), 1);
+    const int down = press(Qt::Key_Down);
+    EXPECT_TRUE(down == 1 || down == 2) << down;  // a consumer of a
+    EXPECT_EQ(changed.last().first().toInt(), down);
+    // Along the rank: b and c side by side.
+    const int left = view.nodeItems()[1]->pos().x() < view.nodeItems()[2]->pos().x() ? 1 : 2;
+    const int right = 3 - left;
+    view.setCurrentNode(left);
+    EXPECT_EQ(press(Qt::Key_Right), right);
+    view.setCurrentNode(right);
+    EXPECT_EQ(press(Qt::Key_Left), left);
+    EXPECT_EQ(press(Qt::Key_Down), 3);
+    EXPECT_EQ(press(Qt::Key_Down), 4);
+    EXPECT_EQ(press(Qt::Key_Down), 4);  // e consumes nothing: the selection stays
+    EXPECT_EQ(press(Qt::Key_Up), 3);
+    const int up = press(Qt::Key_Up);
+    EXPECT_TRUE(up == 1 || up == 2) << up;  // a producer of d
+    EXPECT_EQ(press(Qt::Key_Up), 0);
+    // Tab and Shift+Tab: graph order, wrapping.
+    EXPECT_EQ(press(Qt::Key_Tab), 1);
+    EXPECT_EQ(press(Qt::Key_Tab, Qt::ShiftModifier), 0);
+    EXPECT_EQ(press(Qt::Key_Tab, Qt::ShiftModifier), 4);
+    EXPECT_EQ(press(Qt::Key_Tab), 0);
+    EXPECT_TRUE(view.hasFocus());  // Tab stayed in the graph
+    // Zoomed in, the node a key moves to is scrolled into view.
+    auto onScreen = [&](int node) {
+        return view.mapFromScene(view.nodeItems()[node]->sceneBoundingRect()).boundingRect();
+    };
+    for (int i = 0; i < 12 && view.viewport()->rect().intersects(onScreen(4)); ++i) {
+        view.zoomIn();
+        view.setCurrentNode(0);
+    }
+    ASSERT_FALSE(view.viewport()->rect().intersects(onScreen(4)));
+    for (int i = 0; i < 3; ++i) press(Qt::Key_Down);
+    ASSERT_EQ(view.currentNode(), 4);
+    const QRect shown = onScreen(4);
+    EXPECT_TRUE(view.viewport()->rect().contains(shown))
+        << shown.x() << "," << shown.y() << " in " << view.viewport()->width() << "x"
+        << view.viewport()->height();
+}
+
 TEST(GraphView, WheelZoomsAndFitKeepsAReadableScale) {
     GraphView view;
     view.resize(600, 400);
