@@ -1,6 +1,6 @@
 // Inference simplification (Relay's SimplifyInference plus BN folding):
 // batch norm into conv2d/gemm weights or into x * scale + shift, and removal
-// of no-op reshapes (what Identity and Dropout import as).
+// of no-op reshapes (what Identity and Dropout import as), and x ^ 2 as x * x.
 #include "engine/graph/passes/simplify_inference.h"
 
 #include <cmath>
@@ -164,11 +164,30 @@ graph::Graph rewrite_batch_norms(const graph::Graph& in, bool& changed) {
     return compact(g, std::vector<bool>(g.nodes.size(), true));
 }
 
+// x ^ 2 with a constant exponent as x * x (exact, as powf is). A constant
+// exponent reaches the kernel as a buffer, so each element called a libm
+// pow: T5's RMSNorm (traceforge-title-model's encoder, 33 x 512) took 0.12
+// ms per layer, 17 of them 2 of its 4.7 ms.
+graph::Graph square_powers(const graph::Graph& in, bool& changed) {
+    graph::Graph g = in;
+    for (graph::Node& n : g.nodes) {
+        if (n.op != "power" || n.inputs.size() != 2 || n.outputs.size() != 1 ||
+            !is_scalar_constant(g, n.inputs[1], 2.0, 0) ||
+            !(g.values[size_t(n.inputs[0])].type == g.values[size_t(n.outputs[0])].type))
+            continue;
+        n.op = "multiply";
+        n.inputs[1] = n.inputs[0];
+        changed = true;
+    }
+    return changed ? g : in;
+}
+
 }  // namespace
 
 graph::Graph simplify_inference(const graph::Graph& in, const PassContext&) {
-    bool reshapes_changed = false, bn_changed = false;
+    bool reshapes_changed = false, bn_changed = false, squares_changed = false;
     graph::Graph g = drop_noop_reshapes(in, reshapes_changed);
+    g = square_powers(g, squares_changed);
     return rewrite_batch_norms(g, bn_changed);
 }
 

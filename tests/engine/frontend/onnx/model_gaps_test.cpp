@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "tests/engine/frontend/onnx/index_test_util.h"
@@ -123,6 +125,64 @@ TEST(OnnxStft, ARealSignalIsAProductWithAConstantDftMatrix) {
             worst = std::max(worst, std::fabs(double(y.data<float>()[i]) - want[i]) /
                                         std::max(1.0, std::fabs(want[i])));
         EXPECT_LT(worst, 1e-5);
+    }
+}
+
+TEST(OnnxEinsum, TwoOperandContractionsAreMatrixProducts) {
+    // The attention products of diffusers' blocks (adaptive-terrain-
+    // diffusion's UNet) and a general one with two batch labels, reduced
+    // labels in another order and the output transposed; a diagonal stays
+    // the generic einsum. Against a direct sum over the labels.
+    struct Case {
+        std::string eq;
+        Ints a, b, y;
+        bool product;
+    };
+    const Case cases[] = {
+        {"bct,bcs->bts", {2, 5, 7}, {2, 5, 6}, {2, 7, 6}, true},
+        {"bts,bcs->bct", {2, 7, 6}, {2, 5, 6}, {2, 5, 7}, true},
+        {"pkqj,qpik->qjpi", {2, 3, 4, 5}, {4, 2, 6, 3}, {4, 5, 2, 6}, true},
+        {"ii,i->i", {4, 4}, {4}, {4}, false},
+    };
+    uint32_t seed = 20;
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.eq);
+        NDArray a = random_floats(c.a, seed++), b = random_floats(c.b, seed++);
+        OneNodeModel m("Einsum", 12);
+        m.input("a", DType::Float32, c.a).input("b", DType::Float32, c.b);
+        m.output("y", DType::Float32, c.y).attr("equation", c.eq);
+        graph::Graph g = m.load("einsum");
+        EXPECT_EQ(count_op(g, "einsum"), c.product ? 0 : 1);
+        EXPECT_EQ(count_op(g, "nn.matmul"), c.product ? 1 : 0);
+        NDArray y = run(g, {a, b}).at(0);
+        ASSERT_EQ(y.shape(), c.y);
+        // Reference: every assignment of the labels.
+        const std::string lhs = c.eq.substr(0, c.eq.find("->")),
+                          out = c.eq.substr(c.eq.find("->") + 2);
+        const std::string ta = lhs.substr(0, lhs.find(',')), tb = lhs.substr(lhs.find(',') + 1);
+        std::map<char, int64_t> size;
+        for (size_t d = 0; d < ta.size(); ++d) size[ta[d]] = c.a[d];
+        for (size_t d = 0; d < tb.size(); ++d) size[tb[d]] = c.b[d];
+        std::string labels;
+        for (const auto& [l, n] : size) labels.push_back(l);
+        std::vector<double> want(size_t(y.num_elements()), 0.0);
+        std::map<char, int64_t> at;
+        auto flat = [&](const std::string& t, const Ints& shape) {
+            int64_t i = 0;
+            for (size_t d = 0; d < t.size(); ++d) i = i * shape[d] + at[t[d]];
+            return i;
+        };
+        std::function<void(size_t)> visit = [&](size_t k) {
+            if (k == labels.size()) {
+                want[size_t(flat(out, c.y))] +=
+                    double(a.data<float>()[flat(ta, c.a)]) * b.data<float>()[flat(tb, c.b)];
+                return;
+            }
+            for (at[labels[k]] = 0; at[labels[k]] < size[labels[k]]; ++at[labels[k]]) visit(k + 1);
+        };
+        visit(0);
+        for (int64_t i = 0; i < y.num_elements(); ++i)
+            EXPECT_NEAR(y.data<float>()[i], want[size_t(i)], 1e-5) << i;
     }
 }
 

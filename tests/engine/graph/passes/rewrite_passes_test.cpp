@@ -135,6 +135,27 @@ TEST(SimplifyInference, DropsIdentityReshapesAndMergesChains) {
     expect_same_outputs(g, after);
 }
 
+TEST(SimplifyInference, SquaresAreProductsOtherPowersStay) {
+    // x ^ 2 with a constant exponent is x * x (T5's RMSNorm called a libm pow
+    // per element); x ^ 3 and a runtime exponent stay powers.
+    graph::Graph g;
+    int x = input(g, "x", {4, 8});
+    int e = input(g, "e", {});
+    int two = constant(g, "two", {}, 1, 2.f);
+    int three = constant(g, "three", {}, 1, 3.f);
+    int sq = node(g, "power", "sq", {x, two});
+    int cube = node(g, "power", "cube", {x, three});
+    int rt = node(g, "power", "rt", {sq, e});
+    int y = node(g, "add", "y", {cube, rt});
+    g.outputs = {y};
+    graph::Graph after = dead_code_elimination(simplify_inference(g, {}), {});
+    const std::string text = graph::print(after);
+    EXPECT_NE(text.find("%sq = multiply(%x, %x)"), std::string::npos) << text;
+    EXPECT_NE(text.find("%cube = power(%x, %three)"), std::string::npos) << text;
+    EXPECT_NE(text.find("%rt = power(%sq, %e)"), std::string::npos) << text;
+    expect_same_outputs(g, after);
+}
+
 TEST(EliminateCommonSubexpr, MergesRepeatedNodes) {
     graph::Graph g;
     int x = input(g, "x", {2, 3});
