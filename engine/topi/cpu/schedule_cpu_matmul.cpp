@@ -377,8 +377,13 @@ void schedule_small(Schedule& s, const std::string& block, const Geometry& g, co
 // Computes the elementwise consumers of `block` at `loop` (after the
 // reduction of the tile is complete), innermost loop vectorized. A consumer
 // that cannot move keeps its own loops (the generic rules schedule it).
+// `rows_innermost` (a rows-vectorized product): a rank-2 consumer's rows
+// innermost in vectors, contiguous in the transposed accumulator, stored a
+// column at a time; with its columns innermost it read the accumulator
+// across its vectors (ResNet-18's four int8 convs to 7 x 7, caches warm,
+// 1.13-1.19 -> 1.06-1.09 ms).
 void place_epilogues(Schedule& s, const std::string& block, const std::string& loop, int lanes,
-                     std::vector<std::string>* placed) {
+                     std::vector<std::string>* placed, bool rows_innermost = false) {
     for (const std::string& c : s.get_consumers(block)) {
         const tir::Block* cb = find_block(s.func(), c);
         if (!cb || cb->iter_vars.empty()) continue;
@@ -391,7 +396,12 @@ void place_epilogues(Schedule& s, const std::string& block, const std::string& l
             Names cl = s.get_loops(c);
             const std::string inner = cl.back();
             const int64_t e = loop_extent(s.func(), inner);
-            if (inner != loop && e > 1) {
+            if (rows_innermost && cb->iter_vars.size() == 2 && cl.size() >= 2 &&
+                cl[cl.size() - 2] != loop) {
+                const std::string rows = cl[cl.size() - 2];
+                s.reorder({inner, rows});
+                s.vectorize(s.split(rows, {-1, lanes})[1]);
+            } else if (inner != loop && e > 1) {
                 Names parts = s.split(inner, {-1, std::min<int64_t>(e, 2 * lanes)});
                 s.vectorize(parts[1]);
             }
@@ -567,7 +577,7 @@ void schedule_rows_vectorized(Schedule& s, const std::string& block, const Geome
     decompose_vectorized(s, block, ks[0], lanes_of(o));
     if (p.mr > 1) s.unroll(js[1]);
     vectorize_columns(s, is[1], p.nr, lanes_of(o));
-    place_epilogues(s, block, kblocks ? is[0] : js[0], lanes_of(o), epilogues);
+    place_epilogues(s, block, kblocks ? is[0] : js[0], lanes_of(o), epilogues, true);
     if (packs) packs->push_back(PackSpec{block, g.a, g.adim, p.nr, false, lanes_of(o)});
 }
 
