@@ -294,11 +294,11 @@ bool can_vectorize_rows(const Geometry& g, int lanes) {
 /// 32 + 16 lanes and a column of dot products a lane at a time) and whose
 /// rows (output channels) are: vectors of rows, 4 columns unrolled, each
 /// column's 4 bytes broadcast. ResNet-18's four int8 convs to 7 x 7 (K 2304
-/// and 4608), 1 thread, caches warm: 1.22-1.39 -> 1.10-1.18 ms. Not for
-/// short reductions (MobileNetV2's 1 x 1 convs to 7 x 7: 0.073 -> 0.092 ms,
-/// the epilogue, which reads the accumulator across its vectors, weighs
-/// more) nor wider planes (14 x 14 = 196 columns: 12 whole vectors of 13;
-/// 0.017 -> 0.046 ms). With AVX-512 only (32 vector registers).
+/// and 4608), 1 thread, caches warm: 1.22-1.39 -> 1.04-1.07 ms. Not for
+/// short reductions (MobileNetV2's 1 x 1 convs to 7 x 7: the model 1.72 ->
+/// 1.81-1.88 ms) nor wider planes (ResNet-18's 14 x 14 = 196 columns, 12
+/// whole vectors of 13: 0.85-0.86 -> 0.87-0.91 ms for its four convs). With
+/// AVX-512 only (32 vector registers).
 int64_t default_row_vectors(const Geometry& g, int lanes) {
     if (!g.integer || lanes < 16 || !can_vectorize_rows(g, lanes) || g.ej % lanes == 0 ||
         g.ej >= 4 * lanes || g.ek < 512)
@@ -381,7 +381,7 @@ void schedule_small(Schedule& s, const std::string& block, const Geometry& g, co
 // innermost in vectors, contiguous in the transposed accumulator, stored a
 // column at a time; with its columns innermost it read the accumulator
 // across its vectors (ResNet-18's four int8 convs to 7 x 7, caches warm,
-// 1.13-1.19 -> 1.06-1.09 ms).
+// 1.13-1.19 -> 1.04-1.07 ms).
 void place_epilogues(Schedule& s, const std::string& block, const std::string& loop, int lanes,
                      std::vector<std::string>* placed, bool rows_innermost = false) {
     for (const std::string& c : s.get_consumers(block)) {
@@ -559,7 +559,7 @@ void schedule_small(Schedule& s, const std::string& block, const Geometry& g, co
 /// unrolled, ii vectorized), A read from panels of nr rows (packed at
 /// compile time when constant), the columns' 4-byte words broadcast, the
 /// accumulator (the kernel's own buffer) transposed so that a vector of rows
-/// is contiguous in it; the epilogue per tile, vectorized along its columns.
+/// is contiguous in it; the epilogue per tile, its rows in vectors too.
 void schedule_rows_vectorized(Schedule& s, const std::string& block, const Geometry& g,
                               const Plan& p, const CpuScheduleOptions& o,
                               std::vector<PackSpec>* packs, std::vector<std::string>* epilogues) {
