@@ -202,8 +202,8 @@ void convert_dft(NodeCtx& ctx) {
 // matrix (frame x 2 bins floats: 32 MB at 2048, kept to a few MB below).
 constexpr int64_t kMaxGemmFrame = 2048;
 
-// A real signal's STFT as a GEMM: the frames [B, F, N] (one gather of
-// constant positions f * step + n) times the constant [N, 2K] matrix of
+// A real signal's STFT as a GEMM: the frames [B, F, N] (slices of the
+// signal's rows of `step` samples) times the constant [N, 2K] matrix of
 // w[n] cos(2 pi k n / N) and -w[n] sin(2 pi k n / N) (the window folded in
 // when constant, else multiplied into the frames), reshaped to [B, F, K, 2].
 // The direct form evaluated a float64 cosine and sine per term: onnx-asr's
@@ -224,14 +224,37 @@ int stft_as_gemm(NodeCtx& ctx, int x, int64_t step, int64_t frame, int window,
         w = constant_values(*window_data);
         window_folded = true;
     }
-    std::vector<double> positions(size_t(F * N));
-    for (int64_t f = 0; f < F; ++f)
-        for (int64_t n = 0; n < N; ++n) positions[size_t(f * N + n)] = double(f * step + n);
+    // The frames without an index table (Whisper's 3,001 x 400 positions were
+    // 9.6 MB of int64): the signal as rows of `step` samples, [B, R, step],
+    // frame f the rows f .. f + parts - 1 side by side, cut to N. The rows
+    // past the signal's end (zeros) only reach the cut-off part.
+    const int64_t parts = (N + step - 1) / step, R = F - 1 + parts;
     int signal = ctx.emit_internal("reshape", {x}, {{"newshape", std::vector<int64_t>{B, L}}});
-    int frames = ctx.emit_internal(
-        "take",
-        {signal, internal_constant(ctx, typed_tensor(graph::DType::Int64, {F, N}, positions))},
-        {{"axis", int64_t(1)}});
+    if (R * step > L)
+        signal = ctx.emit_internal("nn.pad", {signal},
+                                   {{"pads", std::vector<int64_t>{0, 0, 0, R * step - L}},
+                                    {"mode", std::string("constant")},
+                                    {"value", 0.0}});
+    else if (R * step < L)
+        signal = ctx.emit_internal("strided_slice", {signal},
+                                   {{"begin", std::vector<int64_t>{0, 0}},
+                                    {"end", std::vector<int64_t>{B, R * step}},
+                                    {"strides", std::vector<int64_t>{1, 1}}});
+    const int rows =
+        ctx.emit_internal("reshape", {signal}, {{"newshape", std::vector<int64_t>{B, R, step}}});
+    std::vector<int> pieces;
+    for (int64_t j = 0; j < parts; ++j)
+        pieces.push_back(ctx.emit_internal("strided_slice", {rows},
+                                           {{"begin", std::vector<int64_t>{0, j, 0}},
+                                            {"end", std::vector<int64_t>{B, j + F, step}},
+                                            {"strides", std::vector<int64_t>{1, 1, 1}}}));
+    int frames =
+        parts == 1 ? pieces[0] : ctx.emit_internal("concatenate", pieces, {{"axis", int64_t(2)}});
+    if (parts * step != N)
+        frames = ctx.emit_internal("strided_slice", {frames},
+                                   {{"begin", std::vector<int64_t>{0, 0, 0}},
+                                    {"end", std::vector<int64_t>{B, F, N}},
+                                    {"strides", std::vector<int64_t>{1, 1, 1}}});
     if (!window_folded) frames = ctx.emit_internal("multiply", {frames, window});
     // Columns padded with zeros to a multiple of 32 (two AVX-512 vectors: a
     // 512-point frame's 257 bins are 514 columns, whose last 2 ran as a
