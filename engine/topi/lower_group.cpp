@@ -16,6 +16,8 @@ namespace tessera::topi {
 
 namespace {
 
+constexpr int64_t kMaxInlineCopies = 64;
+
 std::string sanitize(const std::string& s) {
     std::string r = !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) ? "k_" : "";
     for (char c : s) r += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
@@ -160,13 +162,29 @@ LoweredGroup lower_group(const graph::Graph& g, const std::vector<int>& nodes) {
     for (const te::Tensor& p : placeholders) by_buf[p->buffer.get()] = p;
     std::set<std::string> stage_names;
     for (const te::Tensor& p : placeholders) stage_names.insert(p.name());
+    // Copies of stage bodies an inlined stage's body holds: 1 plus, per load
+    // of an inlined stage, that stage's copies. A stage over kMaxInlineCopies
+    // is computed into its own buffer instead (64: no kernel of the corpus or
+    // the bench models changes but two LSTM cells, which time the same): a chain of injective nodes
+    // each read several times (a tree ensemble's 20 levels, its state read 3
+    // times per level) grew exponentially when every one was substituted,
+    // until the compiler ran out of memory.
+    std::map<const tir::BufferNode*, int64_t> copies;
     for (const te::Tensor& t : order) {
         if (t->is_placeholder) continue;
         bool reduce = t->body.as<tir::Reduce>() != nullptr;
+        int64_t own = 1;
+        tir::post_order_visit(tir::Evaluate::make(t->body), [&](const tir::Object* o) {
+            if (o->node_type != tir::NodeType::BufferLoad) return;
+            auto it = copies.find(static_cast<const tir::BufferLoad*>(o)->buffer.get());
+            if (it != copies.end()) own = std::min(own + it->second, kMaxInlineCopies + 1);
+        });
         tir::Expr body = rw.rewrite(t->body);
-        if (boundary.count(t.get()) && !reduce && !is_output.count(t.get())) {
+        if (boundary.count(t.get()) && !reduce && !is_output.count(t.get()) &&
+            own <= kMaxInlineCopies) {
             rw.inlined[t->buffer.get()] = t;
             rw.inline_body[t->buffer.get()] = body;
+            copies[t->buffer.get()] = own;
             continue;
         }
         auto node = std::make_shared<te::TensorNode>(*t.get());

@@ -15,6 +15,7 @@
 #include "engine/frontend/onnx/onnx_context.h"
 #include "engine/frontend/onnx/onnx_contrib_ops.h"
 #include "engine/frontend/onnx/onnx_external_data.h"
+#include "engine/frontend/onnx/onnx_ml_trees.h"
 #include "engine/frontend/onnx/onnx_opset_adapter.h"
 #include "engine/frontend/onnx/onnx_qdq_fold.h"
 #include "onnx/checker.h"
@@ -618,6 +619,7 @@ graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
     // ONNX 1.12 knows opsets up to 17: newer models are read in their
     // opset-17 forms (onnx_opset_adapter.h).
     expand_contrib_ops(model, origin);
+    expand_ml_tree_ensembles(model, origin);
     if (options.activations_in_float) read_activation_qdq_as_float(model);
     fold_qdq_into_integer_ops(model, origin);
     if (opset > kOnnx112Opset) adapt_to_opset17(model, origin);

@@ -186,6 +186,186 @@ TEST(OnnxEinsum, TwoOperandContractionsAreMatrixProducts) {
     }
 }
 
+// One ai.onnx.ml TreeEnsemble node (opset 5) over X [rows, 3] in float64.
+struct Trees {
+    std::vector<double> splits;
+    std::vector<int64_t> modes, features, true_ids, false_ids, true_leafs, false_leafs, missing;
+    std::vector<int64_t> leaf_targets;
+    std::vector<double> leaf_weights;
+    std::vector<int64_t> roots;
+    int64_t targets = 1, aggregate = 1, post = 0;
+};
+
+std::string tree_model(const Trees& t, int64_t rows) {
+    onnx::ModelProto model;
+    model.set_ir_version(10);
+    model.add_opset_import()->set_version(21);
+    auto* ml = model.add_opset_import();
+    ml->set_domain("ai.onnx.ml");
+    ml->set_version(5);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("g");
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type("TreeEnsemble");
+    n->set_domain("ai.onnx.ml");
+    n->add_input("X");
+    n->add_output("Y");
+    auto ints = [&](const char* name, const std::vector<int64_t>& v) {
+        auto* a = n->add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::INTS);
+        for (int64_t x : v) a->add_ints(x);
+    };
+    auto one = [&](const char* name, int64_t v) {
+        auto* a = n->add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::INT);
+        a->set_i(v);
+    };
+    auto tensor = [&](const char* name, int type, const std::vector<double>& v) {
+        auto* a = n->add_attribute();
+        a->set_name(name);
+        a->set_type(onnx::AttributeProto::TENSOR);
+        onnx::TensorProto* tp = a->mutable_t();
+        tp->set_data_type(type);
+        tp->add_dims(int64_t(v.size()));
+        for (double x : v) {
+            if (type == onnx::TensorProto_DataType_DOUBLE)
+                tp->add_double_data(x);
+            else
+                tp->add_int32_data(int32_t(x));
+        }
+    };
+    tensor("nodes_splits", onnx::TensorProto_DataType_DOUBLE, t.splits);
+    tensor("nodes_modes", onnx::TensorProto_DataType_UINT8,
+           std::vector<double>(t.modes.begin(), t.modes.end()));
+    ints("nodes_featureids", t.features);
+    ints("nodes_truenodeids", t.true_ids);
+    ints("nodes_falsenodeids", t.false_ids);
+    ints("nodes_trueleafs", t.true_leafs);
+    ints("nodes_falseleafs", t.false_leafs);
+    ints("nodes_missing_value_tracks_true", t.missing);
+    ints("leaf_targetids", t.leaf_targets);
+    tensor("leaf_weights", onnx::TensorProto_DataType_DOUBLE, t.leaf_weights);
+    ints("tree_roots", t.roots);
+    one("n_targets", t.targets);
+    one("aggregate_function", t.aggregate);
+    one("post_transform", t.post);
+    for (const char* name : {"X", "Y"}) {
+        onnx::ValueInfoProto* vi = name[0] == 'X' ? g->add_input() : g->add_output();
+        vi->set_name(name);
+        auto* tt = vi->mutable_type()->mutable_tensor_type();
+        tt->set_elem_type(onnx::TensorProto_DataType_DOUBLE);
+        tt->mutable_shape()->add_dim()->set_dim_value(rows);
+        tt->mutable_shape()->add_dim()->set_dim_value(name[0] == 'X' ? 3 : t.targets);
+    }
+    const fs::path path =
+        fs::temp_directory_path() / ("tessera_trees_" + std::to_string(::getpid()) + ".onnx");
+    std::ofstream out(path, std::ios::binary);
+    model.SerializeToOstream(&out);
+    return path.string();
+}
+
+// The trees walked one row at a time (ONNX's reference semantics).
+std::vector<double> walk(const Trees& t, const std::vector<double>& x, int64_t rows) {
+    std::vector<double> y(size_t(rows * t.targets), 0.0);
+    for (int64_t r = 0; r < rows; ++r) {
+        std::vector<double> acc(size_t(t.targets), t.aggregate == 2   ? 1e300
+                                                   : t.aggregate == 3 ? -1e300
+                                                                      : 0.0);
+        for (int64_t root : t.roots) {
+            int64_t i = root;
+            int64_t leaf = -1;
+            while (leaf < 0) {
+                const double v = x[size_t(r * 3 + t.features[size_t(i)])], s = t.splits[size_t(i)];
+                bool c = false;
+                switch (t.modes[size_t(i)]) {
+                    case 0:
+                        c = v <= s;
+                        break;
+                    case 1:
+                        c = v < s;
+                        break;
+                    case 2:
+                        c = v >= s;
+                        break;
+                    case 3:
+                        c = v > s;
+                        break;
+                    case 4:
+                        c = v == s;
+                        break;
+                    default:
+                        c = v != s;
+                }
+                c = c || (std::isnan(v) && t.missing[size_t(i)]);
+                const int64_t next = c ? t.true_ids[size_t(i)] : t.false_ids[size_t(i)];
+                if (c ? t.true_leafs[size_t(i)] : t.false_leafs[size_t(i)])
+                    leaf = next;
+                else
+                    i = next;
+            }
+            double& a = acc[size_t(t.leaf_targets[size_t(leaf)])];
+            const double w = t.leaf_weights[size_t(leaf)];
+            a = t.aggregate == 2 ? std::min(a, w) : t.aggregate == 3 ? std::max(a, w) : a + w;
+        }
+        for (int64_t k = 0; k < t.targets; ++k) {
+            double v = acc[size_t(k)];
+            if (t.aggregate == 0) v /= double(t.roots.size());
+            if (t.post == 2) v = 1.0 / (1.0 + std::exp(-v));
+            y[size_t(r * t.targets + k)] = v;
+        }
+    }
+    return y;
+}
+
+TEST(OnnxMlTrees, ATreeEnsembleWalksItsTreesInStandardOps) {
+    // Two trees of depths 3 and 1 (nodes 0-2 and 3), every comparison mode
+    // but set membership, a missing value that goes left, two targets; then
+    // the same tables with one target under MIN and under a logistic.
+    Trees t;
+    t.splits = {0.5, -0.25, 0.1, 0.0};
+    t.modes = {0, 3, 5, 1};
+    t.features = {0, 1, 2, 2};
+    t.true_ids = {1, 0, 2, 4};
+    t.false_ids = {2, 1, 3, 5};
+    t.true_leafs = {0, 1, 1, 1};
+    t.false_leafs = {0, 1, 1, 1};
+    t.missing = {1, 0, 0, 0};
+    t.leaf_targets = {0, 1, 0, 1, 0, 1};
+    t.leaf_weights = {1.5, -2.0, 0.25, 3.0, -0.5, 0.75};
+    t.roots = {0, 3};
+    t.targets = 2;
+    const int64_t rows = 6;
+    std::vector<double> x = {0.2,          -0.5, 0.1,  0.9, 0.0,  0.1, 0.4,  -0.1, 2.0,
+                             std::nan(""), 1.0,  -1.0, 0.7, -0.3, 0.1, -2.0, -0.2, 0.05};
+    for (int variant = 0; variant < 3; ++variant) {
+        SCOPED_TRACE("variant " + std::to_string(variant));
+        if (variant > 0) {
+            t.targets = 1;
+            t.leaf_targets.assign(t.leaf_targets.size(), 0);
+            t.aggregate = variant == 1 ? 2 : 0;
+            t.post = variant == 2 ? 2 : 0;
+        }
+        graph::Graph g = driver::load_model(tree_model(t, rows));
+        NDArray in = NDArray::empty({DType::Float64, {rows, 3}});
+        std::copy(x.begin(), x.end(), in.data<double>());
+        NDArray y = run(g, {in}).at(0);
+        ASSERT_EQ(y.shape(), (Ints{rows, t.targets}));
+        const std::vector<double> want = walk(t, x, rows);
+        for (size_t i = 0; i < want.size(); ++i)
+            EXPECT_NEAR(y.data<double>()[i], want[i], 1e-12) << i;
+    }
+    // Set membership is refused with the node named.
+    t.modes[1] = 6;
+    try {
+        driver::load_model(tree_model(t, rows));
+        ADD_FAILURE() << "no error";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("BRANCH_MEMBER"), std::string::npos) << e.what();
+    }
+}
+
 // A model y = x + W whose W [4, 8] lies in `location` (written by the test
 // at `offset` of `data_file`, unless empty) beside model.onnx in `dir`.
 std::string external_model(const fs::path& dir, const std::string& location, const NDArray& w,
