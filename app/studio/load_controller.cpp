@@ -14,6 +14,7 @@
 #include "app/studio/model_document.h"
 #include "app/studio/workspace.h"
 #include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_importer.h"
 
 namespace tessera::studio {
 namespace {
@@ -163,6 +164,8 @@ void LoadController::openWith(const QString& path, const InputChoice& choice,
                 // A model with symbolic input dims: ask for shapes (on the UI
                 // thread), again with the reason when the last answer failed.
                 std::exception_ptr failure = std::current_exception();
+                // No shapes help a model whose weights file is missing.
+                frontend::check_external_data(path.toStdString());
                 InputShapeRequest request;
                 try {
                     request = inputShapeRequest(path);

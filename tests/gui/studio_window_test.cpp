@@ -436,6 +436,38 @@ TEST(StudioWindow, TheShapeDialogSaysWhoseShapesFailed) {
     EXPECT_FALSE(QSettings().contains(key));
 }
 
+TEST(StudioWindow, AMissingWeightsFileIsAnErrorNotAShapeQuestion) {
+    // A model with a symbolic batch whose initializer lies in weights.bin,
+    // absent: the error names the file (no input-shapes dialog, which no
+    // shape can satisfy), and the model open before stays open.
+    const QString model =
+        QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/external_data_missing/model.onnx";
+    Studio studio;
+    ASSERT_TRUE(studio.dropAndWait(exampleModel()));
+    const auto before = studio.window.document();
+    QSignalSpy failed(&studio.window, &MainWindow::loadFailed);
+    // Dialogs shown as a user sees them: the error's message box is closed,
+    // any other dialog (the input-shapes one) counted and cancelled.
+    studio.window.setDialogsSuppressed(false);
+    bool dialog = false;
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, [&]() {
+        if (QWidget* w = QApplication::activeModalWidget()) {
+            if (!qobject_cast<QMessageBox*>(w)) dialog = true;
+            static_cast<QDialog*>(w)->reject();
+        }
+    });
+    poll.start(20);
+    ASSERT_TRUE(dropFile(&studio.window, model));
+    ASSERT_TRUE(failed.wait(60000));
+    EXPECT_FALSE(dialog);
+    const QString message = failed.at(0).at(0).toString();
+    EXPECT_TRUE(message.contains("its data file 'weights.bin' is missing beside the model"))
+        << message.toStdString();
+    EXPECT_FALSE(message.contains("shape", Qt::CaseInsensitive)) << message.toStdString();
+    EXPECT_EQ(studio.window.document(), before);
+}
+
 TEST(StudioWindow, SymbolicInputDimsAreAskedForAndRemembered) {
     const QString model =
         QString(TESSERA_SOURCE_DIR) + "/tests/data/onnx_models/symbolic_batch/model.onnx";

@@ -50,8 +50,8 @@ int64_t parse_count(const std::string& text, const std::string& what) {
 
 class ExternalReader {
 public:
-    ExternalReader(const std::string& origin, fs::path folder)
-        : m_origin(origin), m_folder(std::move(folder)) {}
+    ExternalReader(const std::string& origin, fs::path folder, bool read_data = true)
+        : m_origin(origin), m_folder(std::move(folder)), m_read(read_data) {}
 
     void read(onnx::TensorProto& t) {
         if (t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL) return;
@@ -121,11 +121,10 @@ private:
 
     std::string m_origin;
     fs::path m_folder;
+    bool m_read = true;
 };
 
-}  // namespace
-
-void inline_external_data(onnx::ModelProto& model, const std::string& origin) {
+void resolve_external_data(onnx::ModelProto& model, const std::string& origin, bool read) {
     if (!model.has_graph() || !has_external(*model.mutable_graph())) return;
     std::error_code ec;
     TS_USER_CHECK(fs::is_regular_file(origin, ec))
@@ -134,8 +133,27 @@ void inline_external_data(onnx::ModelProto& model, const std::string& origin) {
            "the model's folder: open the .onnx file itself";
     fs::path folder = fs::path(origin).parent_path();
     if (folder.empty()) folder = ".";
-    ExternalReader reader(origin, folder);
+    ExternalReader reader(origin, folder, read);
     for_each_tensor(*model.mutable_graph(), [&](onnx::TensorProto& t) { reader.read(t); });
 }
 
+}  // namespace
+
+void inline_external_data(onnx::ModelProto& model, const std::string& origin) {
+    resolve_external_data(model, origin, true);
+}
+
 }  // namespace tessera::frontend::onnx_import
+
+namespace tessera::frontend {
+
+void check_external_data(const std::string& path) {
+    onnx::ModelProto model;
+    {
+        std::ifstream in(path, std::ios::binary);
+        if (!in.good() || !model.ParseFromIstream(&in)) return;  // the import reports that
+    }
+    onnx_import::resolve_external_data(model, path, false);
+}
+
+}  // namespace tessera::frontend

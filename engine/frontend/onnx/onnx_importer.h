@@ -39,6 +39,12 @@ void parse_input_shape(const std::string& spec,
 /// node and op type) for a missing, unreadable, malformed or unsupported model.
 graph::Graph import_onnx_file(const std::string& path, const ImportOptions& options = {});
 
+/// Checks that every tensor `path` keeps in an external file can be read
+/// from the model's folder (without reading it); UserError naming the
+/// tensor and file otherwise. The studio asks for input shapes only when
+/// this passes.
+void check_external_data(const std::string& path);
+
 /// Imports from serialized ModelProto bytes; `origin` names the source in errors.
 graph::Graph import_onnx_bytes(const std::string& bytes, const std::string& origin,
                                const ImportOptions& options = {});
