@@ -272,6 +272,11 @@ tessera_cli_exit(cli_inspect_graph_json EXPECT 0 STDOUT "nn.conv2d.*\n\\{\"graph
                  ARGS inspect ${TESSERA_NODE_DATA}/test_conv_with_strides_padding/model.onnx --json)
 tessera_cli_exit(cli_inspect_llvm EXPECT 0 STDOUT "define"
                  ARGS inspect ${TESSERA_NODE_DATA}/test_gemm_all_attributes --print llvm --op Gemm_0)
+# A model with integer GEMMs reports G operations/s, not GFLOP/s (its int8 dot
+# products are no float work; the float peak would read as exceeded).
+tessera_cli_exit(cli_run_int8_model_reports_gops EXPECT 0
+                 STDOUT "throughput: [0-9.]+ GOP/s \\(int8 and float operations\\) \\([0-9.]+ MOP per run\\)"
+                 ARGS run ${PROJECT_SOURCE_DIR}/tests/data/onnx_models/int8_dense.onnx --repeat 2)
 tessera_cli_exit(cli_run_compare_dir EXPECT 0 STDOUT "\"max_abs_err\""
                  ARGS run ${TESSERA_NODE_DATA}/test_conv_with_strides_padding
                       --compare-dir ${TESSERA_NODE_DATA}/test_conv_with_strides_padding/test_data_set_0 --json)

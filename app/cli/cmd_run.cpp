@@ -172,12 +172,24 @@ int run_run(const RunOptions& given) {
     runtime::GraphExecutor& ex = *model->executor;
     driver::Timing t = driver::time_runs(ex, o.repeat);
     double gflops = t.median_ms > 0 ? model->total_flops / (t.median_ms * 1e-3) / 1e9 : 0;
+    // What the figure counts: int8 dot products are operations, not FLOPs;
+    // a Winograd conv counts its direct conv's FLOPs (the figure may then
+    // exceed the float peak).
+    std::vector<int> all_nodes(model->graph.nodes.size());
+    for (size_t i = 0; i < all_nodes.size(); ++i) all_nodes[i] = int(i);
+    const bool integer = graph::any_integer_gemm(model->graph, all_nodes);
+    bool winograd = false;
+    for (const graph::Node& n : model->graph.nodes)
+        winograd = winograd || n.op.find("winograd") != std::string::npos;
+    std::string unit = integer ? "GOP/s (int8 and float operations)" : "GFLOP/s";
+    if (winograd) unit += " effective (Winograd convs counted as direct ones)";
 
     std::cout << "model:      " << mp.file << "\n"
               << "inputs:     " << source << "\n"
               << "nodes:      " << g.nodes.size()
               << (model->graph.nodes.size() != g.nodes.size()
-                      ? " (" + std::to_string(model->graph.nodes.size()) + " after the graph passes)"
+                      ? " (" + std::to_string(model->graph.nodes.size()) +
+                            " after the graph passes)"
                       : std::string())
               << "\n"
               << "kernels:    " << ex.calls().size() << " (" << model->kernels_compiled()
@@ -185,8 +197,9 @@ int run_run(const RunOptions& given) {
               << "compile:    " << fixed(model->compile_seconds, 3) << " s\n"
               << "latency:    median " << fixed(t.median_ms, 4) << " ms, min " << fixed(t.min_ms, 4)
               << " ms (" << t.repeat << " runs)\n"
-              << "throughput: " << fixed(gflops, 2) << " GFLOP/s ("
-              << fixed(model->total_flops / 1e6, 3) << " MFLOP per run)\n";
+              << "throughput: " << fixed(gflops, 2) << " " << unit << " ("
+              << fixed(model->total_flops / 1e6, 3) << (integer ? " MOP" : " MFLOP")
+              << " per run)\n";
     if (j.contains("max_abs_err")) {
         std::cout << "check:      " << (failed ? "FAIL" : "ok") << " (max abs err "
                   << sci(j["max_abs_err"].get<double>()) << ", max rel err "

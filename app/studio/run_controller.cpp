@@ -285,12 +285,13 @@ void RunController::show(const RunResult& result) {
         m_workspace->setHandScheduleCheck(m_runningInputs, check);
     }
     double kernelsMs = 0;
-    bool anyInteger = false;
+    bool anyInteger = false, anyEffective = false;
     for (const KernelTime& k : result.kernels) {
         kernelsMs += k.ms;
         anyInteger = anyInteger || k.integer;
+        anyEffective = anyEffective || (k.workFlops > 0 && k.workFlops < 0.99 * k.flops);
     }
-    const QString unit = modelThroughputUnit(anyInteger);
+    const QString unit = modelThroughputUnit(anyInteger, anyEffective);
     m_perfLabel->setText(
         QString("Latency %1 ms (median of %2, min %3 ms)  ·  %4 %7  ·  kernels timed with "
                 "cold caches: %6 ms in all  ·  compiled in %5 s")

@@ -20,9 +20,13 @@ inline QString throughputText(double gflops, double workGflops, bool integer) {
 }
 
 /// The unit of a model's throughput: G operations/s when some of its work
-/// is integer dot products, else GFLOP/s.
-inline QString modelThroughputUnit(bool anyInteger) {
-    return anyInteger ? QString("GOP/s (int8 and float operations)") : QString("GFLOP/s");
+/// is integer dot products, else GFLOP/s; "effective" when some kernel
+/// executes fewer FLOPs than its ops define (Winograd: a model's figure may
+/// then exceed the float peak).
+inline QString modelThroughputUnit(bool anyInteger, bool anyEffective = false) {
+    QString unit = anyInteger ? QString("GOP/s (int8 and float operations)") : QString("GFLOP/s");
+    if (anyEffective) unit += " effective (Winograd convs counted as direct ones)";
+    return unit;
 }
 
 }  // namespace tessera::studio

@@ -378,6 +378,11 @@ TEST(StudioTruth, ThroughputTextSaysWhatTheNumberCounts) {
     EXPECT_EQ(studio::throughputText(391.54, 180.2, false).toStdString(),
               "391.54 GFLOP/s effective (executes 180.20 GFLOP/s)");
     EXPECT_EQ(studio::throughputText(12.5, 0, false).toStdString(), "12.50 GFLOP/s");
+    // A model with a Winograd conv: its figure counts direct FLOPs and may
+    // exceed the float peak (malvizv1's ResNet-18 read 308 against 257).
+    EXPECT_EQ(studio::modelThroughputUnit(false, true).toStdString(),
+              "GFLOP/s effective (Winograd convs counted as direct ones)");
+    EXPECT_EQ(studio::modelThroughputUnit(true).toStdString(), "GOP/s (int8 and float operations)");
 }
 
 TEST(StudioTruth, IntegerGemmsPlotUnderTheIntegerCeiling) {
