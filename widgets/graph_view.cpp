@@ -517,15 +517,16 @@ int GraphView::nodeToward(int node, int key) const {
                                0.01 * std::abs(item->pos().y() - at.y()));
         }
     } else if (key == Qt::Key_Left || key == Qt::Key_Right) {
-        // The same rank first (dot centres a rank's boxes on one line), else
-        // the nearest box that way.
+        // The nearest box that way on the same rank (dot centres a rank's
+        // boxes on one line); at the rank's end the selection stays (it
+        // jumped to a box many rows away, which Up and Down reach).
         const double sign = key == Qt::Key_Left ? -1 : 1;
         const double rank = from->boxHeight() / 2;
         for (GraphNodeItem* item : m_nodeItems) {
             const double dx = (item->pos().x() - at.x()) * sign,
                          dy = std::abs(item->pos().y() - at.y());
-            if (dx <= 0) continue;
-            consider(item, (dy < rank ? 0 : 1e9) + dx + 2 * dy);
+            if (dx <= 0 || dy >= rank) continue;
+            consider(item, dx + 2 * dy);
         }
     } else {
         return -1;

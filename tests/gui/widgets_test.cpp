@@ -204,8 +204,14 @@ TEST(GraphView, ArrowKeysAndTabMoveTheSelectionAlongTheGraph) {
     const int right = 3 - left;
     view.setCurrentNode(left);
     EXPECT_EQ(press(Qt::Key_Right), right);
+    EXPECT_EQ(press(Qt::Key_Right), right);  // the rank's end: the selection stays
     view.setCurrentNode(right);
     EXPECT_EQ(press(Qt::Key_Left), left);
+    EXPECT_EQ(press(Qt::Key_Left), left);
+    view.setCurrentNode(0);
+    EXPECT_EQ(press(Qt::Key_Left), 0);  // alone on its rank: no jump to another rank
+    EXPECT_EQ(press(Qt::Key_Right), 0);
+    view.setCurrentNode(left);
     EXPECT_EQ(press(Qt::Key_Down), 3);
     EXPECT_EQ(press(Qt::Key_Down), 4);
     EXPECT_EQ(press(Qt::Key_Down), 4);  // e consumes nothing: the selection stays
