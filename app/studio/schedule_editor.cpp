@@ -156,6 +156,7 @@ void ScheduleEditor::buildUi() {
     grid->addWidget(remove, 5, 1);
     grid->addWidget(m_measureButton, 5, 2, 1, 2);
     m_errorLabel = new QLabel(controls);
+    m_errorLabel->setObjectName("scheduleEditorMessage");
     m_errorLabel->setWordWrap(true);
     m_errorLabel->setStyleSheet("color: #b00020;");
     grid->addWidget(m_errorLabel, 6, 0, 1, 4);
@@ -258,11 +259,17 @@ bool ScheduleEditor::addStep(const schedule::Step& step) {
         m_steps.push_back(recorded);
     } catch (const std::exception& e) {
         m_error = stepError(m_steps.size(), step, e);
-        m_errorLabel->setText("Not applied: " + m_error);
+        showRefusal(m_error);
         return false;
     }
     replay();
     return m_errorStep < 0;
+}
+
+void ScheduleEditor::showRefusal(const QString& why) {
+    // Amber, whatever the label showed last (a Measure's result is plain).
+    m_errorLabel->setStyleSheet("color: #9a6700;");
+    m_errorLabel->setText("Not applied: " + why);
 }
 
 bool ScheduleEditor::insertStep(int index, const schedule::Step& step) {
@@ -277,7 +284,7 @@ bool ScheduleEditor::insertStep(int index, const schedule::Step& step) {
         m_steps.insert(m_steps.begin() + index, recorded);
     } catch (const std::exception& e) {
         m_error = stepError(size_t(index), step, e);
-        m_errorLabel->setText("Not applied: " + m_error);
+        showRefusal(m_error);
         return false;
     }
     replay();
@@ -290,7 +297,7 @@ void ScheduleEditor::addStepDialog() {
     schedule::Step step;
     QString why;
     if (!dialog.step(&step, &why)) {
-        m_errorLabel->setText("Not applied: " + why);
+        showRefusal(why);
         return;
     }
     const int row = m_traceList->currentIndex().isValid() ? m_traceList->currentIndex().row() : -1;

@@ -138,6 +138,8 @@ signals:
     void measureFailed(const QString& message);
 
 private:
+    /// A step that was not applied: its reason in amber.
+    void showRefusal(const QString& why);
     void buildUi();
     void replay();
     /// The loop tree (the replay, or the kernel that runs instead) and the message under the trace.

@@ -246,9 +246,15 @@ TEST(ScheduleEditorWidget, StepsUpdateLoopIrLiveAndIllegalStepsKeepTheTrace) {
     EXPECT_EQ(editor->traceList()->model()->rowCount(), 2);
     EXPECT_TRUE(editor->loopModel()->indexOf(QString::fromStdString(inner[1])).isValid());
 
-    // An illegal step is not added; the trace and the IR stay.
+    // An illegal step is not added; the trace and the IR stay. Its refusal
+    // is amber also after a Measure left the message plain.
     const QString before = editor->loopIr();
+    QLabel* message = editor->findChild<QLabel*>("scheduleEditorMessage");
+    ASSERT_NE(message, nullptr);
+    message->setStyleSheet(QString());  // as a Measure's result leaves it
     EXPECT_FALSE(editor->addStep(makeStep("split", {"no_such_loop"}, {2, 2})));
+    EXPECT_TRUE(message->text().startsWith("Not applied: ")) << message->text().toStdString();
+    EXPECT_EQ(message->styleSheet().toStdString(), "color: #9a6700;");
     EXPECT_FALSE(editor->errorText().isEmpty());
     EXPECT_EQ(editor->steps().size(), 2u);
     EXPECT_EQ(editor->loopIr(), before);
