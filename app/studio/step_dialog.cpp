@@ -39,8 +39,8 @@ const std::map<QString, QString>& help() {
          "block: the matmul; key: the rank-2 parameter; integers: tiled dim, panel width, "
          "parallel (0/1), vector lanes"},
         {"transform_layout",
-         "key: a buffer the kernel allocates (e.g. a matmul's local accumulator); integers: its "
-         "dimensions in their new order (1, 0 swaps a matrix's)"},
+         "key: a buffer the kernel allocates (a matmul's local accumulator); integers: its "
+         "dimensions in their new order (1, 0 swaps them)"},
     };
     return h;
 }
@@ -79,7 +79,7 @@ StepDialog::StepDialog(const QString& block, const QStringList& loops, QWidget* 
     // Room for the longest hint: a wrapped label in a form row does not grow
     // when its text changes (cache_read's hint was cut at top and bottom).
     m_help->setMinimumWidth(fontMetrics().averageCharWidth() * 48);
-    m_help->setMinimumHeight(fontMetrics().lineSpacing() * 3);
+    m_help->setMinimumHeight(fontMetrics().lineSpacing() * 4);
     m_help->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_block = new QLineEdit(block, this);
     m_loops = new QLineEdit(loops.join(", "), this);

@@ -77,6 +77,9 @@ TEST(StudioWindow, DropOpensModelWithOneItemPerNode) {
     const tessera::studio::ModelDocument* doc = studio.window.document();
     ASSERT_NE(doc, nullptr);
     EXPECT_EQ(doc->path(), exampleModel());
+    // Test-case folders all hold a model.onnx: the title names the folder too.
+    EXPECT_TRUE(studio.window.windowTitle().startsWith("small_cnn/model.onnx"))
+        << studio.window.windowTitle().toStdString();
     const auto items = studio.window.graphView()->nodeItems();
     ASSERT_EQ(items.size(), doc->nodeCount());
     ASSERT_GT(items.size(), 0);
