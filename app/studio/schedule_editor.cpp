@@ -240,6 +240,9 @@ void ScheduleEditor::setFunction(const QString& title, const tir::PrimFunc& func
     m_flops = flops;
     m_steps = steps;
     m_plot->clear();
+    // The unit follows the kernel's first Measure; another kernel starts
+    // from GFLOP/s (an int8 kernel's "GOP/s (int8)" stayed on a float one's plot).
+    m_plot->setYLabel("GFLOP/s");
     m_title->setText(func.defined() ? wrappableTitle(title) : "Select an operator to schedule it.");
     replay();
 }

@@ -2,6 +2,7 @@
 // properties panel), refused edits, search, save as ONNX, the schedule editor
 // (steps, illegal steps, disable/remove, drag-reorder, Measure), code panes.
 #include <gtest/gtest.h>
+#include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -382,6 +383,13 @@ TEST(ScheduleEditorWidget, MeasureAddsAPointInTheBackground) {
     EXPECT_EQ(editor->measurePlot()->pointCount(), 1);
     EXPECT_GT(measured.first().at(0).toDouble(), 0.0);
     EXPECT_GT(measured.first().at(1).toDouble(), 0.0);
+    // Another kernel's plot starts empty, in GFLOP/s (an int8 kernel's
+    // "GOP/s (int8)" label stayed on the next kernel's empty plot).
+    editor->measurePlot()->setYLabel("GOP/s (int8)");
+    ScheduleEditor* other = tessera::gui_test::editorOn(s.window, "fc");
+    ASSERT_EQ(other, editor);
+    EXPECT_EQ(editor->measurePlot()->pointCount(), 0);
+    EXPECT_EQ(editor->measurePlot()->plot()->yAxis->label().toStdString(), "GFLOP/s");
 }
 
 TEST(StudioCode, LlvmIrAndAssemblyFollowTheSchedule) {
