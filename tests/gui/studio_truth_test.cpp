@@ -20,6 +20,7 @@
 
 #include "app/studio/build_settings_bar.h"
 #include "app/studio/layer_error_table.h"
+#include "app/studio/machine_peaks.h"
 #include "app/studio/pass_pipeline_panel.h"
 #include "app/studio/throughput_text.h"
 #include "engine/autotune/database.h"
@@ -383,6 +384,20 @@ TEST(StudioTruth, ThroughputTextSaysWhatTheNumberCounts) {
     EXPECT_EQ(studio::modelThroughputUnit(false, true).toStdString(),
               "GFLOP/s effective (Winograd convs counted as direct ones)");
     EXPECT_EQ(studio::modelThroughputUnit(true).toStdString(), "GOP/s (int8 and float operations)");
+}
+
+TEST(StudioTruth, AFartherMemoryLevelIsNeverFasterThanACloserOne) {
+    // Two cores: the private L1 and L2 halve for one thread, the shared L3
+    // and DRAM do not; one thread's L3 read faster than its L2 (124 against
+    // 98 GB/s in a GUI test). Each level is capped by the closer one.
+    studio::MachinePeaks peaks;
+    peaks.cores = 2;
+    peaks.roofs = {{"L1", 386, true}, {"L2", 196, true}, {"L3", 124, false}, {"DRAM", 37, false}};
+    EXPECT_DOUBLE_EQ(peaks.gbpsFor(peaks.roofs[0], 1), 193);
+    EXPECT_DOUBLE_EQ(peaks.gbpsFor(peaks.roofs[1], 1), 98);
+    EXPECT_DOUBLE_EQ(peaks.gbpsFor(peaks.roofs[2], 1), 98);
+    EXPECT_DOUBLE_EQ(peaks.gbpsFor(peaks.roofs[3], 1), 37);
+    EXPECT_DOUBLE_EQ(peaks.gbpsFor(peaks.roofs[2], 2), 124);  // all cores: as measured
 }
 
 TEST(StudioTruth, IntegerGemmsPlotUnderTheIntegerCeiling) {
