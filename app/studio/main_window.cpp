@@ -15,6 +15,7 @@
 #include <QPlainTextEdit>
 #include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabBar>
@@ -461,7 +462,13 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::log(const QString& message) {
+    // Follow the newest line while the view is near its end: after the dock
+    // was floated and docked again the view sat a little above it, and
+    // QPlainTextEdit follows only from the very end (new lines went unseen).
+    QScrollBar* bar = m_messages->verticalScrollBar();
+    const bool following = bar->value() >= bar->maximum() - bar->pageStep();
     m_messages->appendPlainText(QTime::currentTime().toString("HH:mm:ss") + "  " + message);
+    if (following) bar->setValue(bar->maximum());
 }
 
 widgets::CodeView* MainWindow::codeView() const { return m_codePanes->view(0); }

@@ -117,6 +117,9 @@ public:
     QTreeView* propertiesView() const { return m_properties; }
     PropertiesModel* propertiesModel() const { return m_propertyModel; }
     QPlainTextEdit* messagesView() const { return m_messages; }
+    /// Appends a timestamped line to Messages, following it while the view
+    /// is near its end.
+    void log(const QString& message);
     /// The status bar's progress: opening a model goes 0-60 % while importing
     /// and 60-100 % while laying out; jobs report their own fraction.
     QProgressBar* progressBar() const;
@@ -151,7 +154,6 @@ private:
     void connectControllers();
     void showDocument();
     void onLayoutFinished();
-    void log(const QString& message);
 
     widgets::GraphView* m_graphView;
     widgets::CodePanes* m_codePanes;

@@ -12,6 +12,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -70,6 +71,23 @@ bool anyVisibleMessageBox() {
 }
 
 }  // namespace
+
+TEST(StudioWindow, MessagesFollowTheNewestLineNearTheEndOnly) {
+    // Near the end (a re-docked view sat a little above it) a new line
+    // scrolls to the end; a user reading far above is left there.
+    Studio studio;
+    studio.window.resize(900, 600);
+    QPlainTextEdit* view = studio.window.messagesView();
+    for (int i = 0; i < 300; ++i) studio.window.log(QString("line %1").arg(i));
+    QScrollBar* bar = view->verticalScrollBar();
+    ASSERT_GT(bar->maximum(), 0);
+    bar->setValue(bar->maximum() - bar->pageStep() / 2);
+    studio.window.log("newest");
+    EXPECT_EQ(bar->value(), bar->maximum());
+    bar->setValue(0);
+    studio.window.log("newer still");
+    EXPECT_EQ(bar->value(), 0);
+}
 
 TEST(StudioWindow, DropOpensModelWithOneItemPerNode) {
     Studio studio;
