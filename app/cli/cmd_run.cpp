@@ -11,6 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/driver/driver.h"
 #include "engine/frontend/onnx/onnx_importer.h"
+#include "engine/runtime/graph_executor.h"
 
 namespace tessera::cli {
 
@@ -178,11 +179,13 @@ int run_run(const RunOptions& given) {
     std::vector<int> all_nodes(model->graph.nodes.size());
     for (size_t i = 0; i < all_nodes.size(); ++i) all_nodes[i] = int(i);
     const bool integer = graph::any_integer_gemm(model->graph, all_nodes);
-    bool winograd = false;
+    bool effective = false;
     for (const graph::Node& n : model->graph.nodes)
-        winograd = winograd || n.op.find("winograd") != std::string::npos;
+        effective =
+            effective || runtime::executes_other_work(graph::node_flops(model->graph, n),
+                                                      graph::node_work_flops(model->graph, n));
     std::string unit = integer ? "GOP/s (int8 and float operations)" : "GFLOP/s";
-    if (winograd) unit += " effective (Winograd convs counted as direct ones)";
+    if (effective) unit += " effective (Winograd convs counted as direct ones)";
 
     std::cout << "model:      " << mp.file << "\n"
               << "inputs:     " << source << "\n"

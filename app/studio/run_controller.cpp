@@ -289,7 +289,7 @@ void RunController::show(const RunResult& result) {
     for (const KernelTime& k : result.kernels) {
         kernelsMs += k.ms;
         anyInteger = anyInteger || k.integer;
-        anyEffective = anyEffective || (k.workFlops > 0 && k.workFlops < 0.99 * k.flops);
+        anyEffective = anyEffective || runtime::executes_other_work(k.flops, k.workFlops);
     }
     const QString unit = modelThroughputUnit(anyInteger, anyEffective);
     m_perfLabel->setText(
