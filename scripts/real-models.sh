@@ -99,6 +99,11 @@ MODELS=(
     "traceforge-title-model 0.2.0 traceforge_title_model/data/span/encoder.onnx span_encoder"
     "adaptive-terrain-diffusion 0.4.2 terrain_diffusion/weights/terrain_consistency_unet_difficulty100.onnx consistency_unet"
     "atspm-detector 1.1.0 atspm_detector/weights/decode_v3.onnx decode_v3"
+    # ai.onnx.ml 1 as skl2onnx 1.19 writes it (opset 21, imported twice):
+    # a decision tree (TreeEnsembleClassifier, int64 labels) and an MLP
+    # behind a Scaler, surrogates of a k-neighbors classifier's CV score.
+    "surfaces-onnx-files 0.0.1 surfaces_onnx_files/k_neighbors_classifier.validity.onnx k_neighbors_classifier_validity"
+    "surfaces-onnx-files 0.0.1 surfaces_onnx_files/k_neighbors_classifier.onnx k_neighbors_classifier"
 )
 
 mkdir -p "$OUT" "$CACHE"

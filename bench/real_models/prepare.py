@@ -363,6 +363,15 @@ def detector_stats(rng, rows=16, cols=25):
     return {"X": np.exp(rng.uniform(np.log(0.01), np.log(1000), size=(rows, cols)))}
 
 
+# surfaces-onnx-files' surrogates of sklearn's KNeighborsClassifier: one row
+# per hyperparameter set, encoded as the package's meta.json says
+# (n_neighbors, algorithm 0-3, cv folds, dataset 0-2), as float32.
+def knn_params(rng, rows=16):
+    return {"input": np.stack([rng.integers(1, 51, rows), rng.integers(0, 4, rows),
+                               rng.integers(2, 11, rows), rng.integers(0, 3, rows)],
+                              axis=1).astype(np.float32)}
+
+
 RECIPES = {
     # --- rapidocr-onnxruntime (PaddleOCR v4 models) --------------------------
     # DBNet text detector. Sides must be multiples of 32; the user-facing
@@ -482,6 +491,11 @@ RECIPES = {
     # opset 21 + ai.onnx.ml 5: one TreeEnsemble node (LightGBM).
     "atspm_detector_decode_v3":
         ("traffic-detector decoding (gradient-boosted trees)", detector_stats),
+    # ai.onnx.ml 1: TreeEnsembleClassifier; Scaler before an MLP.
+    "surfaces_onnx_files_k_neighbors_classifier_validity":
+        ("hyperparameter validity (decision tree classifier)", knn_params),
+    "surfaces_onnx_files_k_neighbors_classifier":
+        ("CV-score surrogate (Scaler + MLP)", knn_params),
 }
 
 

@@ -17,6 +17,7 @@ namespace tessera::topi {
 namespace {
 
 constexpr int64_t kMaxInlineCopies = 64;
+constexpr int64_t kMaxInlineGathers = 8;
 
 std::string sanitize(const std::string& s) {
     std::string r = !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) ? "k_" : "";
@@ -30,6 +31,71 @@ void topo_collect(const te::Tensor& t, std::vector<te::Tensor>& order,
     if (!seen.insert(t.get()).second) return;
     for (const te::Tensor& in : t->inputs) topo_collect(in, order, seen);
     order.push_back(t);
+}
+
+// What substituting the inlined stages into a body costs: the copies of stage
+// bodies it then holds, the buffer reads it makes, how many of them are at
+// computed positions (gathers), and how often it uses its own axes.
+struct Expansion {
+    int64_t copies = 0;
+    int64_t loads = 0;
+    int64_t gathers = 0;
+    int64_t axis_uses = 0;
+};
+
+int64_t saturating(int64_t v) { return std::min<int64_t>(v, int64_t(1) << 30); }
+
+bool reads_a_buffer(const std::vector<tir::Expr>& indices) {
+    bool found = false;
+    for (const tir::Expr& i : indices)
+        tir::post_order_visit(tir::Evaluate::make(i), [&](const tir::Object* o) {
+            found = found || o->node_type == tir::NodeType::BufferLoad;
+        });
+    return found;
+}
+
+// A load of an inlined stage S at index I becomes S's body with its axes
+// replaced by I: S's copies, plus I's own once per use S makes of its axes
+// (a gather whose index is the previous gather: the index copies multiply).
+class ExpansionCounter : public tir::IRVisitor {
+public:
+    ExpansionCounter(const std::set<const tir::Variable*>& axes,
+                     const std::map<const tir::BufferNode*, Expansion>& inlined)
+        : m_axes(axes), m_inlined(inlined) {}
+    Expansion total;
+
+protected:
+    using tir::IRVisitor::visit;
+    void visit(const tir::Variable* op) override {
+        if (m_axes.count(op)) total.axis_uses = saturating(total.axis_uses + 1);
+    }
+    void visit(const tir::BufferLoad* op) override {
+        ExpansionCounter index(m_axes, m_inlined);
+        for (const tir::Expr& i : op->indices) index.visit_expr(i);
+        auto it = m_inlined.find(op->buffer.get());
+        const bool inlined = it != m_inlined.end();
+        const Expansion s = inlined ? it->second : Expansion{0, 1, 0, 1};
+        auto add = [](int64_t& to, int64_t own, int64_t uses, int64_t per_use) {
+            to = saturating(to + own + saturating(uses * per_use));
+        };
+        add(total.copies, s.copies, s.axis_uses, index.total.copies);
+        add(total.loads, s.loads, s.axis_uses, index.total.loads);
+        // At a computed index, the loads of an inlined stage's body become gathers too.
+        const bool computed = reads_a_buffer(op->indices);
+        add(total.gathers, inlined ? (computed ? s.loads : s.gathers) : (computed ? 1 : 0),
+            s.axis_uses, index.total.gathers);
+        add(total.axis_uses, 0, s.axis_uses, index.total.axis_uses);
+    }
+
+private:
+    const std::set<const tir::Variable*>& m_axes;
+    const std::map<const tir::BufferNode*, Expansion>& m_inlined;
+};
+
+int64_t elements(const te::Tensor& t) {
+    int64_t n = 1;
+    for (int64_t d : t->shape) n = saturating(n * d);
+    return n;
 }
 
 // Rewrites reads of old stages: loads of an inlined stage become its body at
@@ -162,26 +228,55 @@ LoweredGroup lower_group(const graph::Graph& g, const std::vector<int>& nodes) {
     for (const te::Tensor& p : placeholders) by_buf[p->buffer.get()] = p;
     std::set<std::string> stage_names;
     for (const te::Tensor& p : placeholders) stage_names.insert(p.name());
-    // Copies of stage bodies an inlined stage's body holds: 1 plus, per load
-    // of an inlined stage, that stage's copies. A stage over kMaxInlineCopies
-    // is computed into its own buffer instead (64: no kernel of the corpus or
-    // the bench models changes but two LSTM cells, which time the same): a chain of injective nodes
-    // each read several times (a tree ensemble's 20 levels, its state read 3
-    // times per level) grew exponentially when every one was substituted,
-    // until the compiler ran out of memory.
-    std::map<const tir::BufferNode*, int64_t> copies;
+    // Elements read at computed positions (gathers) from each stage, by all
+    // the stages that read it.
+    std::map<const tir::BufferNode*, int64_t> gathered;
+    for (const te::Tensor& t : order) {
+        if (t->is_placeholder) continue;
+        tir::post_order_visit(tir::Evaluate::make(t->body), [&](const tir::Object* o) {
+            if (o->node_type != tir::NodeType::BufferLoad) return;
+            const auto* load = static_cast<const tir::BufferLoad*>(o);
+            if (reads_a_buffer(load->indices))
+                gathered[load->buffer.get()] =
+                    saturating(gathered[load->buffer.get()] + elements(t));
+        });
+    }
+    // A stage that only moves elements (a reshape, a transpose) passes the
+    // gathers of it on to what it reads.
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const te::Tensor& t = *it;
+        const auto* load = t->is_placeholder ? nullptr : t->body.as<tir::BufferLoad>();
+        if (load && gathered.count(t->buffer.get()))
+            gathered[load->buffer.get()] =
+                saturating(gathered[load->buffer.get()] + gathered[t->buffer.get()]);
+    }
+    // Whether a node-boundary stage is substituted into its readers or
+    // computed into its own buffer. It is computed when
+    // - its expanded body (ExpansionCounter) would hold more than
+    //   kMaxInlineCopies stage bodies (64: no kernel of the corpus or the bench
+    //   models changes but two LSTM cells, which time the same), or more than
+    //   kMaxInlineGathers reads at computed positions: a chain of gathers,
+    //   each indexed by the one before and using its index several times
+    //   (a tree ensemble's levels), grew exponentially, until the compiler
+    //   ran out of memory, and LLVM does not merge the repeated gathers;
+    // - the reads its body would make, times the reads of it at computed
+    //   positions, outnumber its elements: every such read would compute it
+    //   again with gathers of what it reads (a tree ensemble's branch table,
+    //   read once per level).
+    std::map<const tir::BufferNode*, Expansion> copies;
     for (const te::Tensor& t : order) {
         if (t->is_placeholder) continue;
         bool reduce = t->body.as<tir::Reduce>() != nullptr;
-        int64_t own = 1;
-        tir::post_order_visit(tir::Evaluate::make(t->body), [&](const tir::Object* o) {
-            if (o->node_type != tir::NodeType::BufferLoad) return;
-            auto it = copies.find(static_cast<const tir::BufferLoad*>(o)->buffer.get());
-            if (it != copies.end()) own = std::min(own + it->second, kMaxInlineCopies + 1);
-        });
+        std::set<const tir::Variable*> axes;
+        for (const te::IterVar& a : t->axis) axes.insert(a.var.get());
+        ExpansionCounter counter(axes, copies);
+        counter.visit_expr(t->body);
+        Expansion own = counter.total;
+        own.copies = saturating(own.copies + 1);
+        const bool cheap = own.copies <= kMaxInlineCopies && own.gathers <= kMaxInlineGathers &&
+                           saturating(gathered[t->buffer.get()] * own.loads) <= elements(t);
         tir::Expr body = rw.rewrite(t->body);
-        if (boundary.count(t.get()) && !reduce && !is_output.count(t.get()) &&
-            own <= kMaxInlineCopies) {
+        if (boundary.count(t.get()) && !reduce && !is_output.count(t.get()) && cheap) {
             rw.inlined[t->buffer.get()] = t;
             rw.inline_body[t->buffer.get()] = body;
             copies[t->buffer.get()] = own;

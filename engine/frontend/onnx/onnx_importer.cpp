@@ -611,7 +611,7 @@ graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
     if (model.ir_version() > onnx::Version::IR_VERSION)
         model.set_ir_version(onnx::Version::IR_VERSION);
     inline_external_data(model, origin);
-    const int64_t opset = default_opset(model);
+    int64_t opset = default_opset(model);
     TS_USER_CHECK(opset <= newest_adaptable_opset())
         << origin << ": opset " << opset << " is newer than Tessera supports (up to "
         << newest_adaptable_opset() << ")";
@@ -620,6 +620,7 @@ graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
     // opset-17 forms (onnx_opset_adapter.h).
     expand_contrib_ops(model, origin);
     expand_ml_tree_ensembles(model, origin);
+    opset = default_opset(model);  // raised to 11 for old tree ensembles
     if (options.activations_in_float) read_activation_qdq_as_float(model);
     fold_qdq_into_integer_ops(model, origin);
     if (opset > kOnnx112Opset) adapt_to_opset17(model, origin);

@@ -1,22 +1,29 @@
-// ai.onnx.ml TreeEnsemble (opset 5: LightGBM and newer skl2onnx exports) as
-// standard ONNX ops, rewritten before ONNX 1.12 (which knows ai.onnx.ml up to
-// opset 3) checks the model.
+// ai.onnx.ml tree ensembles and Scaler as standard ONNX ops, rewritten before
+// ONNX 1.12 (which knows ai.onnx.ml up to opset 3) checks the model:
+// TreeEnsemble (ml opset 5: LightGBM and newer skl2onnx exports) and
+// TreeEnsembleRegressor / TreeEnsembleClassifier (ml opsets 1-3).
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "engine/frontend/onnx/onnx_node_rewrite.h"
 #include "onnx/onnx_pb.h"
 
 namespace tessera::frontend::onnx_import {
 
-/// Replaces every TreeEnsemble node of `model` by its evaluation in standard
-/// ops: all trees walked side by side, one level per step (each tree's state
-/// a node index, or a leaf once reached; Gather of the node tables,
-/// GatherElements of the features, a comparison and Where), as many steps
-/// as the deepest tree, then the leaves' weights gathered and aggregated per
-/// target. UserError naming the node for what it does not support
-/// (BRANCH_MEMBER, post transforms other than NONE / LOGISTIC / SOFTMAX,
-/// MIN / MAX over several targets, inconsistent tables, cycles).
+/// Replaces every tree-ensemble and Scaler node of `model` by its evaluation
+/// in standard ops (onnx_ml_forest.h: each row's branch at every node
+/// computed at once, then all trees walked side by side, one Gather per
+/// level, grouped by depth). UserError naming the node for what it does not
+/// support (BRANCH_MEMBER, post transforms other than NONE / LOGISTIC /
+/// SOFTMAX, MIN / MAX over several targets, string class labels that are
+/// used, inconsistent tables, cycles, a default-domain opset before 11).
 void expand_ml_tree_ensembles(onnx::ModelProto& model, const std::string& origin);
+
+/// Appends the rewrite of `n` when it is a TreeEnsembleRegressor,
+/// TreeEnsembleClassifier or Scaler (onnx_ml_classic.cpp); false otherwise.
+bool expand_classic_ml_op(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
+                          std::vector<onnx::NodeProto>& out);
 
 }  // namespace tessera::frontend::onnx_import

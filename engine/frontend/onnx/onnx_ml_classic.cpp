@@ -1,0 +1,253 @@
+// ai.onnx.ml TreeEnsembleRegressor, TreeEnsembleClassifier (ml opsets 1-3,
+// what skl2onnx and onnxmltools write for scikit-learn, LightGBM and XGBoost
+// models) and Scaler as standard ONNX ops (see onnx_ml_trees.h). The trees
+// are read into a Forest and walked like TreeEnsemble's (onnx_ml_forest.h);
+// the semantics follow ONNX's reference implementation.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "engine/core/error.h"
+#include "engine/frontend/onnx/onnx_compose.h"
+#include "engine/frontend/onnx/onnx_ml_forest.h"
+#include "engine/frontend/onnx/onnx_ml_trees.h"
+
+namespace tessera::frontend::onnx_import {
+
+namespace {
+
+std::vector<double> floats_of(const onnx::NodeProto& n, const std::string& name) {
+    const onnx::AttributeProto* a = find_attr(n, name);
+    return a ? std::vector<double>(a->floats().begin(), a->floats().end()) : std::vector<double>{};
+}
+
+std::vector<std::string> strings_of(const onnx::NodeProto& n, const std::string& name) {
+    const onnx::AttributeProto* a = find_attr(n, name);
+    return a ? std::vector<std::string>(a->strings().begin(), a->strings().end())
+             : std::vector<std::string>{};
+}
+
+std::string string_of(const onnx::NodeProto& n, const std::string& name,
+                      const std::string& fallback) {
+    const onnx::AttributeProto* a = find_attr(n, name);
+    return a ? a->s() : fallback;
+}
+
+// Attribute `name`'s values, from its float list or from `name`_as_tensor.
+std::vector<double> values_of(const NodeRewriter& r, const onnx::NodeProto& n,
+                              const std::string& name, int* elem_type = nullptr) {
+    if (elem_type) *elem_type = onnx::TensorProto_DataType_FLOAT;
+    if (find_attr(n, name + "_as_tensor"))
+        return ml_tensor_values(r, n, name + "_as_tensor", elem_type);
+    return floats_of(n, name);
+}
+
+// NONE, SOFTMAX, LOGISTIC as emit_post numbers them.
+int64_t post_transform(const NodeRewriter& r, const onnx::NodeProto& n) {
+    const std::string p = string_of(n, "post_transform", "NONE");
+    if (p == "NONE") return 0;
+    if (p == "SOFTMAX") return 1;
+    if (p == "LOGISTIC") return 2;
+    TS_USER_FAIL() << r.where(n) << ": post_transform " << p
+                   << " is not supported (NONE, SOFTMAX and LOGISTIC are)";
+}
+
+// The trees of a classic tree op, with `targets` scores per leaf from the
+// `prefix`_treeids / _nodeids / _ids / _weights lists.
+Forest classic_forest(const NodeRewriter& r, const onnx::NodeProto& n, const std::string& prefix,
+                      int64_t targets, int64_t aggregate) {
+    Forest f;
+    f.aggregate = aggregate;
+    f.split_type = onnx::TensorProto_DataType_DOUBLE;  // float thresholds compare exactly as double
+    f.weight_type = onnx::TensorProto_DataType_FLOAT;
+    f.nan_takes_track = true;
+    f.targets = targets;
+    const std::vector<int64_t> tree_ids = ml_ints(r, n, "nodes_treeids", true);
+    const std::vector<int64_t> node_ids = ml_ints(r, n, "nodes_nodeids", true);
+    const std::vector<int64_t> features = ml_ints(r, n, "nodes_featureids", true);
+    const std::vector<int64_t> true_ids = ml_ints(r, n, "nodes_truenodeids", true);
+    const std::vector<int64_t> false_ids = ml_ints(r, n, "nodes_falsenodeids", true);
+    std::vector<int64_t> missing = ml_ints(r, n, "nodes_missing_value_tracks_true", false);
+    const std::vector<std::string> modes = strings_of(n, "nodes_modes");
+    const std::vector<double> values = values_of(r, n, "nodes_values");
+    const size_t count = tree_ids.size();
+    if (missing.empty()) missing.assign(count, 0);
+    TS_USER_CHECK(count > 0 && node_ids.size() == count && features.size() == count &&
+                  true_ids.size() == count && false_ids.size() == count &&
+                  missing.size() == count && modes.size() == count && values.size() == count)
+        << r.where(n) << ": the nodes_* attributes differ in length or are empty";
+    static const std::map<std::string, int64_t> kModes = {
+        {"BRANCH_LEQ", kLeq}, {"BRANCH_LT", kLt}, {"BRANCH_GTE", kGte},
+        {"BRANCH_GT", kGt},   {"BRANCH_EQ", kEq}, {"BRANCH_NEQ", kNeq}};
+    // Each (tree, node) as an internal node index or, -1 - l, a leaf.
+    std::map<std::pair<int64_t, int64_t>, int64_t> index;
+    std::vector<int64_t> roots;  // per tree, in order of first appearance
+    std::set<int64_t> trees_seen;
+    for (size_t p = 0; p < count; ++p) {
+        const bool leaf = modes[p] == "LEAF";
+        TS_USER_CHECK(leaf || kModes.count(modes[p]))
+            << r.where(n) << ": node mode " << modes[p] << " is not supported";
+        const int64_t at = leaf ? -1 - int64_t(f.leaves++) : int64_t(f.splits.size());
+        TS_USER_CHECK(index.emplace(std::make_pair(tree_ids[p], node_ids[p]), at).second)
+            << r.where(n) << ": tree " << tree_ids[p] << " has two nodes " << node_ids[p];
+        if (trees_seen.insert(tree_ids[p]).second) roots.push_back(at);
+        if (leaf) continue;
+        f.splits.push_back(values[p]);
+        f.modes.push_back(kModes.at(modes[p]));
+        TS_USER_CHECK(features[p] >= 0) << r.where(n) << ": negative feature id";
+        f.features.push_back(features[p]);
+        f.missing.push_back(missing[p]);
+    }
+    auto find = [&](int64_t tree, int64_t node) {
+        auto it = index.find({tree, node});
+        TS_USER_CHECK(it != index.end())
+            << r.where(n) << ": tree " << tree << " has no node " << node;
+        return it->second;
+    };
+    for (size_t p = 0; p < count; ++p) {
+        if (modes[p] == "LEAF") continue;
+        f.next_true.push_back(find(tree_ids[p], true_ids[p]));
+        f.next_false.push_back(find(tree_ids[p], false_ids[p]));
+    }
+    f.starts = roots;
+    // Every leaf's scores: the weights naming it summed, or under MIN / MAX
+    // their least / greatest (a leaf without one: the float limit, which is
+    // where ONNX's reference starts).
+    const std::vector<int64_t> w_trees = ml_ints(r, n, prefix + "_treeids", true);
+    const std::vector<int64_t> w_nodes = ml_ints(r, n, prefix + "_nodeids", true);
+    const std::vector<int64_t> w_ids = ml_ints(r, n, prefix + "_ids", true);
+    const std::vector<double> weights = values_of(r, n, prefix + "_weights");
+    TS_USER_CHECK(w_nodes.size() == w_trees.size() && w_ids.size() == w_trees.size() &&
+                  weights.size() == w_trees.size())
+        << r.where(n) << ": the " << prefix << "_* attributes differ in length";
+    const double none = aggregate == 2   ? double(std::numeric_limits<float>::max())
+                        : aggregate == 3 ? double(std::numeric_limits<float>::lowest())
+                                         : 0.0;
+    f.leaf_table.assign(f.leaves * size_t(targets), none);
+    for (size_t k = 0; k < w_trees.size(); ++k) {
+        const int64_t at = find(w_trees[k], w_nodes[k]);
+        TS_USER_CHECK(w_ids[k] >= 0 && w_ids[k] < targets)
+            << r.where(n) << ": " << prefix << " id " << w_ids[k] << " out of range";
+        if (at >= 0) continue;
+        double& cell = f.leaf_table[size_t(-1 - at) * size_t(targets) + size_t(w_ids[k])];
+        const double w = double(float(weights[k]));
+        cell = aggregate == 2 ? std::min(cell, w) : aggregate == 3 ? std::max(cell, w) : cell + w;
+    }
+    std::vector<double> base = values_of(r, n, "base_values");
+    if (base.size() == 1 && targets > 1) base.assign(size_t(targets), base[0]);
+    TS_USER_CHECK(base.empty() || int64_t(base.size()) == targets)
+        << r.where(n) << ": " << base.size() << " base values for " << targets << " scores";
+    f.base = base;
+    return f;
+}
+
+bool is_used(const Graphs& graphs, const std::string& name) {
+    if (name.empty()) return false;
+    for (const onnx::GraphProto* g : graphs) {
+        for (const auto& o : g->output())
+            if (o.name() == name) return true;
+        for (const auto& node : g->node())
+            for (const std::string& in : node.input())
+                if (in == name) return true;
+    }
+    return false;
+}
+
+void expand_regressor(NodeRewriter& r, const onnx::NodeProto& n,
+                      std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
+        << r.where(n) << ": takes one input and gives one output";
+    const int64_t targets = ml_int(n, "n_targets", 1);
+    TS_USER_CHECK(targets >= 1) << r.where(n) << ": n_targets must be positive";
+    static const std::map<std::string, int64_t> kAggregates = {
+        {"AVERAGE", 0}, {"SUM", 1}, {"MIN", 2}, {"MAX", 3}};
+    const std::string aggregate = string_of(n, "aggregate_function", "SUM");
+    TS_USER_CHECK(kAggregates.count(aggregate))
+        << r.where(n) << ": unknown aggregate_function " << aggregate;
+    Forest f = classic_forest(r, n, "target", targets, kAggregates.at(aggregate));
+    const int64_t post = post_transform(r, n);
+    emit_ml_post(r, n, emit_forest(r, n, n.input(0), f, out), post, n.output(0), out);
+}
+
+void expand_classifier(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
+                       std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 2)
+        << r.where(n) << ": takes one input and gives two outputs";
+    const std::vector<int64_t> labels = ml_ints(r, n, "classlabels_int64s", false);
+    const std::vector<std::string> names = strings_of(n, "classlabels_strings");
+    const int64_t classes = int64_t(labels.empty() ? names.size() : labels.size());
+    TS_USER_CHECK(classes >= 2) << r.where(n) << ": needs two or more class labels";
+    TS_USER_CHECK(!labels.empty() || !is_used(graphs, n.output(0)))
+        << r.where(n) << ": string class labels are not supported (tensors of strings)";
+    Forest f = classic_forest(r, n, "class", classes, 1);
+    const int64_t post = post_transform(r, n);
+    std::string scores = emit_forest(r, n, n.input(0), f, out);
+    // Binary: every weight for one class. As ONNX's reference reads it, the
+    // first column is that score s, and the scores become [1 - s, s] (no
+    // transform) or [-s, s] (before the transform).
+    const std::vector<int64_t> ids = ml_ints(r, n, "class_ids", true);
+    if (std::set<int64_t>(ids.begin(), ids.end()).size() == 1) {
+        TS_USER_CHECK(classes == 2)
+            << r.where(n) << ": one class scored among " << classes << " is not supported";
+        const std::string s =
+            r.emit(n, "Gather", {scores, r.ints(n, {0}, out)}, out, "", {int_attr("axis", 1)});
+        const std::string other =
+            post == 0 ? r.emit(n, "Sub",
+                               {r.constant(n, ml_tensor(f.weight_type, {}, {1.0}), out), s}, out)
+                      : r.emit(n, "Neg", {s}, out);
+        scores = r.emit(n, "Concat", {other, s}, out, "", {int_attr("axis", 1)});
+    }
+    const std::string z = n.output(1).empty() ? r.fresh("scores") : n.output(1);
+    emit_ml_post(r, n, scores, post, z, out);
+    if (labels.empty()) return;
+    onnx::AttributeProto keep = int_attr("keepdims", 0);
+    const std::string best = r.emit(n, "ArgMax", {z}, out, "", {int_attr("axis", 1), keep});
+    const std::string y = n.output(0).empty() ? r.fresh("label") : n.output(0);
+    r.emit(n, "Gather",
+           {r.constant(n,
+                       ml_tensor(onnx::TensorProto_DataType_INT64, {classes},
+                                 std::vector<double>(labels.begin(), labels.end())),
+                       out),
+            best},
+           out, y);
+}
+
+// Y = (X - offset) * scale, in float.
+void expand_scaler(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
+        << r.where(n) << ": takes one input and gives one output";
+    const std::vector<double> offset = floats_of(n, "offset"), scale = floats_of(n, "scale");
+    const int F32 = onnx::TensorProto_DataType_FLOAT;
+    const std::string x = r.emit(n, "Cast", {n.input(0)}, out, "", {int_attr("to", F32)});
+    const std::string shifted =
+        offset.empty()
+            ? x
+            : r.emit(n, "Sub",
+                     {x, r.constant(n, ml_tensor(F32, {int64_t(offset.size())}, offset), out)},
+                     out);
+    if (scale.empty()) {
+        r.emit(n, "Identity", {shifted}, out, n.output(0));
+        return;
+    }
+    r.emit(n, "Mul", {shifted, r.constant(n, ml_tensor(F32, {int64_t(scale.size())}, scale), out)},
+           out, n.output(0));
+}
+
+}  // namespace
+
+bool expand_classic_ml_op(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
+                          std::vector<onnx::NodeProto>& out) {
+    if (n.op_type() == "TreeEnsembleRegressor")
+        expand_regressor(r, n, out);
+    else if (n.op_type() == "TreeEnsembleClassifier")
+        expand_classifier(r, graphs, n, out);
+    else if (n.op_type() == "Scaler")
+        expand_scaler(r, n, out);
+    else
+        return false;
+    return true;
+}
+
+}  // namespace tessera::frontend::onnx_import
