@@ -24,6 +24,7 @@
 #include <QTimer>
 #include <QTreeView>
 #include <QUndoStack>
+#include <algorithm>
 #include <utility>
 
 #include "app/studio/build_settings_bar.h"
@@ -164,6 +165,24 @@ void MainWindow::createDocks() {
     addDockWidget(Qt::RightDockWidgetArea, m_messagesDock);
     tabifyDockWidget(m_perfDock, m_messagesDock);
     m_perfDock->raise();
+    // The editor stacks more than the Properties tab needs: when its tab is
+    // shown too short for it (the default layout), the column grows it from
+    // the Performance dock below, which keeps room for its plot.
+    connect(m_scheduleDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible) QTimer::singleShot(0, this, &MainWindow::fitScheduleDock);
+    });
+}
+
+void MainWindow::fitScheduleDock() {
+    if (!m_scheduleDock->isVisible() || m_scheduleDock->isFloating() || !m_perfDock->isVisible() ||
+        m_perfDock->isFloating() || dockWidgetArea(m_scheduleDock) != dockWidgetArea(m_perfDock))
+        return;
+    const int title = m_scheduleDock->height() - m_scheduleDock->widget()->height();
+    const int need = m_scheduleEditor->minimumSizeHint().height() + title + 8;
+    const int have = m_scheduleDock->height();
+    const int total = have + m_perfDock->height();
+    const int top = std::min(need, total - kPerfDockKeeps);
+    if (top > have) resizeDocks({m_scheduleDock, m_perfDock}, {top, total - top}, Qt::Vertical);
 }
 
 void MainWindow::connectControllers() {

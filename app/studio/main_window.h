@@ -151,6 +151,10 @@ protected:
 private:
     QByteArray m_defaultLayout;  // saveState() before the saved layout is restored
     void createDocks();
+    /// Grows the Schedule dock (from the Performance dock under it, which
+    /// keeps kPerfDockKeeps pixels) when it is too short for the editor.
+    void fitScheduleDock();
+    static constexpr int kPerfDockKeeps = 200;
     void connectControllers();
     void showDocument();
     void onLayoutFinished();

@@ -50,6 +50,10 @@ class ScheduleEditor : public QWidget {
     Q_OBJECT
 public:
     explicit ScheduleEditor(QWidget* parent = nullptr);
+    /// The wrapping labels would make the Schedule dock's scroll area size
+    /// the editor by its children's preferred heights (taller than the dock,
+    /// its buttons out of view): its height for any width is its minimum.
+    int heightForWidth(int) const override { return minimumSizeHint().height(); }
 
     /// Times a trace of the edited function as `tessera run --profile` times
     /// the kernel in the model (driver::profile_in_model), so that Measure

@@ -12,6 +12,8 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
@@ -26,6 +28,7 @@
 #include "app/studio/input_shape_dialog.h"
 #include "app/studio/load_controller.h"
 #include "app/studio/main_window.h"
+#include "app/studio/schedule_editor.h"
 #include "app/studio/window_shortcuts_first.h"
 #include "tests/gui/gui_test_util.h"
 #include "widgets/code_view.h"
@@ -125,6 +128,37 @@ TEST(StudioWindow, ResetLayoutDocksEveryDockAgain) {
         EXPECT_FALSE(dock->isFloating()) << dock->objectName().toStdString();
         EXPECT_FALSE(dock->isHidden()) << dock->objectName().toStdString();
     }
+}
+
+// In the default layout the Schedule tab shares the right column with the
+// Performance dock: shown, it grows until the editor's buttons are in view
+// (they sat below the visible area, behind the dock's own scrollbar).
+TEST(StudioWindow, TheScheduleTabGrowsUntilTheEditorsButtonsAreInView) {
+    Studio studio;
+    studio.window.resize(1600, 1000);
+    studio.window.findChild<QAction*>("viewResetLayout")->trigger();
+    QApplication::processEvents();
+    QDockWidget* dock = studio.window.findChild<QDockWidget*>("ScheduleDock");
+    ASSERT_NE(dock, nullptr);
+    dock->raise();
+    QTest::qWait(50);
+    QApplication::processEvents();
+    QPushButton* measure = nullptr;
+    for (QPushButton* b : studio.window.scheduleEditor()->findChildren<QPushButton*>())
+        if (b->text() == "Measure") measure = b;
+    ASSERT_NE(measure, nullptr);
+    auto* area = qobject_cast<QScrollArea*>(dock->widget());
+    ASSERT_NE(area, nullptr);
+    const QRect shown = area->viewport()->rect();
+    const QRect button(measure->mapTo(area->viewport(), QPoint(0, 0)), measure->size());
+    EXPECT_TRUE(shown.contains(button))
+        << "button at y " << button.top() << ".." << button.bottom() << ", view height "
+        << shown.height() << " editor min "
+        << studio.window.scheduleEditor()->minimumSizeHint().height() << " editor h "
+        << studio.window.scheduleEditor()->height() << " dock " << dock->height() << " perf "
+        << studio.window.findChild<QDockWidget*>("PerformanceDock")->height();
+    QDockWidget* perf = studio.window.findChild<QDockWidget*>("PerformanceDock");
+    EXPECT_GE(perf->height(), 150);
 }
 
 // Model > Input files... on a static model: it reopens for the folder's
