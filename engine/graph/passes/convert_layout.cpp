@@ -200,7 +200,7 @@ struct Rewriter {
         const auto& ws = in.values[size_t(n.inputs[1])].type.shape;
         const int64_t K = ws[0], C = ws[1], KH = ws[2], KW = ws[3];
         const int64_t ib = blocked[size_t(x)] >= 0 ? block_of(blocked[size_t(x)]) : layout_block(C);
-        const int64_t ob = layout_lanes();
+        const int64_t ob = output_block(K);
         Node c;
         c.op = "nn.conv2d_NCHWc";
         c.name = n.name;
@@ -393,7 +393,11 @@ int64_t layout_lanes() {
 
 int64_t layout_block(int64_t channels) {
     TS_CHECK(channels >= 1) << "layout_block: " << channels << " channels";
-    return std::min(channels, layout_lanes());
+    return channels < 2 * layout_lanes() ? channels : layout_lanes();
+}
+
+int64_t output_block(int64_t channels) {
+    return channels > layout_lanes() && channels < 2 * layout_lanes() ? channels : layout_lanes();
 }
 
 std::vector<float> pack_conv2d_weight(const std::vector<float>& w, int64_t K, int64_t C, int64_t KH,

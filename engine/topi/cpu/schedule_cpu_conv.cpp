@@ -246,9 +246,13 @@ struct ConvRule {
         const int64_t w = work(s, l);
         const int64_t oc_tiles =
             std::clamp<int64_t>(o.knob("conv2d.oc_vectors", default_oc_vectors(eoc)), 1, eoc);
+        // A block of 17-31 channels is two vectors (convert_layout's output_block).
+        const int64_t block_vectors =
+            (loop_extent(s.func(), l[4]) + o.vector_lanes - 1) / o.vector_lanes;
         const int64_t reg_n = std::clamp<int64_t>(
-            o.knob("conv2d.reg_cols", conv_register_columns(eow, o.vector_lanes, oc_tiles)), 1,
-            eow);
+            o.knob("conv2d.reg_cols",
+                   conv_register_columns(eow, o.vector_lanes, oc_tiles * block_vectors)),
+            1, eow);
         Names ocs = s.split(l[1], {-1, oc_tiles});
         Names ows = s.split(l[3], {-1, std::max<int64_t>(reg_n, 1)});
         // Output rows outside channel blocks: consecutive tiles read the same
@@ -680,15 +684,19 @@ std::vector<CpuKnob> conv2d_knobs(const tir::PrimFunc& f, const graph::Node& n,
             if (eoc % v == 0) ocs.push_back(v);
         const int64_t outer = default_channels_outer(
             eoh, eow, loop_extent(s.func(), l[6]) * loop_extent(s.func(), l[7]));
-        return {
-            {"conv2d.reg_cols", choices(conv_register_columns(eow, o.vector_lanes, ocv),
-                                        column_choices(eow, 28, {4, 6, 8, 12, 14, 16, 28}), eow)},
-            {"conv2d.oc_vectors", choices(ocv, ocs, eoc)},
-            {"conv2d.channels_outer", order_choices(outer)},
-            {"conv2d.prefetch", {default_weight_prefetch(eoh, eow), 1 - default_weight_prefetch(eoh, eow)}},
-            {"conv2d.pad_rows", choices(default_pad_rows(eoh), {0, 2, 4, 7, 8}, eoh)},
-            {"conv2d.local_buffers",
-             {default_local_accumulators(outer), 1 - default_local_accumulators(outer)}}};
+        return {{"conv2d.reg_cols",
+                 choices(conv_register_columns(
+                             eow, o.vector_lanes,
+                             ocv * ((loop_extent(s.func(), l[4]) + o.vector_lanes - 1) /
+                                    o.vector_lanes)),
+                         column_choices(eow, 28, {4, 6, 8, 12, 14, 16, 28}), eow)},
+                {"conv2d.oc_vectors", choices(ocv, ocs, eoc)},
+                {"conv2d.channels_outer", order_choices(outer)},
+                {"conv2d.prefetch",
+                 {default_weight_prefetch(eoh, eow), 1 - default_weight_prefetch(eoh, eow)}},
+                {"conv2d.pad_rows", choices(default_pad_rows(eoh), {0, 2, 4, 7, 8}, eoh)},
+                {"conv2d.local_buffers",
+                 {default_local_accumulators(outer), 1 - default_local_accumulators(outer)}}};
     }
     if (const std::string flat = flat_conv_block(s); n.op == "nn.conv2d" && !flat.empty()) {
         Names l = s.get_loops(flat);

@@ -142,12 +142,17 @@ struct WinogradRule {
 
     /// The batched GEMM's register tile for `eoc` output-channel blocks and
     /// `etw` tiles in a row: (channel vectors, tiles), from the winograd.* knobs.
-    std::pair<int64_t, int64_t> register_tile(int64_t eoc, int64_t etw) const {
+    /// A block of 17-31 channels (`block_vectors` 2) counts as two vectors.
+    std::pair<int64_t, int64_t> register_tile(int64_t eoc, int64_t etw,
+                                              int64_t block_vectors) const {
         const int64_t ocv = std::clamp<int64_t>(
             o.knob("winograd.oc_vectors", default_oc_vectors(eoc, etw, o)), 1, eoc);
         const int64_t p = std::clamp<int64_t>(
-            o.knob("winograd.tile_cols", default_tile_cols(etw, o, ocv)), 1, etw);
+            o.knob("winograd.tile_cols", default_tile_cols(etw, o, ocv * block_vectors)), 1, etw);
         return {ocv, p};
+    }
+    int64_t block_vectors(int64_t block) const {
+        return (block + o.vector_lanes - 1) / o.vector_lanes;
     }
 
     // M's own loops (e, nu, oco, tw, oci, rco, rci) -> e nu oco_o tw_o |
@@ -158,7 +163,7 @@ struct WinogradRule {
         const Names l = own_loops(s, mm, {2, 3, 4, 5, 6, 7, 8});
         const int64_t eoc = iter_extent(s, mm, 4);
         const int64_t etw = loop_extent(s.func(), l[3]);
-        const auto [ocv, p] = register_tile(eoc, etw);
+        const auto [ocv, p] = register_tile(eoc, etw, block_vectors(iter_extent(s, mm, 6)));
         Names ocs = l[2].empty() ? Names{"", ""} : s.split(l[2], {-1, ocv});
         Names tws = s.split(l[3], {-1, p});
         s.reorder(present({l[0], l[1], ocs[0], tws[0], l[5], l[6], tws[1], ocs[1], l[4]}));
@@ -190,7 +195,7 @@ struct WinogradRule {
         Names l = s.get_loops(mm);
         const int64_t eoc = loop_extent(s.func(), l[4]);
         const int64_t etw = loop_extent(s.func(), l[5]);
-        const auto [ocv, p] = register_tile(eoc, etw);
+        const auto [ocv, p] = register_tile(eoc, etw, block_vectors(loop_extent(s.func(), l[6])));
         Names ocs = s.split(l[4], {-1, ocv});
         Names tws = s.split(l[5], {-1, p});
         s.reorder({l[2], l[3], l[0], ocs[0], l[1], tws[0], l[7], l[8], tws[1], ocs[1], l[6]});
@@ -287,7 +292,8 @@ std::vector<CpuKnob> winograd_knobs(const tir::PrimFunc& f, const graph::Node& n
     std::vector<int64_t> ocs = {ocv};
     for (int64_t v : {1, 2, 4})
         if (v != ocv && eoc % v == 0) ocs.push_back(v);
-    std::vector<int64_t> cols = {default_tile_cols(etw, o, ocv)};
+    const int64_t vectors = (loop_extent(s.func(), l[6]) + o.vector_lanes - 1) / o.vector_lanes;
+    std::vector<int64_t> cols = {default_tile_cols(etw, o, ocv * vectors)};
     for (int64_t c : {4, 6, 7, 8, 12, 14, 16, 28})
         if (c <= etw && std::find(cols.begin(), cols.end(), c) == cols.end()) cols.push_back(c);
     int64_t bytes = 4;

@@ -61,6 +61,39 @@ TEST(ConvertLayout, KeepsAConvChainBlockedWithTransformsOnlyAtTheBorders) {
     expect_same_outputs(g, after);
 }
 
+TEST(ConvertLayout, ChannelsBetweenOneAndTwoVectorsAreOneBlockNotAPaddedPair) {
+    // conv 5 -> lanes + 4 channels -> relu -> convs to 6 (3x3 and 1x1): the
+    // middle value is one block of lanes + 4 (two vectors), so the second
+    // convs reduce over it unpadded; compiled, it matches the interpreter.
+    const int64_t lanes = layout_lanes(), mid = lanes + 4;
+    graph::Graph g;
+    int x = input(g, "x", {1, 5, 9, 11});
+    int c1 = node(g, "nn.conv2d", "c1",
+                  {x, constant(g, "w1", {mid, 5, 3, 3}, 1), constant(g, "b1", {mid}, 2)}, pad1());
+    int r = node(g, "nn.relu", "r", {c1});
+    int c2 = node(g, "nn.conv2d", "c2", {r, constant(g, "w2", {6, mid, 3, 3}, 3)}, pad1());
+    int c3 = node(g, "nn.conv2d", "c3", {r, constant(g, "w3", {6, mid, 1, 1}, 4)});
+    g.outputs = {node(g, "add", "a", {c2, c3})};
+    graph::Graph after = convert_layout(g, {});
+    graph::verify(after);
+    const std::string text = graph::print(after);
+    EXPECT_NE(text.find("ty=Tensor[(1, 1, 9, 11, " + std::to_string(mid) + "), float32]"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("ty=Tensor[(1, 2, 9, 11, " + std::to_string(lanes) + "), float32]"),
+              std::string::npos)
+        << text;
+    expect_same_outputs(g, after);
+    driver::BuildOptions o;
+    o.opt_level = 2;
+    auto model = driver::build(g, o);
+    std::vector<runtime::NDArray> in = driver::random_inputs(g, 6);
+    std::vector<runtime::NDArray> want = driver::interpret_graph(g, in);
+    std::vector<runtime::NDArray> got = model->run(in);
+    EXPECT_TRUE(runtime::allclose(got[0], want[0], 1e-4, 1e-4))
+        << runtime::compare(got[0], want[0]).max_abs;
+}
+
 TEST(ConvertLayout, AConvOfFewerThanFourInputChannelsAndUnderAVectorOfOutputsStaysNchw) {
     // An RGB conv to 8 channels (the bundled example's first): blocked, its
     // blocks would be mostly padding where a vector holds 16 floats; it stays
