@@ -377,8 +377,68 @@ void check_raw_data(const onnx::GraphProto& g, const std::string& origin) {
 // Reads -1 input dims as unknown, then checks what the checker does not make
 // (it may crash or accept): a node cycle or an input no one defines, giving a
 // diagnostic that names the node.
+// Names a node's subgraphs read (their nodes' inputs), at any depth.
+void subgraph_reads(const onnx::NodeProto& n, std::set<std::string>& out) {
+    for (const auto& a : n.attribute()) {
+        std::vector<const onnx::GraphProto*> graphs;
+        if (a.has_g()) graphs.push_back(&a.g());
+        for (const auto& g : a.graphs()) graphs.push_back(&g);
+        for (const onnx::GraphProto* g : graphs)
+            for (const auto& sub : g->node()) {
+                out.insert(sub.input().begin(), sub.input().end());
+                subgraph_reads(sub, out);
+            }
+    }
+}
+
+// Nodes listed after a node that reads them (ONNX requires the graph sorted;
+// ONNX Runtime sorts it, and skl2onnx's tutorial model is not): sorted
+// again, each node as early as its inputs allow and otherwise in its given
+// order. A graph with a cycle stays as it is, for check_structure to refuse.
+void sort_nodes(onnx::GraphProto& g) {
+    const int count = g.node_size();
+    std::map<std::string, int> producer;
+    for (int i = 0; i < count; ++i)
+        for (const auto& o : g.node(i).output())
+            if (!o.empty()) producer.emplace(o, i);
+    std::vector<std::vector<int>> users(static_cast<size_t>(count), std::vector<int>{});
+    std::vector<int> waiting(size_t(count), 0);
+    bool sorted = true;
+    for (int i = 0; i < count; ++i) {
+        std::set<std::string> reads(g.node(i).input().begin(), g.node(i).input().end());
+        subgraph_reads(g.node(i), reads);
+        std::set<int> from;
+        for (const std::string& name : reads) {
+            auto p = producer.find(name);
+            if (p != producer.end() && p->second != i) from.insert(p->second);
+        }
+        for (int p : from) {
+            users[size_t(p)].push_back(i);
+            ++waiting[size_t(i)];
+            sorted = sorted && p < i;
+        }
+    }
+    if (sorted) return;
+    std::set<int> ready;
+    for (int i = 0; i < count; ++i)
+        if (waiting[size_t(i)] == 0) ready.insert(i);
+    std::vector<int> order;
+    while (!ready.empty()) {
+        const int i = *ready.begin();
+        ready.erase(ready.begin());
+        order.push_back(i);
+        for (int u : users[size_t(i)])
+            if (--waiting[size_t(u)] == 0) ready.insert(u);
+    }
+    if (int(order.size()) != count) return;  // a cycle
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    for (int i : order) *nodes.Add() = g.node(i);
+    g.mutable_node()->Swap(&nodes);
+}
+
 void check_structure(onnx::ModelProto& model, const std::string& origin) {
     read_minus_one_dims_as_unknown(*model.mutable_graph());
+    sort_nodes(*model.mutable_graph());
     const onnx::GraphProto& gp = model.graph();
     std::set<std::string> defined;
     for (const auto& vi : gp.input()) {
@@ -624,6 +684,15 @@ graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
     if (options.activations_in_float) read_activation_qdq_as_float(model);
     fold_qdq_into_integer_ops(model, origin);
     if (opset > kOnnx112Opset) adapt_to_opset17(model, origin);
+    // A graph output declared without a type (skl2onnx's tutorial model;
+    // ONNX Runtime infers it) gets the type ONNX's inference gives it.
+    if (std::any_of(model.graph().output().begin(), model.graph().output().end(),
+                    [](const onnx::ValueInfoProto& o) { return !o.has_type(); })) {
+        try {
+            onnx::shape_inference::InferShapes(model);
+        } catch (const std::exception&) {
+        }
+    }
     try {
         check_model_with_newer_initializers(model);
     } catch (const std::exception& e) {

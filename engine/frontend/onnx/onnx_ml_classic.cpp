@@ -1,6 +1,7 @@
 // ai.onnx.ml TreeEnsembleRegressor, TreeEnsembleClassifier (ml opsets 1-3,
 // what skl2onnx and onnxmltools write for scikit-learn, LightGBM and XGBoost
-// models) and Scaler as standard ONNX ops (see onnx_ml_trees.h). The trees
+// models), Scaler, LinearClassifier, LinearRegressor and Normalizer as
+// standard ONNX ops (see onnx_ml_trees.h). The trees
 // are read into a Forest and walked like TreeEnsemble's (onnx_ml_forest.h);
 // the semantics follow ONNX's reference implementation.
 #include <algorithm>
@@ -214,6 +215,114 @@ void expand_classifier(NodeRewriter& r, const Graphs& graphs, const onnx::NodePr
            out, y);
 }
 
+// x cast to float, times the coefficients [rows of `per_row`] transposed,
+// plus the intercepts: [N, rows].
+std::string linear_scores(NodeRewriter& r, const onnx::NodeProto& n, int64_t per_row,
+                          std::vector<onnx::NodeProto>& out) {
+    const int F32 = onnx::TensorProto_DataType_FLOAT;
+    const std::vector<double> coef = floats_of(n, "coefficients");
+    const std::vector<double> intercepts = floats_of(n, "intercepts");
+    TS_USER_CHECK(!coef.empty() && per_row > 0 && coef.size() % size_t(per_row) == 0)
+        << r.where(n) << ": " << coef.size() << " coefficients are not rows of " << per_row;
+    const int64_t rows = int64_t(coef.size()) / per_row;
+    TS_USER_CHECK(intercepts.empty() || int64_t(intercepts.size()) == rows)
+        << r.where(n) << ": " << intercepts.size() << " intercepts for " << rows << " rows";
+    std::vector<double> by_column(coef.size());  // [per_row, rows]
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < per_row; ++j)
+            by_column[size_t(j * rows + i)] = coef[size_t(i * per_row + j)];
+    std::string y = r.emit(n, "MatMul",
+                           {r.emit(n, "Cast", {n.input(0)}, out, "", {int_attr("to", F32)}),
+                            r.constant(n, ml_tensor(F32, {per_row, rows}, by_column), out)},
+                           out);
+    if (!intercepts.empty())
+        y = r.emit(n, "Add", {y, r.constant(n, ml_tensor(F32, {rows}, intercepts), out)}, out);
+    return y;
+}
+
+// The features per row: the input's last dim, which the model must declare.
+int64_t feature_count(const NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n) {
+    for (const onnx::GraphProto* g : graphs)
+        for (const auto* list : {&g->input(), &g->value_info()})
+            for (const auto& vi : *list)
+                if (vi.name() == n.input(0) && vi.type().tensor_type().has_shape()) {
+                    const auto& shape = vi.type().tensor_type().shape();
+                    if (shape.dim_size() == 2 && shape.dim(1).has_dim_value())
+                        return shape.dim(1).dim_value();
+                }
+    return -1;
+}
+
+void expand_linear_classifier(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
+                              std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 2)
+        << r.where(n) << ": takes one input and gives two outputs";
+    const std::vector<int64_t> labels = ml_ints(r, n, "classlabels_ints", false);
+    const std::vector<std::string> names = strings_of(n, "classlabels_strings");
+    const int64_t classes = int64_t(labels.empty() ? names.size() : labels.size());
+    TS_USER_CHECK(labels.empty() == false || !is_used(graphs, n.output(0)))
+        << r.where(n) << ": string class labels are not supported (tensors of strings)";
+    const size_t coefs = floats_of(n, "coefficients").size();
+    const size_t rows = std::max<size_t>(floats_of(n, "intercepts").size(), 1);
+    const int64_t features = feature_count(r, graphs, n);
+    const int64_t per_row = features > 0 ? features : int64_t(coefs / rows);
+    std::string scores = linear_scores(r, n, per_row, out);
+    // One row of coefficients for two classes: the scores are [-s, s].
+    if (int64_t(coefs) == per_row && classes == 2)
+        scores = r.emit(n, "Concat", {r.emit(n, "Neg", {scores}, out), scores}, out, "",
+                        {int_attr("axis", 1)});
+    const int64_t post = post_transform(r, n);
+    const std::string z = n.output(1).empty() ? r.fresh("scores") : n.output(1);
+    emit_ml_post(r, n, scores, post, z, out);
+    if (labels.empty()) return;
+    const std::string best =
+        r.emit(n, "ArgMax", {z}, out, "", {int_attr("axis", 1), int_attr("keepdims", 0)});
+    r.emit(n, "Gather",
+           {r.constant(n,
+                       ml_tensor(onnx::TensorProto_DataType_INT64, {classes},
+                                 std::vector<double>(labels.begin(), labels.end())),
+                       out),
+            best},
+           out, n.output(0).empty() ? r.fresh("label") : n.output(0));
+}
+
+void expand_linear_regressor(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
+                             std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
+        << r.where(n) << ": takes one input and gives one output";
+    const int64_t targets = ml_int(n, "targets", 1);
+    TS_USER_CHECK(targets >= 1) << r.where(n) << ": targets must be positive";
+    const int64_t per_row = int64_t(floats_of(n, "coefficients").size()) / targets;
+    const int64_t features = feature_count(r, graphs, n);
+    TS_USER_CHECK(features < 0 || features == per_row)
+        << r.where(n) << ": coefficients for " << per_row << " features, the input has "
+        << features;
+    emit_ml_post(r, n, linear_scores(r, n, per_row, out), post_transform(r, n), n.output(0), out);
+}
+
+// Each row divided by its largest magnitude (MAX), the sum of its
+// magnitudes (L1) or its Euclidean norm (L2), at least 1e-30; in float.
+void expand_normalizer(NodeRewriter& r, const onnx::NodeProto& n,
+                       std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
+        << r.where(n) << ": takes one input and gives one output";
+    const std::string norm = string_of(n, "norm", "MAX");
+    TS_USER_CHECK(norm == "MAX" || norm == "L1" || norm == "L2")
+        << r.where(n) << ": unknown norm " << norm;
+    const int F32 = onnx::TensorProto_DataType_FLOAT;
+    const std::string x = r.emit(n, "Cast", {n.input(0)}, out, "", {int_attr("to", F32)});
+    std::string div;
+    if (norm == "L2")
+        div =
+            r.emit(n, "Sqrt",
+                   {r.reduce(n, "ReduceSum", r.emit(n, "Mul", {x, x}, out), {1}, true, out)}, out);
+    else
+        div = r.reduce(n, norm == "MAX" ? "ReduceMax" : "ReduceSum", r.emit(n, "Abs", {x}, out),
+                       {1}, true, out);
+    div = r.emit(n, "Max", {div, r.constant(n, ml_tensor(F32, {}, {1e-30}), out)}, out);
+    r.emit(n, "Div", {x, div}, out, n.output(0));
+}
+
 // Y = (X - offset) * scale, in float.
 void expand_scaler(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
     TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
@@ -245,6 +354,12 @@ bool expand_classic_ml_op(NodeRewriter& r, const Graphs& graphs, const onnx::Nod
         expand_classifier(r, graphs, n, out);
     else if (n.op_type() == "Scaler")
         expand_scaler(r, n, out);
+    else if (n.op_type() == "LinearClassifier")
+        expand_linear_classifier(r, graphs, n, out);
+    else if (n.op_type() == "LinearRegressor")
+        expand_linear_regressor(r, graphs, n, out);
+    else if (n.op_type() == "Normalizer")
+        expand_normalizer(r, n, out);
     else
         return false;
     return true;

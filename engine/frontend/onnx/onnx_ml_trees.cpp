@@ -112,8 +112,10 @@ void expand_ml_tree_ensembles(onnx::ModelProto& model, const std::string& origin
     NodeRewriter r(origin, "", model.graph());
     // The first ai.onnx.ml op Tessera does not rewrite stops the import here,
     // before any conversion (ZipMap: a sequence of maps is not a tensor).
-    static const std::set<std::string> kRewritten = {"TreeEnsemble", "TreeEnsembleRegressor",
-                                                     "TreeEnsembleClassifier", "Scaler"};
+    static const std::set<std::string> kRewritten = {
+        "TreeEnsemble", "TreeEnsembleRegressor", "TreeEnsembleClassifier",
+        "Scaler",       "LinearClassifier",      "LinearRegressor",
+        "Normalizer"};
     std::function<void(const onnx::GraphProto&)> check = [&](const onnx::GraphProto& g) {
         for (const auto& node : g.node()) {
             TS_USER_CHECK(node.domain() != kMlDomain || kRewritten.count(node.op_type()))

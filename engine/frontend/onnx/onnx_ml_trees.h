@@ -12,17 +12,17 @@
 
 namespace tessera::frontend::onnx_import {
 
-/// Replaces every tree-ensemble and Scaler node of `model` by its evaluation
-/// in standard ops (onnx_ml_forest.h: each row's branch at every node
-/// computed at once, then all trees walked side by side, one Gather per
-/// level, grouped by depth). UserError naming the node for what it does not
-/// support (BRANCH_MEMBER, post transforms other than NONE / LOGISTIC /
-/// SOFTMAX, MIN / MAX over several targets, string class labels that are
-/// used, inconsistent tables, cycles, a default-domain opset before 11).
+/// Replaces every tree-ensemble, Scaler, linear model and Normalizer node of `model` by its
+/// evaluation in standard ops (onnx_ml_forest.h: each row's branch at every node computed at once,
+/// then all trees walked side by side, one Gather per level, grouped by depth). UserError naming
+/// the node for what it does not support (BRANCH_MEMBER, post transforms other than NONE / LOGISTIC
+/// / SOFTMAX, MIN / MAX over several targets, string class labels that are used, inconsistent
+/// tables, cycles, a default-domain opset before 11).
 void expand_ml_tree_ensembles(onnx::ModelProto& model, const std::string& origin);
 
 /// Appends the rewrite of `n` when it is a TreeEnsembleRegressor,
-/// TreeEnsembleClassifier or Scaler (onnx_ml_classic.cpp); false otherwise.
+/// TreeEnsembleClassifier, Scaler, LinearClassifier, LinearRegressor or
+/// Normalizer (onnx_ml_classic.cpp); false otherwise.
 bool expand_classic_ml_op(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
                           std::vector<onnx::NodeProto>& out);
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -353,6 +354,162 @@ TEST(OnnxMlClassic, AScalerShiftsAndScalesEachColumn) {
     NDArray y = run(driver::load_model(path.string()), {x}).at(0);
     for (int i = 0; i < 15; ++i)
         EXPECT_FLOAT_EQ(y.data<float>()[i], (x.data<float>()[i] - offset[i % 3]) * scale[i % 3]);
+}
+
+// A model of one ai.onnx.ml node `op` (attributes set by `attrs`) from
+// x [rows, features] to the float outputs `outputs` ([rows, width] each,
+// but a first int64 label [rows] when `label`).
+std::string one_ml_node(const std::string& op, int64_t rows, int64_t features,
+                        const std::vector<std::pair<std::string, int64_t>>& outputs, bool label,
+                        const std::function<void(onnx::NodeProto&)>& attrs) {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(17);
+    auto* ml = model.add_opset_import();
+    ml->set_domain("ai.onnx.ml");
+    ml->set_version(1);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("g");
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_domain("ai.onnx.ml");
+    n->add_input("x");
+    attrs(*n);
+    auto value = [&](onnx::ValueInfoProto* vi, const std::string& name, int type,
+                     std::vector<int64_t> dims) {
+        vi->set_name(name);
+        auto* tt = vi->mutable_type()->mutable_tensor_type();
+        tt->set_elem_type(type);
+        for (int64_t d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+    };
+    value(g->add_input(), "x", onnx::TensorProto_DataType_FLOAT, {rows, features});
+    for (size_t k = 0; k < outputs.size(); ++k) {
+        n->add_output(outputs[k].first);
+        const bool is_label = label && k == 0;
+        value(
+            g->add_output(), outputs[k].first,
+            is_label ? onnx::TensorProto_DataType_INT64 : onnx::TensorProto_DataType_FLOAT,
+            is_label ? std::vector<int64_t>{rows} : std::vector<int64_t>{rows, outputs[k].second});
+    }
+    const fs::path path = fs::temp_directory_path() /
+                          ("tessera_ml_" + op + "_" + std::to_string(::getpid()) + ".onnx");
+    std::ofstream out(path, std::ios::binary);
+    model.SerializeToOstream(&out);
+    return path.string();
+}
+
+void floats_attr(onnx::NodeProto& n, const std::string& name, const std::vector<float>& v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::FLOATS);
+    for (float x : v) a->add_floats(x);
+}
+
+void text_attr(onnx::NodeProto& n, const std::string& name, const std::string& v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(v);
+}
+
+void ints_attr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
+}
+
+TEST(OnnxMlClassic, ALinearClassifierScoresAndLabelsItsRows) {
+    const int64_t rows = 9, F = 3;
+    const NDArray x = random_floats({rows, F}, 5);
+    // Three classes under a softmax, then one row of coefficients for two
+    // classes (scores [-s, s], as ONNX's reference reads it) with a logistic.
+    for (int variant = 0; variant < 2; ++variant) {
+        SCOPED_TRACE("variant " + std::to_string(variant));
+        const std::vector<float> coef =
+            variant == 0 ? std::vector<float>{0.5f, -1.f, 2.f, 1.5f, 0.25f, -0.5f, -2.f, 1.f, 0.75f}
+                         : std::vector<float>{1.25f, -0.5f, 2.f};
+        const std::vector<float> icpt =
+            variant == 0 ? std::vector<float>{0.1f, -0.2f, 0.3f} : std::vector<float>{-0.4f};
+        const std::vector<int64_t> labels =
+            variant == 0 ? std::vector<int64_t>{7, 8, 9} : std::vector<int64_t>{0, 1};
+        const int64_t classes = int64_t(labels.size());
+        const std::string path =
+            one_ml_node("LinearClassifier", rows, F, {{"label", 0}, {"scores", classes}}, true,
+                        [&](onnx::NodeProto& n) {
+                            floats_attr(n, "coefficients", coef);
+                            floats_attr(n, "intercepts", icpt);
+                            ints_attr(n, "classlabels_ints", labels);
+                            text_attr(n, "post_transform", variant == 0 ? "SOFTMAX" : "LOGISTIC");
+                        });
+        std::vector<NDArray> out = run(driver::load_model(path), {x});
+        ASSERT_EQ(out.size(), 2u);
+        for (int64_t r = 0; r < rows; ++r) {
+            std::vector<double> z;
+            for (size_t c = 0; c < icpt.size(); ++c) {
+                double v = icpt[c];
+                for (int64_t f = 0; f < F; ++f)
+                    v += double(coef[c * size_t(F) + size_t(f)]) * x.data<float>()[r * F + f];
+                z.push_back(v);
+            }
+            if (variant == 1) z = {-z[0], z[0]};
+            if (variant == 0) {
+                double m = *std::max_element(z.begin(), z.end()), sum = 0;
+                for (double& v : z) sum += (v = std::exp(v - m));
+                for (double& v : z) v /= sum;
+            } else {
+                for (double& v : z) v = 1 / (1 + std::exp(-v));
+            }
+            for (int64_t c = 0; c < classes; ++c)
+                EXPECT_NEAR(out[1].data<float>()[r * classes + c], z[size_t(c)], 1e-5);
+            EXPECT_EQ(out[0].data<int64_t>()[r],
+                      labels[size_t(std::max_element(z.begin(), z.end()) - z.begin())]);
+        }
+    }
+}
+
+TEST(OnnxMlClassic, ALinearRegressorAndANormalizerComputeTheirRows) {
+    const int64_t rows = 7, F = 4;
+    const NDArray x = random_floats({rows, F}, 6);
+    const std::vector<float> coef = {0.5f, -1.f, 2.f, 0.25f, 1.5f, 0.f, -0.75f, 1.f};
+    NDArray y = run(driver::load_model(one_ml_node("LinearRegressor", rows, F, {{"y", 2}}, false,
+                                                   [&](onnx::NodeProto& n) {
+                                                       floats_attr(n, "coefficients", coef);
+                                                       floats_attr(n, "intercepts", {1.f, -2.f});
+                                                       auto* a = n.add_attribute();
+                                                       a->set_name("targets");
+                                                       a->set_type(onnx::AttributeProto::INT);
+                                                       a->set_i(2);
+                                                   })),
+                    {x})
+                    .at(0);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t t = 0; t < 2; ++t) {
+            double v = t == 0 ? 1.0 : -2.0;
+            for (int64_t f = 0; f < F; ++f)
+                v += double(coef[size_t(t * F + f)]) * x.data<float>()[r * F + f];
+            EXPECT_NEAR(y.data<float>()[r * 2 + t], v, 1e-5) << r << ", " << t;
+        }
+    for (const std::string norm : {"MAX", "L1", "L2"}) {
+        SCOPED_TRACE(norm);
+        NDArray z = run(driver::load_model(
+                            one_ml_node("Normalizer", rows, F, {{"z", F}}, false,
+                                        [&](onnx::NodeProto& n) { text_attr(n, "norm", norm); })),
+                        {x})
+                        .at(0);
+        for (int64_t r = 0; r < rows; ++r) {
+            double d = 0;
+            for (int64_t f = 0; f < F; ++f) {
+                const double v = x.data<float>()[r * F + f];
+                d = norm == "MAX"  ? std::max(d, std::abs(v))
+                    : norm == "L1" ? d + std::abs(v)
+                                   : d + v * v;
+            }
+            if (norm == "L2") d = std::sqrt(d);
+            for (int64_t f = 0; f < F; ++f)
+                EXPECT_NEAR(z.data<float>()[r * F + f], x.data<float>()[r * F + f] / d, 1e-5);
+        }
+    }
 }
 
 TEST(OnnxMlClassic, DeepTreesWalkInABoundedKernel) {

@@ -475,5 +475,48 @@ TEST(OnnxExternalData, TensorsBesideTheModelAreReadFromItsFolderOnly) {
     fs::remove_all(root);
 }
 
+// skl2onnx's tutorial model lists its Normalizer before the LinearClassifier
+// it reads and declares its output without a type (ONNX Runtime sorts such a
+// graph and infers the type): the nodes are sorted again, each as early as
+// its inputs allow, and the output typed by ONNX's inference; a cycle is
+// still refused (tests/data/bad_inputs/graph_cycle.onnx).
+TEST(OnnxImport, NodesListedBeforeTheirInputsAreSorted) {
+    onnx::ModelProto model;
+    model.set_ir_version(8);
+    model.add_opset_import()->set_version(17);
+    onnx::GraphProto* g = model.mutable_graph();
+    g->set_name("g");
+    auto add_node = [&](const char* op, std::vector<std::string> in, const char* out) {
+        onnx::NodeProto* n = g->add_node();
+        n->set_op_type(op);
+        n->set_name(std::string(op) + "_" + out);
+        for (const std::string& i : in) n->add_input(i);
+        n->add_output(out);
+    };
+    add_node("Mul", {"t", "u"}, "y");  // reads both nodes below
+    add_node("Relu", {"t"}, "u");
+    add_node("Add", {"x", "x"}, "t");
+    onnx::ValueInfoProto* vi = g->add_input();
+    vi->set_name("x");
+    auto* tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto_DataType_FLOAT);
+    tt->mutable_shape()->add_dim()->set_dim_value(2);
+    tt->mutable_shape()->add_dim()->set_dim_value(5);
+    g->add_output()->set_name("y");  // no type, as that model declares it
+    const fs::path path =
+        fs::temp_directory_path() / ("tessera_unsorted_" + std::to_string(::getpid()) + ".onnx");
+    {
+        std::ofstream out(path, std::ios::binary);
+        model.SerializeToOstream(&out);
+    }
+    NDArray x = random_floats({2, 5}, 9);
+    NDArray y = run(driver::load_model(path.string()), {x}).at(0);
+    for (int i = 0; i < 10; ++i) {
+        const float t = x.data<float>()[i] * 2;
+        EXPECT_FLOAT_EQ(y.data<float>()[i], t * std::max(t, 0.f)) << i;
+    }
+    fs::remove(path);
+}
+
 }  // namespace
 }  // namespace tessera::index_test
