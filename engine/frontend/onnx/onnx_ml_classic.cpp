@@ -156,6 +156,44 @@ bool is_used(const Graphs& graphs, const std::string& name) {
     return false;
 }
 
+// A classifier's int64 labels (from `attr`), and how many classes its
+// labels name; string labels only when its label output is not used.
+struct ClassLabels {
+    std::vector<int64_t> ints;
+    int64_t classes = 0;
+};
+
+ClassLabels class_labels(const NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
+                         const std::string& attr) {
+    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 2)
+        << r.where(n) << ": takes one input and gives two outputs";
+    ClassLabels c;
+    c.ints = ml_ints(r, n, attr, false);
+    const std::vector<std::string> names = strings_of(n, "classlabels_strings");
+    c.classes = int64_t(c.ints.empty() ? names.size() : c.ints.size());
+    TS_USER_CHECK(c.classes >= 2) << r.where(n) << ": needs two or more class labels";
+    TS_USER_CHECK(!c.ints.empty() || !is_used(graphs, n.output(0)))
+        << r.where(n) << ": string class labels are not supported (tensors of strings)";
+    return c;
+}
+
+// Output 1: post(scores); output 0: the label of each row's best score.
+void emit_scores_and_labels(NodeRewriter& r, const onnx::NodeProto& n, const std::string& scores,
+                            int64_t post, const ClassLabels& c, std::vector<onnx::NodeProto>& out) {
+    const std::string z = n.output(1).empty() ? r.fresh("scores") : n.output(1);
+    emit_ml_post(r, n, scores, post, z, out);
+    if (c.ints.empty()) return;
+    const std::string best =
+        r.emit(n, "ArgMax", {z}, out, "", {int_attr("axis", 1), int_attr("keepdims", 0)});
+    r.emit(n, "Gather",
+           {r.constant(n,
+                       ml_tensor(onnx::TensorProto_DataType_INT64, {c.classes},
+                                 std::vector<double>(c.ints.begin(), c.ints.end())),
+                       out),
+            best},
+           out, n.output(0).empty() ? r.fresh("label") : n.output(0));
+}
+
 void expand_regressor(NodeRewriter& r, const onnx::NodeProto& n,
                       std::vector<onnx::NodeProto>& out) {
     TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
@@ -174,15 +212,8 @@ void expand_regressor(NodeRewriter& r, const onnx::NodeProto& n,
 
 void expand_classifier(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
                        std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 2)
-        << r.where(n) << ": takes one input and gives two outputs";
-    const std::vector<int64_t> labels = ml_ints(r, n, "classlabels_int64s", false);
-    const std::vector<std::string> names = strings_of(n, "classlabels_strings");
-    const int64_t classes = int64_t(labels.empty() ? names.size() : labels.size());
-    TS_USER_CHECK(classes >= 2) << r.where(n) << ": needs two or more class labels";
-    TS_USER_CHECK(!labels.empty() || !is_used(graphs, n.output(0)))
-        << r.where(n) << ": string class labels are not supported (tensors of strings)";
-    Forest f = classic_forest(r, n, "class", classes, 1);
+    const ClassLabels c = class_labels(r, graphs, n, "classlabels_int64s");
+    Forest f = classic_forest(r, n, "class", c.classes, 1);
     const int64_t post = post_transform(r, n);
     std::string scores = emit_forest(r, n, n.input(0), f, out);
     // Binary: every weight for one class. As ONNX's reference reads it, the
@@ -190,8 +221,8 @@ void expand_classifier(NodeRewriter& r, const Graphs& graphs, const onnx::NodePr
     // transform) or [-s, s] (before the transform).
     const std::vector<int64_t> ids = ml_ints(r, n, "class_ids", true);
     if (std::set<int64_t>(ids.begin(), ids.end()).size() == 1) {
-        TS_USER_CHECK(classes == 2)
-            << r.where(n) << ": one class scored among " << classes << " is not supported";
+        TS_USER_CHECK(c.classes == 2)
+            << r.where(n) << ": one class scored among " << c.classes << " is not supported";
         const std::string s =
             r.emit(n, "Gather", {scores, r.ints(n, {0}, out)}, out, "", {int_attr("axis", 1)});
         const std::string other =
@@ -200,19 +231,7 @@ void expand_classifier(NodeRewriter& r, const Graphs& graphs, const onnx::NodePr
                       : r.emit(n, "Neg", {s}, out);
         scores = r.emit(n, "Concat", {other, s}, out, "", {int_attr("axis", 1)});
     }
-    const std::string z = n.output(1).empty() ? r.fresh("scores") : n.output(1);
-    emit_ml_post(r, n, scores, post, z, out);
-    if (labels.empty()) return;
-    onnx::AttributeProto keep = int_attr("keepdims", 0);
-    const std::string best = r.emit(n, "ArgMax", {z}, out, "", {int_attr("axis", 1), keep});
-    const std::string y = n.output(0).empty() ? r.fresh("label") : n.output(0);
-    r.emit(n, "Gather",
-           {r.constant(n,
-                       ml_tensor(onnx::TensorProto_DataType_INT64, {classes},
-                                 std::vector<double>(labels.begin(), labels.end())),
-                       out),
-            best},
-           out, y);
+    emit_scores_and_labels(r, n, scores, post, c, out);
 }
 
 // x cast to float, times the coefficients [rows of `per_row`] transposed,
@@ -255,35 +274,17 @@ int64_t feature_count(const NodeRewriter& r, const Graphs& graphs, const onnx::N
 
 void expand_linear_classifier(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
                               std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 2)
-        << r.where(n) << ": takes one input and gives two outputs";
-    const std::vector<int64_t> labels = ml_ints(r, n, "classlabels_ints", false);
-    const std::vector<std::string> names = strings_of(n, "classlabels_strings");
-    const int64_t classes = int64_t(labels.empty() ? names.size() : labels.size());
-    TS_USER_CHECK(labels.empty() == false || !is_used(graphs, n.output(0)))
-        << r.where(n) << ": string class labels are not supported (tensors of strings)";
+    const ClassLabels c = class_labels(r, graphs, n, "classlabels_ints");
     const size_t coefs = floats_of(n, "coefficients").size();
     const size_t rows = std::max<size_t>(floats_of(n, "intercepts").size(), 1);
     const int64_t features = feature_count(r, graphs, n);
     const int64_t per_row = features > 0 ? features : int64_t(coefs / rows);
     std::string scores = linear_scores(r, n, per_row, out);
     // One row of coefficients for two classes: the scores are [-s, s].
-    if (int64_t(coefs) == per_row && classes == 2)
+    if (int64_t(coefs) == per_row && c.classes == 2)
         scores = r.emit(n, "Concat", {r.emit(n, "Neg", {scores}, out), scores}, out, "",
                         {int_attr("axis", 1)});
-    const int64_t post = post_transform(r, n);
-    const std::string z = n.output(1).empty() ? r.fresh("scores") : n.output(1);
-    emit_ml_post(r, n, scores, post, z, out);
-    if (labels.empty()) return;
-    const std::string best =
-        r.emit(n, "ArgMax", {z}, out, "", {int_attr("axis", 1), int_attr("keepdims", 0)});
-    r.emit(n, "Gather",
-           {r.constant(n,
-                       ml_tensor(onnx::TensorProto_DataType_INT64, {classes},
-                                 std::vector<double>(labels.begin(), labels.end())),
-                       out),
-            best},
-           out, n.output(0).empty() ? r.fresh("label") : n.output(0));
+    emit_scores_and_labels(r, n, scores, post_transform(r, n), c, out);
 }
 
 void expand_linear_regressor(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
