@@ -110,28 +110,31 @@ std::vector<std::vector<int64_t>> walks_by_depth(const std::vector<int64_t>& dep
     std::stable_sort(order.begin(), order.end(),
                      [&](int64_t a, int64_t b) { return depth[size_t(a)] < depth[size_t(b)]; });
     const size_t n = order.size();
-    const int64_t deepest = n ? depth[size_t(order.back())] : 0;
-    const double walk_cost = 0.1 * double(n) * double(deepest);
-    // best[i]: the cheapest split of the first i trees; cut[i]: where its last walk starts.
-    std::vector<double> best(n + 1, 0.0);
-    std::vector<size_t> cut(n + 1, 0);
-    for (size_t i = 1; i <= n; ++i) {
-        best[i] = -1;
-        for (size_t j = 0; j < i; ++j) {
-            // Cut only between different depths.
-            if (j > 0 && depth[size_t(order[j - 1])] == depth[size_t(order[j])]) continue;
-            const double c =
-                best[j] + walk_cost + double(i - j) * double(depth[size_t(order[i - 1])]);
-            if (best[i] < 0 || c < best[i]) {
-                best[i] = c;
-                cut[i] = j;
+    if (n == 0) return {};
+    const double walk_cost = 0.1 * double(n) * double(depth[size_t(order.back())]);
+    // Walks start and end where the depth changes: at most one cut per depth.
+    std::vector<size_t> at = {0};
+    for (size_t j = 1; j < n; ++j)
+        if (depth[size_t(order[j - 1])] != depth[size_t(order[j])]) at.push_back(j);
+    at.push_back(n);
+    // best[b]: the cheapest walks of the trees before at[b]; from[b]: where its last one starts.
+    std::vector<double> best(at.size(), 0.0);
+    std::vector<size_t> from(at.size(), 0);
+    for (size_t b = 1; b < at.size(); ++b) {
+        best[b] = -1;
+        for (size_t a = 0; a < b; ++a) {
+            const double c = best[a] + walk_cost +
+                             double(at[b] - at[a]) * double(depth[size_t(order[at[b] - 1])]);
+            if (best[b] < 0 || c < best[b]) {
+                best[b] = c;
+                from[b] = a;
             }
         }
     }
     std::vector<std::vector<int64_t>> walks;
-    for (size_t i = n; i > 0; i = cut[i])
-        walks.insert(walks.begin(),
-                     std::vector<int64_t>(order.begin() + long(cut[i]), order.begin() + long(i)));
+    for (size_t b = at.size() - 1; b > 0; b = from[b])
+        walks.insert(walks.begin(), std::vector<int64_t>(order.begin() + long(at[from[b]]),
+                                                         order.begin() + long(at[b])));
     return walks;
 }
 
@@ -179,7 +182,18 @@ Slots place(const Forest& f) {
 }  // namespace
 
 std::string emit_forest(NodeRewriter& r, const onnx::NodeProto& n, const std::string& x,
-                        const Forest& f, std::vector<onnx::NodeProto>& out) {
+                        const Forest& forest, std::vector<onnx::NodeProto>& out) {
+    // Trees that are all single leaves: one node no tree reaches keeps the
+    // table's shape.
+    Forest f = forest;
+    TS_USER_CHECK(f.leaves > 0 && !f.starts.empty()) << r.where(n) << ": the forest has no leaves";
+    if (f.splits.empty()) {
+        f.splits = {0.0};
+        f.modes = {kLeq};
+        f.features = {0};
+        f.missing = {0};
+        f.next_true = f.next_false = {-1};
+    }
     const int64_t count = int64_t(f.splits.size()), trees = int64_t(f.starts.size());
     TS_USER_CHECK(r.opset >= 11)
         << r.where(n) << ": tree ensembles need a default-domain opset of 11 or newer (the model "

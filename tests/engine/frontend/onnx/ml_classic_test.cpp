@@ -267,6 +267,18 @@ TEST(OnnxMlClassic, ARegressorWalksItsTreesAsTheReferenceReadsThem) {
     }
 }
 
+TEST(OnnxMlClassic, AForestOfSingleLeavesGivesItsConstantScores) {
+    // A constant model (every tree one leaf): no comparisons at all.
+    Classic c;
+    c.nodes = {{0, 0, "LEAF"}, {4, 0, "LEAF"}};
+    c.weights = {{0, 0, 0, 1.5}, {4, 0, 0, -0.25}};
+    c.base = {0.5};
+    const int64_t rows = 5;
+    graph::Graph g = driver::load_model(write_model(c, rows, "leaves"));
+    NDArray y = run(g, {inputs_with_nans(c, rows, 3)}).at(0);
+    for (int64_t r = 0; r < rows; ++r) EXPECT_FLOAT_EQ(y.data<float>()[r], 1.75f) << r;
+}
+
 TEST(OnnxMlClassic, AClassifierGivesItsScoresAndTheLabelOfTheBest) {
     const int64_t rows = 19;
     // Three classes under a softmax; two classes scored as one (binary),
