@@ -1,7 +1,7 @@
 // ai.onnx.ml TreeEnsembleRegressor, TreeEnsembleClassifier (ml opsets 1-3,
 // what skl2onnx and onnxmltools write for scikit-learn, LightGBM and XGBoost
-// models), Scaler, LinearClassifier, LinearRegressor and Normalizer as
-// standard ONNX ops (see onnx_ml_trees.h). The trees
+// models), Scaler, LinearClassifier, LinearRegressor, Normalizer, Binarizer
+// and ArrayFeatureExtractor as standard ONNX ops (see onnx_ml_trees.h). The trees
 // are read into a Forest and walked like TreeEnsemble's (onnx_ml_forest.h);
 // the semantics follow ONNX's reference implementation.
 #include <algorithm>
@@ -345,6 +345,28 @@ void expand_scaler(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::
            out, n.output(0));
 }
 
+// Y = 1 where X > threshold, else 0, in X's type.
+void expand_binarizer(NodeRewriter& r, const onnx::NodeProto& n,
+                      std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
+        << r.where(n) << ": takes one input and gives one output";
+    const onnx::AttributeProto* a = find_attr(n, "threshold");
+    const float threshold = a ? a->f() : 0.f;
+    const std::string x = n.input(0);
+    r.emit(n, "Where",
+           {r.emit(n, "Greater", {x, r.scalar_like(n, x, threshold, out)}, out),
+            r.scalar_like(n, x, 1.f, out), r.scalar_like(n, x, 0.f, out)},
+           out, n.output(0));
+}
+
+// Y = X's elements at the indices along its last axis.
+void expand_array_feature_extractor(NodeRewriter& r, const onnx::NodeProto& n,
+                                    std::vector<onnx::NodeProto>& out) {
+    TS_USER_CHECK(n.input_size() == 2 && n.output_size() == 1)
+        << r.where(n) << ": takes two inputs and gives one output";
+    r.emit(n, "Gather", {n.input(0), n.input(1)}, out, n.output(0), {int_attr("axis", -1)});
+}
+
 }  // namespace
 
 bool expand_classic_ml_op(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
@@ -361,6 +383,10 @@ bool expand_classic_ml_op(NodeRewriter& r, const Graphs& graphs, const onnx::Nod
         expand_linear_regressor(r, graphs, n, out);
     else if (n.op_type() == "Normalizer")
         expand_normalizer(r, n, out);
+    else if (n.op_type() == "Binarizer")
+        expand_binarizer(r, n, out);
+    else if (n.op_type() == "ArrayFeatureExtractor")
+        expand_array_feature_extractor(r, n, out);
     else
         return false;
     return true;

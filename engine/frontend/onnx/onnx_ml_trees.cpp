@@ -109,13 +109,26 @@ void expand_ml_tree_ensembles(onnx::ModelProto& model, const std::string& origin
         return v;
     };
     int64_t opset = default_opset();
+    if (opset == 0) {
+        // Only ai.onnx.ml imported (ONNX's own TreeEnsemble tests): the
+        // standard ops of the rewrite come in opset 17's forms.
+        auto* op = model.add_opset_import();
+        op->set_domain("");
+        op->set_version(17);
+        opset = 17;
+    }
     NodeRewriter r(origin, "", model.graph());
     // The first ai.onnx.ml op Tessera does not rewrite stops the import here,
     // before any conversion (ZipMap: a sequence of maps is not a tensor).
-    static const std::set<std::string> kRewritten = {
-        "TreeEnsemble", "TreeEnsembleRegressor", "TreeEnsembleClassifier",
-        "Scaler",       "LinearClassifier",      "LinearRegressor",
-        "Normalizer"};
+    static const std::set<std::string> kRewritten = {"TreeEnsemble",
+                                                     "TreeEnsembleRegressor",
+                                                     "TreeEnsembleClassifier",
+                                                     "Scaler",
+                                                     "LinearClassifier",
+                                                     "LinearRegressor",
+                                                     "Normalizer",
+                                                     "Binarizer",
+                                                     "ArrayFeatureExtractor"};
     std::function<void(const onnx::GraphProto&)> check = [&](const onnx::GraphProto& g) {
         for (const auto& node : g.node()) {
             TS_USER_CHECK(node.domain() != kMlDomain || kRewritten.count(node.op_type()))
@@ -143,6 +156,7 @@ void expand_ml_tree_ensembles(onnx::ModelProto& model, const std::string& origin
     }
     r = NodeRewriter(origin, "", model.graph());
     r.opset = opset;
+    r.cast_like = opset >= 15;
     rewrite_nodes(r, *model.mutable_graph(),
                   [](NodeRewriter& rw, const Graphs& graphs, onnx::NodeProto& n,
                      std::vector<onnx::NodeProto>& out) {

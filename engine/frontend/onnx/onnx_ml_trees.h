@@ -21,8 +21,9 @@ namespace tessera::frontend::onnx_import {
 void expand_ml_tree_ensembles(onnx::ModelProto& model, const std::string& origin);
 
 /// Appends the rewrite of `n` when it is a TreeEnsembleRegressor,
-/// TreeEnsembleClassifier, Scaler, LinearClassifier, LinearRegressor or
-/// Normalizer (onnx_ml_classic.cpp); false otherwise.
+/// TreeEnsembleClassifier, Scaler, LinearClassifier, LinearRegressor,
+/// Normalizer, Binarizer or ArrayFeatureExtractor (onnx_ml_classic.cpp);
+/// false otherwise.
 bool expand_classic_ml_op(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
                           std::vector<onnx::NodeProto>& out);
 

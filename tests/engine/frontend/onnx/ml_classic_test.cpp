@@ -1,6 +1,7 @@
 // The classic ai.onnx.ml ops skl2onnx and onnxmltools write (issue #15,
 // session 27): TreeEnsembleRegressor and TreeEnsembleClassifier (ml opsets
-// 1-3, also in opset-9 models) and Scaler, each checked on random data
+// 1-3, also in opset-9 models), Scaler, the linear models, Normalizer,
+// Binarizer and ArrayFeatureExtractor, each checked on random data
 // (with missing values) against trees walked here one row at a time as
 // ONNX's reference implementation reads them; and deep trees, whose walk
 // must stay a bounded kernel.
@@ -327,56 +328,16 @@ TEST(OnnxMlClassic, AClassifierGivesItsScoresAndTheLabelOfTheBest) {
     }
 }
 
-TEST(OnnxMlClassic, AScalerShiftsAndScalesEachColumn) {
-    const float offset[3] = {0.5f, -1.f, 2.f}, scale[3] = {2.f, 0.25f, -1.f};
-    onnx::ModelProto model;
-    model.set_ir_version(8);
-    model.add_opset_import()->set_version(17);
-    auto* ml = model.add_opset_import();
-    ml->set_domain("ai.onnx.ml");
-    ml->set_version(1);
-    onnx::GraphProto* g = model.mutable_graph();
-    g->set_name("g");
-    onnx::NodeProto* n = g->add_node();
-    n->set_op_type("Scaler");
-    n->set_domain("ai.onnx.ml");
-    n->add_input("x");
-    n->add_output("y");
-    for (const char* name : {"offset", "scale"}) {
-        auto* a = n->add_attribute();
-        a->set_name(name);
-        a->set_type(onnx::AttributeProto::FLOATS);
-        for (int i = 0; i < 3; ++i) a->add_floats(name[0] == 'o' ? offset[i] : scale[i]);
-    }
-    for (const char* name : {"x", "y"}) {
-        onnx::ValueInfoProto* vi = name[0] == 'x' ? g->add_input() : g->add_output();
-        vi->set_name(name);
-        auto* tt = vi->mutable_type()->mutable_tensor_type();
-        tt->set_elem_type(onnx::TensorProto_DataType_FLOAT);
-        tt->mutable_shape()->add_dim()->set_dim_value(5);
-        tt->mutable_shape()->add_dim()->set_dim_value(3);
-    }
-    const fs::path path =
-        fs::temp_directory_path() / ("tessera_ml_scaler_" + std::to_string(::getpid()) + ".onnx");
-    {
-        std::ofstream out(path, std::ios::binary);
-        model.SerializeToOstream(&out);
-    }
-    NDArray x = random_floats({5, 3}, 4);
-    NDArray y = run(driver::load_model(path.string()), {x}).at(0);
-    for (int i = 0; i < 15; ++i)
-        EXPECT_FLOAT_EQ(y.data<float>()[i], (x.data<float>()[i] - offset[i % 3]) * scale[i % 3]);
-}
-
 // A model of one ai.onnx.ml node `op` (attributes set by `attrs`) from
 // x [rows, features] to the float outputs `outputs` ([rows, width] each,
 // but a first int64 label [rows] when `label`).
 std::string one_ml_node(const std::string& op, int64_t rows, int64_t features,
                         const std::vector<std::pair<std::string, int64_t>>& outputs, bool label,
-                        const std::function<void(onnx::NodeProto&)>& attrs) {
+                        const std::function<void(onnx::NodeProto&, onnx::GraphProto&)>& attrs,
+                        bool import_default = true) {
     onnx::ModelProto model;
     model.set_ir_version(8);
-    model.add_opset_import()->set_version(17);
+    if (import_default) model.add_opset_import()->set_version(17);
     auto* ml = model.add_opset_import();
     ml->set_domain("ai.onnx.ml");
     ml->set_version(1);
@@ -386,7 +347,7 @@ std::string one_ml_node(const std::string& op, int64_t rows, int64_t features,
     n->set_op_type(op);
     n->set_domain("ai.onnx.ml");
     n->add_input("x");
-    attrs(*n);
+    attrs(*n, *g);
     auto value = [&](onnx::ValueInfoProto* vi, const std::string& name, int type,
                      std::vector<int64_t> dims) {
         vi->set_name(name);
@@ -448,7 +409,7 @@ TEST(OnnxMlClassic, ALinearClassifierScoresAndLabelsItsRows) {
         const int64_t classes = int64_t(labels.size());
         const std::string path =
             one_ml_node("LinearClassifier", rows, F, {{"label", 0}, {"scores", classes}}, true,
-                        [&](onnx::NodeProto& n) {
+                        [&](onnx::NodeProto& n, onnx::GraphProto&) {
                             floats_attr(n, "coefficients", coef);
                             floats_attr(n, "intercepts", icpt);
                             ints_attr(n, "classlabels_ints", labels);
@@ -485,7 +446,7 @@ TEST(OnnxMlClassic, ALinearRegressorAndANormalizerComputeTheirRows) {
     const NDArray x = random_floats({rows, F}, 6);
     const std::vector<float> coef = {0.5f, -1.f, 2.f, 0.25f, 1.5f, 0.f, -0.75f, 1.f};
     NDArray y = run(driver::load_model(one_ml_node("LinearRegressor", rows, F, {{"y", 2}}, false,
-                                                   [&](onnx::NodeProto& n) {
+                                                   [&](onnx::NodeProto& n, onnx::GraphProto&) {
                                                        floats_attr(n, "coefficients", coef);
                                                        floats_attr(n, "intercepts", {1.f, -2.f});
                                                        auto* a = n.add_attribute();
@@ -504,9 +465,10 @@ TEST(OnnxMlClassic, ALinearRegressorAndANormalizerComputeTheirRows) {
         }
     for (const std::string norm : {"MAX", "L1", "L2"}) {
         SCOPED_TRACE(norm);
-        NDArray z = run(driver::load_model(
-                            one_ml_node("Normalizer", rows, F, {{"z", F}}, false,
-                                        [&](onnx::NodeProto& n) { text_attr(n, "norm", norm); })),
+        NDArray z = run(driver::load_model(one_ml_node("Normalizer", rows, F, {{"z", F}}, false,
+                                                       [&](onnx::NodeProto& n, onnx::GraphProto&) {
+                                                           text_attr(n, "norm", norm);
+                                                       })),
                         {x})
                         .at(0);
         for (int64_t r = 0; r < rows; ++r) {
@@ -521,6 +483,59 @@ TEST(OnnxMlClassic, ALinearRegressorAndANormalizerComputeTheirRows) {
             for (int64_t f = 0; f < F; ++f)
                 EXPECT_NEAR(z.data<float>()[r * F + f], x.data<float>()[r * F + f] / d, 1e-5);
         }
+    }
+}
+
+TEST(OnnxMlClassic, AScalerShiftsAndScalesEachColumn) {
+    const std::vector<float> offset = {0.5f, -1.f, 2.f}, scale = {2.f, 0.25f, -1.f};
+    const std::string path =
+        one_ml_node("Scaler", 5, 3, {{"y", 3}}, false, [&](onnx::NodeProto& n, onnx::GraphProto&) {
+            floats_attr(n, "offset", offset);
+            floats_attr(n, "scale", scale);
+        });
+    NDArray x = random_floats({5, 3}, 4);
+    NDArray y = run(driver::load_model(path), {x}).at(0);
+    for (int i = 0; i < 15; ++i)
+        EXPECT_FLOAT_EQ(y.data<float>()[i],
+                        (x.data<float>()[i] - offset[size_t(i % 3)]) * scale[size_t(i % 3)]);
+}
+
+TEST(OnnxMlClassic, ABinarizerAndAFeatureExtractorInAModelImportingOnlyAiOnnxMl) {
+    // ONNX's own ai.onnx.ml tests import no default domain: the rewrite's
+    // standard ops come in opset 17's forms.
+    const int64_t rows = 4, F = 5;
+    const NDArray x = random_floats({rows, F}, 12);
+    NDArray y = run(driver::load_model(one_ml_node(
+                        "Binarizer", rows, F, {{"y", F}}, false,
+                        [](onnx::NodeProto& n, onnx::GraphProto&) {
+                            auto* a = n.add_attribute();
+                            a->set_name("threshold");
+                            a->set_type(onnx::AttributeProto::FLOAT);
+                            a->set_f(0.25f);
+                        },
+                        false)),
+                    {x})
+                    .at(0);
+    for (int64_t i = 0; i < rows * F; ++i)
+        EXPECT_EQ(y.data<float>()[i], x.data<float>()[i] > 0.25f ? 1.f : 0.f) << i;
+    // ArrayFeatureExtractor: columns 3 and 0 of each row, as a second input.
+    const std::string path = one_ml_node(
+        "ArrayFeatureExtractor", rows, F, {{"z", 2}}, false,
+        [](onnx::NodeProto& n, onnx::GraphProto& g) {
+            n.add_input("idx");
+            onnx::TensorProto* idx = g.add_initializer();
+            idx->set_name("idx");
+            idx->set_data_type(onnx::TensorProto_DataType_INT64);
+            idx->add_dims(2);
+            idx->add_int64_data(3);
+            idx->add_int64_data(0);
+        },
+        false);
+    NDArray z = run(driver::load_model(path), {x}).at(0);
+    ASSERT_EQ(z.shape(), (Ints{rows, 2}));
+    for (int64_t r = 0; r < rows; ++r) {
+        EXPECT_EQ(z.data<float>()[r * 2], x.data<float>()[r * F + 3]);
+        EXPECT_EQ(z.data<float>()[r * 2 + 1], x.data<float>()[r * F]);
     }
 }
 
