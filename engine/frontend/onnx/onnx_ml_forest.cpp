@@ -2,6 +2,7 @@
 #include "engine/frontend/onnx/onnx_ml_forest.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "engine/core/error.h"
@@ -252,15 +253,48 @@ std::string emit_forest(NodeRewriter& r, const onnx::NodeProto& n, const std::st
             c = r.emit(n, kOp[m], {xv, th}, out);
         return m == kNeq ? r.emit(n, "Not", {c}, out) : c;
     };
-    std::string cond = compare(f.modes[0]);
-    if (std::any_of(f.modes.begin(), f.modes.end(), [&](int64_t m) { return m != f.modes[0]; })) {
+    // Every mode's comparison where a node has it (BRANCH_MEMBER: below).
+    std::vector<int64_t> present;
+    for (int64_t m : f.modes)
+        if (m != kMember && std::find(present.begin(), present.end(), m) == present.end())
+            present.push_back(m);
+    std::string cond = compare(present.empty() ? kLeq : present[0]);
+    if (present.size() > 1) {
         const std::string md = constant(I64, table_shape, mode);
-        for (int64_t m = kLeq; m < kMember; ++m) {
-            if (m == f.modes[0] || std::find(f.modes.begin(), f.modes.end(), m) == f.modes.end())
-                continue;
-            const std::string is_m = r.emit(n, "Equal", {md, r.ints(n, {m}, out, true)}, out);
-            cond = r.emit(n, "Where", {is_m, compare(m), cond}, out);
+        for (size_t k = 1; k < present.size(); ++k) {
+            const std::string is_m =
+                r.emit(n, "Equal", {md, r.ints(n, {present[k]}, out, true)}, out);
+            cond = r.emit(n, "Where", {is_m, compare(present[k]), cond}, out);
         }
+    }
+    // BRANCH_MEMBER: the input equals a member of the node's set (each set
+    // padded with NaN, which equals nothing, to the largest).
+    if (std::find(f.modes.begin(), f.modes.end(), kMember) != f.modes.end()) {
+        size_t widest = 1;
+        for (const std::vector<double>& m : f.members) widest = std::max(widest, m.size());
+        std::vector<double> sets(size_t(entries) * widest, std::nan(""));
+        std::vector<double> is_member(size_t(entries), 0.0);
+        for (int64_t i = 0; i < count; ++i) {
+            if (f.modes[size_t(i)] != kMember) continue;
+            const size_t e = size_t(slots.of_node[size_t(i)]);
+            is_member[e] = 1.0;
+            for (size_t k = 0; k < f.members[size_t(i)].size(); ++k)
+                sets[e * widest + k] = f.members[size_t(i)][k];
+        }
+        const std::string x4 =
+            r.emit(n, "Reshape", {xv, r.ints(n, {0, slots.rows, 1, 1}, out)}, out);
+        const std::string eq =
+            r.emit(n, "Equal",
+                   {x4, constant(f.split_type, {slots.rows, kSlots, int64_t(widest)}, sets)}, out);
+        const std::string any = r.reduce(
+            n, "ReduceMax",
+            r.emit(n, "Cast", {eq}, out, "", {int_attr("to", onnx::TensorProto_DataType_FLOAT)}),
+            {3}, false, out);
+        const std::string hit =
+            r.emit(n, "Cast", {any}, out, "", {int_attr("to", onnx::TensorProto_DataType_BOOL)});
+        cond = r.emit(
+            n, "Where",
+            {constant(onnx::TensorProto_DataType_BOOL, table_shape, is_member), hit, cond}, out);
     }
     const bool tracks =
         std::any_of(f.missing.begin(), f.missing.end(), [](int64_t m) { return m != 0; });

@@ -23,6 +23,8 @@ struct Forest {
     int weight_type = onnx::TensorProto_DataType_FLOAT;  // the scores' dtype
     std::vector<double> splits;
     std::vector<int64_t> modes, features, missing, next_true, next_false;
+    /// Per node, the set a BRANCH_MEMBER node tests its input against.
+    std::vector<std::vector<double>> members;
     /// A missing value (NaN) takes the true branch where `missing` says so
     /// and the false one elsewhere (ml opsets 1-3); without this it takes the
     /// true branch also where the comparison holds for NaN (ml opset 5).

@@ -3,6 +3,7 @@
 #include "engine/frontend/onnx/onnx_ml_trees.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -56,8 +57,23 @@ void expand_tree_ensemble(NodeRewriter& r, const onnx::NodeProto& n,
                   count > 0 && f.targets >= 1)
         << r.where(n) << ": inconsistent tree tables";
     for (int64_t m : f.modes)
-        TS_USER_CHECK(m >= kLeq && m < kMember) << r.where(n) << ": node mode " << m
-                                                << " is not supported (BRANCH_MEMBER sets are not)";
+        TS_USER_CHECK(m >= kLeq && m <= kMember) << r.where(n) << ": unknown node mode " << m;
+    // The BRANCH_MEMBER nodes' sets, in node order, each ended by a NaN.
+    f.members.assign(count, {});
+    if (std::find(f.modes.begin(), f.modes.end(), kMember) != f.modes.end()) {
+        const std::vector<double> values = ml_tensor_values(r, n, "membership_values");
+        const size_t sets = size_t(std::count(f.modes.begin(), f.modes.end(), int64_t(kMember)));
+        TS_USER_CHECK(size_t(std::count_if(values.begin(), values.end(),
+                                           [](double v) { return std::isnan(v); })) == sets)
+            << r.where(n) << ": membership_values must hold " << sets
+            << " sets, each ended by a NaN";
+        size_t at = 0;
+        for (size_t i = 0; i < count; ++i) {
+            if (f.modes[i] != kMember) continue;
+            for (; !std::isnan(values[at]); ++at) f.members[i].push_back(values[at]);
+            ++at;  // the NaN ending this set
+        }
+    }
     TS_USER_CHECK(f.aggregate >= 0 && f.aggregate <= 3)
         << r.where(n) << ": unknown aggregate_function";
     TS_USER_CHECK(f.targets == 1 || f.aggregate <= 1)

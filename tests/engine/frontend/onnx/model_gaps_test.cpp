@@ -4,6 +4,7 @@
 // (onnx-asr's NeMo, Whisper and GigaAM preprocessors), and tensors whose
 // data sits in a file beside the model (malvizv1's ResNet-18). Each checked
 // on random data against a reference computed here.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -194,6 +195,7 @@ struct Trees {
     std::vector<double> leaf_weights;
     std::vector<int64_t> roots;
     int64_t targets = 1, aggregate = 1, post = 0;
+    std::vector<std::vector<double>> sets;  // per BRANCH_MEMBER node (mode 6), in node order
 };
 
 std::string tree_model(const Trees& t, int64_t rows) {
@@ -248,6 +250,14 @@ std::string tree_model(const Trees& t, int64_t rows) {
     ints("leaf_targetids", t.leaf_targets);
     tensor("leaf_weights", onnx::TensorProto_DataType_DOUBLE, t.leaf_weights);
     ints("tree_roots", t.roots);
+    if (!t.sets.empty()) {
+        std::vector<double> members;
+        for (const std::vector<double>& set : t.sets) {
+            members.insert(members.end(), set.begin(), set.end());
+            members.push_back(std::nan(""));
+        }
+        tensor("membership_values", onnx::TensorProto_DataType_DOUBLE, members);
+    }
     one("n_targets", t.targets);
     one("aggregate_function", t.aggregate);
     one("post_transform", t.post);
@@ -279,7 +289,13 @@ std::vector<double> walk(const Trees& t, const std::vector<double>& x, int64_t r
             while (leaf < 0) {
                 const double v = x[size_t(r * 3 + t.features[size_t(i)])], s = t.splits[size_t(i)];
                 bool c = false;
+                size_t set = 0;  // which of the sets node i's is
+                for (int64_t j = 0; j < i; ++j) set += t.modes[size_t(j)] == 6 ? 1 : 0;
                 switch (t.modes[size_t(i)]) {
+                    case 6:
+                        c = std::find(t.sets[set].begin(), t.sets[set].end(), v) !=
+                            t.sets[set].end();
+                        break;
                     case 0:
                         c = v <= s;
                         break;
@@ -322,7 +338,8 @@ std::vector<double> walk(const Trees& t, const std::vector<double>& x, int64_t r
 TEST(OnnxMlTrees, ATreeEnsembleWalksItsTreesInStandardOps) {
     // Two trees of depths 3 and 1 (nodes 0-2 and 3), every comparison mode
     // but set membership, a missing value that goes left, two targets; then
-    // the same tables with one target under MIN and under a logistic.
+    // the same tables with one target under MIN and under a logistic; then
+    // with set membership.
     Trees t;
     t.splits = {0.5, -0.25, 0.1, 0.0};
     t.modes = {0, 3, 5, 1};
@@ -356,13 +373,28 @@ TEST(OnnxMlTrees, ATreeEnsembleWalksItsTreesInStandardOps) {
         for (size_t i = 0; i < want.size(); ++i)
             EXPECT_NEAR(y.data<double>()[i], want[i], 1e-12) << i;
     }
-    // Set membership is refused with the node named.
+    // Set membership (BRANCH_MEMBER) at nodes 1 and 3, one set empty; then
+    // sets that do not match the member nodes are refused naming the node.
     t.modes[1] = 6;
+    t.modes[3] = 6;
+    t.sets = {{-0.5, 1.0, 7.0}, {}};
+    {
+        graph::Graph g = driver::load_model(tree_model(t, rows));
+        NDArray in = NDArray::empty({DType::Float64, {rows, 3}});
+        std::copy(x.begin(), x.end(), in.data<double>());
+        NDArray y = run(g, {in}).at(0);
+        const std::vector<double> want = walk(t, x, rows);
+        for (size_t i = 0; i < want.size(); ++i)
+            EXPECT_NEAR(y.data<double>()[i], want[i], 1e-12) << i;
+    }
+    t.sets = {{-0.5, 1.0}};
     try {
         driver::load_model(tree_model(t, rows));
         ADD_FAILURE() << "no error";
     } catch (const UserError& e) {
-        EXPECT_NE(std::string(e.what()).find("BRANCH_MEMBER"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("membership_values must hold 2 sets"),
+                  std::string::npos)
+            << e.what();
     }
 }
 
