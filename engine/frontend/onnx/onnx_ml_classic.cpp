@@ -199,7 +199,8 @@ void expand_regressor(NodeRewriter& r, const onnx::NodeProto& n,
     TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
         << r.where(n) << ": takes one input and gives one output";
     const int64_t targets = ml_int(n, "n_targets", 1);
-    TS_USER_CHECK(targets >= 1) << r.where(n) << ": n_targets must be positive";
+    TS_USER_CHECK(targets >= 1 && targets <= (int64_t(1) << 20))
+        << r.where(n) << ": n_targets " << targets << " is out of range";
     static const std::map<std::string, int64_t> kAggregates = {
         {"AVERAGE", 0}, {"SUM", 1}, {"MIN", 2}, {"MAX", 3}};
     const std::string aggregate = string_of(n, "aggregate_function", "SUM");
@@ -292,7 +293,8 @@ void expand_linear_regressor(NodeRewriter& r, const Graphs& graphs, const onnx::
     TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
         << r.where(n) << ": takes one input and gives one output";
     const int64_t targets = ml_int(n, "targets", 1);
-    TS_USER_CHECK(targets >= 1) << r.where(n) << ": targets must be positive";
+    TS_USER_CHECK(targets >= 1 && targets <= (int64_t(1) << 20))
+        << r.where(n) << ": targets " << targets << " is out of range";
     const int64_t per_row = int64_t(floats_of(n, "coefficients").size()) / targets;
     const int64_t features = feature_count(r, graphs, n);
     TS_USER_CHECK(features < 0 || features == per_row)

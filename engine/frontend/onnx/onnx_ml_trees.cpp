@@ -32,7 +32,8 @@ void expand_tree_ensemble(NodeRewriter& r, const onnx::NodeProto& n,
     TS_USER_CHECK(f.split_type == onnx::TensorProto_DataType_FLOAT ||
                   f.split_type == onnx::TensorProto_DataType_DOUBLE)
         << r.where(n) << ": only float and double trees are supported";
-    for (double m : ml_tensor_values(r, n, "nodes_modes")) f.modes.push_back(int64_t(m));
+    for (double m : ml_tensor_values(r, n, "nodes_modes"))
+        f.modes.push_back(m >= 0 && m <= kMember ? int64_t(m) : -1);  // -1: refused below
     f.features = ml_ints(r, n, "nodes_featureids", true);
     const std::vector<int64_t> true_ids = ml_ints(r, n, "nodes_truenodeids", true);
     const std::vector<int64_t> false_ids = ml_ints(r, n, "nodes_falsenodeids", true);
@@ -54,10 +55,10 @@ void expand_tree_ensemble(NodeRewriter& r, const onnx::NodeProto& n,
         TS_USER_CHECK(v->size() == count) << r.where(n) << ": the nodes_* tables differ in length ("
                                           << v->size() << " and " << count << ")";
     TS_USER_CHECK(f.modes.size() == count && leaf_targets.size() == f.leaves && !roots.empty() &&
-                  count > 0 && f.targets >= 1)
+                  count > 0 && f.targets >= 1 && f.targets <= (int64_t(1) << 20))
         << r.where(n) << ": inconsistent tree tables";
     for (int64_t m : f.modes)
-        TS_USER_CHECK(m >= kLeq && m <= kMember) << r.where(n) << ": unknown node mode " << m;
+        TS_USER_CHECK(m >= kLeq && m <= kMember) << r.where(n) << ": unknown node mode";
     // The BRANCH_MEMBER nodes' sets, in node order, each ended by a NaN.
     f.members.assign(count, {});
     if (std::find(f.modes.begin(), f.modes.end(), kMember) != f.modes.end()) {

@@ -5,8 +5,9 @@
 #include <cstring>
 
 #include "engine/core/error.h"
-#include "engine/frontend/onnx/onnx_resize_antialias.h"
 #include "engine/frontend/onnx/onnx_context.h"
+#include "engine/frontend/onnx/onnx_index.h"
+#include "engine/frontend/onnx/onnx_resize_antialias.h"
 
 namespace tessera::frontend::onnx_import {
 
@@ -185,9 +186,21 @@ void convert_slice(NodeCtx& ctx) {
     ctx.emit("strided_slice", {ctx.input(0)}, {{"begin", b}, {"end", e}, {"strides", st}});
 }
 
+// Constant indices must lie in [-extent, extent) (ONNX Runtime refuses the
+// others when it runs; the kernel would clamp them into range).
+void check_constant_indices(NodeCtx& ctx, int i, int64_t extent) {
+    const ConstTensor* c = ctx.constant_input(i);
+    if (!c) return;
+    for (double v : constant_values(*c))
+        TS_USER_CHECK(v >= -double(extent) && v < double(extent))
+            << ctx.where() << ": index " << int64_t(v) << " is out of range for an axis of "
+            << extent;
+}
+
 void convert_gather(NodeCtx& ctx) {
     int64_t rank = int64_t(ctx.input_type(0).shape.size());
     int64_t axis = normalize_axis(ctx, ctx.attr_int("axis", 0), rank);
+    check_constant_indices(ctx, 1, ctx.input_type(0).shape[size_t(axis)]);
     ctx.emit("take", {ctx.input(0), ctx.input(1)}, {{"axis", axis}});
 }
 

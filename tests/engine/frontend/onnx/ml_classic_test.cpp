@@ -268,6 +268,19 @@ TEST(OnnxMlClassic, ARegressorWalksItsTreesAsTheReferenceReadsThem) {
     }
 }
 
+TEST(OnnxMlClassic, AFeatureTheInputDoesNotHaveIsAnError) {
+    Classic c = three_trees();
+    c.nodes[2].feature = 9;  // the input has 3 features
+    try {
+        driver::load_model(write_model(c, 4, "bad_feature"));
+        ADD_FAILURE() << "no error";
+    } catch (const UserError& e) {
+        EXPECT_NE(std::string(e.what()).find("index 9 is out of range for an axis of 3"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(OnnxMlClassic, AForestOfSingleLeavesGivesItsConstantScores) {
     // A constant model (every tree one leaf): no comparisons at all.
     Classic c;
