@@ -2,6 +2,7 @@
 // loop into blockIdx.x x threadIdx.x, keep reductions serial per thread.
 #include "engine/topi/gpu/schedule_gpu.h"
 
+#include <algorithm>
 #include <set>
 
 #include "engine/core/error.h"
@@ -193,9 +194,52 @@ Stmt bind_stage(const Stmt& nest, const GpuScheduleOptions& opt,
 
 }  // namespace
 
+namespace {
+
+constexpr int64_t kMaxInlinedNodes = 4096;
+
+// Expression nodes of `s`, counted as the tree codegen walks (at most `cap`).
+int64_t tree_size(const Stmt& s, int64_t cap) {
+    int64_t n = 0;
+    post_order_visit(s, [&](const Object*) { n = std::min(n + 1, cap); });
+    return n;
+}
+
+// Whether substituting block `name`'s value into every read keeps each
+// reader under kMaxInlinedNodes: a stage lower_group computed into its own
+// buffer because it is read many times per element (a tree ensemble's levels,
+// each a gather indexed by the one before) would grow exponentially.
+bool small_enough_to_inline(const PrimFunc& f, const std::string& name) {
+    std::vector<const Block*> blocks;
+    post_order_visit(f->body, [&](const Object* o) {
+        if (o->node_type == NodeType::Block) blocks.push_back(static_cast<const Block*>(o));
+    });
+    const Block* stage = nullptr;
+    for (const Block* b : blocks)
+        if (b->name == name) stage = b;
+    if (!stage || stage->writes.size() != 1) return true;  // compute_inline decides
+    const BufferNode* buffer = stage->writes[0].buffer.get();
+    const int64_t own = tree_size(stage->body, kMaxInlinedNodes + 1);
+    for (const Block* b : blocks) {
+        if (b == stage || !b->body.defined()) continue;
+        int64_t reads = 0;
+        post_order_visit(b->body, [&](const Object* o) {
+            if (o->node_type == NodeType::BufferLoad &&
+                static_cast<const BufferLoad*>(o)->buffer.get() == buffer)
+                ++reads;
+        });
+        if (reads > 0 && tree_size(b->body, kMaxInlinedNodes + 1) + reads * own > kMaxInlinedNodes)
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 PrimFunc inline_spatial_stages(const PrimFunc& f) {
     schedule::Schedule s(f);
     for (const std::string& b : s.blocks()) {
+        if (!small_enough_to_inline(s.func(), b)) continue;
         try {
             s.compute_inline(b);  // refuses outputs, reductions and non-injective blocks
         } catch (const schedule::ScheduleError&) {

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "engine/driver/cuda_model.h"
 #include "engine/driver/driver.h"
 #include "engine/tir/printer.h"
 #include "tests/engine/frontend/onnx/index_test_util.h"
@@ -577,6 +578,15 @@ TEST(OnnxMlClassic, DeepTreesWalkInABoundedKernel) {
     for (const tir::PrimFunc& f : driver::lower_fused(driver::optimize(g)))
         text += tir::print(f).size();
     EXPECT_LT(text, 250000u) << "the walk's kernels print " << text << " characters";
+    // The GPU schedule inlines spatial stages, but not back into the chain
+    // (the studio's CUDA pane ran out of memory on the LightGBM decoder).
+    driver::BuildOptions gpu;
+    gpu.target = "cuda";
+    std::shared_ptr<driver::CudaModel> cuda =
+        driver::build_cuda(driver::optimize(g, gpu), {}, nullptr, false);
+    size_t cuda_text = 0;
+    for (const tir::PrimFunc& f : cuda->kernels) cuda_text += tir::print(f).size();
+    EXPECT_LT(cuda_text, 400000u) << "the GPU kernels print " << cuda_text << " characters";
 }
 
 }  // namespace
