@@ -292,20 +292,27 @@ void RunController::show(const RunResult& result) {
         anyEffective = anyEffective || runtime::executes_other_work(k.flops, k.workFlops);
     }
     const QString unit = modelThroughputUnit(anyInteger, anyEffective);
-    m_perfLabel->setText(
-        QString("Latency %1 ms (median of %2, min %3 ms)  ·  %4 %7  ·  kernels timed with "
-                "cold caches: %6 ms in all  ·  compiled in %5 s")
-            .arg(result.medianMs, 0, 'f', 3)
-            .arg(result.repeat)
-            .arg(result.minMs, 0, 'f', 3)
-            .arg(result.gflops, 0, 'f', 2)
-            .arg(result.compileSeconds, 0, 'f', 2)
-            .arg(kernelsMs, 0, 'f', 3)
-            .arg(unit) +
-        (result.kernelCount > 0 ? QString(" (%1 of %2 kernels compiled; the others unchanged)")
-                                      .arg(result.kernelsCompiled)
-                                      .arg(result.kernelCount)
-                                : QString()));
+    // Times under 0.1 ms in microseconds (a small tree model's 0.000 ms said nothing).
+    auto time = [](double ms) {
+        return ms < 0.1 ? QString("%1 \u00b5s").arg(ms * 1000, 0, 'f', 1)
+                        : QString("%1 ms").arg(ms, 0, 'f', 3);
+    };
+    const QString compiled = result.kernelCount <= 0 ? QString()
+                             : result.kernelsCompiled == result.kernelCount
+                                 ? QString(" (all %1 kernels compiled)").arg(result.kernelCount)
+                                 : QString(" (%1 of %2 kernels compiled; the others unchanged)")
+                                       .arg(result.kernelsCompiled)
+                                       .arg(result.kernelCount);
+    m_perfLabel->setText(QString("Latency %1 (median of %2, min %3)  ·  %4 %7  ·  kernels timed "
+                                 "with cold caches: %6 in all  ·  compiled in %5 s")
+                             .arg(time(result.medianMs))
+                             .arg(result.repeat)
+                             .arg(time(result.minMs))
+                             .arg(result.gflops, 0, 'f', 2)
+                             .arg(result.compileSeconds, 0, 'f', 2)
+                             .arg(time(kernelsMs))
+                             .arg(unit) +
+                         compiled);
     QStringList labels;
     QVector<double> ms;
     double slowest = 0;

@@ -84,8 +84,15 @@ namespace {
 // The title in bold, free to wrap after each '_' and ',' (a fused kernel's
 // name and nodes are one long word: unwrapped it widened the dock past the
 // screen, hiding the step buttons).
+// At most about two lines: a fused kernel's title lists all its nodes (13
+// lines for a tree ensemble's, which squeezed the editor's controls out of
+// view); the middle of a long one is elided, the whole title is the tooltip.
 QString wrappableTitle(const QString& title) {
-    QString html = title.toHtmlEscaped();
+    constexpr int kHead = 100, kTail = 40;
+    const QString shown = title.size() > kHead + kTail + 10
+                              ? title.left(kHead) + QString(" \u2026 ") + title.right(kTail)
+                              : title;
+    QString html = shown.toHtmlEscaped();
     const QChar zeroWidthSpace(0x200B);
     html.replace("_", QString("_") + zeroWidthSpace).replace(",", QString(",") + zeroWidthSpace);
     return "<b>" + html + "</b>";
@@ -244,11 +251,14 @@ void ScheduleEditor::setFunction(const QString& title, const tir::PrimFunc& func
     // from GFLOP/s (an int8 kernel's "GOP/s (int8)" stayed on a float one's plot).
     m_plot->setYLabel("GFLOP/s");
     m_title->setText(func.defined() ? wrappableTitle(title) : "Select an operator to schedule it.");
+    m_title->setToolTip(func.defined() ? title : QString());
     replay();
 }
 
 void ScheduleEditor::setTitle(const QString& title) {
-    if (m_base.defined()) m_title->setText(wrappableTitle(title));
+    if (!m_base.defined()) return;
+    m_title->setText(wrappableTitle(title));
+    m_title->setToolTip(title);
 }
 
 bool ScheduleEditor::addStep(const schedule::Step& step) {

@@ -392,6 +392,35 @@ TEST(ScheduleEditorWidget, MeasureAddsAPointInTheBackground) {
     EXPECT_EQ(editor->measurePlot()->plot()->yAxis->label().toStdString(), "GFLOP/s");
 }
 
+// A fused kernel's title lists its nodes (13 lines for a tree ensemble's):
+// the label shows its start and end, the tooltip all of it. A kernel
+// without arithmetic (a gather) is plotted in GB/s of its buffers, not at 0
+// GFLOP/s on the axis.
+TEST(ScheduleEditorWidget, ALongTitleIsElidedAndAKernelWithoutFlopsPlotsGigabytes) {
+    Studio s;
+    ASSERT_TRUE(s.ok);
+    ScheduleEditor* editor = tessera::gui_test::editorOn(s.window, "conv1");
+    ASSERT_NE(editor, nullptr);
+    QString title = "kernel fused_walk (";
+    for (int i = 0; i < 60; ++i) title += QString("Y_GatherElements_rw%1, ").arg(i);
+    title += "Y_last) \u00b7 default schedule \u00b7 3 steps";
+    const tir::PrimFunc func = editor->base();
+    editor->setFunction(title, func, 0.0);
+    editor->setTitle(title);  // the controller retitles what setFunction replays
+    QLabel* label = nullptr;
+    for (QLabel* l : editor->findChildren<QLabel*>())
+        if (l->toolTip() == title) label = l;
+    ASSERT_NE(label, nullptr);
+    EXPECT_LT(label->text().size(), 400);
+    EXPECT_TRUE(label->text().contains("3 steps")) << label->text().toStdString();
+    EXPECT_TRUE(label->text().contains(QChar(0x2026))) << label->text().toStdString();
+    QSignalSpy measured(editor, &ScheduleEditor::measured);
+    editor->measure();
+    ASSERT_TRUE(measured.wait(60000));
+    EXPECT_EQ(editor->measurePlot()->plot()->yAxis->label().toStdString(), "GB/s (its buffers)");
+    EXPECT_GT(editor->measurePlot()->best(), 0.0);
+}
+
 TEST(StudioCode, LlvmIrAndAssemblyFollowTheSchedule) {
     Studio s;
     ASSERT_TRUE(s.ok);
