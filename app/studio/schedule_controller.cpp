@@ -126,9 +126,17 @@ void ScheduleController::showNodeAlone(const tir::PrimFunc& alone) {
         m_editor->setFunction({}, {}, 0);
         return;
     }
-    m_editor->setFunction(QString::fromStdString(n.op + " " + n.name + " (alone)"), alone,
-                          graph::node_flops(document->graph(), n),
-                          m_workspace->traces().value(m_traceNode));
+    // With Target CUDA, Measure would time this loop IR on the CPU: not what
+    // the GPU runs (it showed a CPU time as the kernel's).
+    ScheduleEditor::KernelMeasurer refuse =
+        [](const schedule::Trace&, const std::function<bool(int)>&) -> driver::KernelMeasurement {
+        TS_USER_FAIL() << "Measure times kernels on the CPU; with Target CUDA the kernel runs on "
+                          "the GPU (Tune kernels measures it there, where a GPU is present)";
+    };
+    m_editor->setFunction(
+        QString::fromStdString(n.op + " " + n.name + " (alone)"), alone,
+        graph::node_flops(document->graph(), n), m_workspace->traces().value(m_traceNode),
+        m_workspace->buildSettings().target == "cuda" ? refuse : ScheduleEditor::KernelMeasurer{});
 }
 
 void ScheduleController::showKernelSchedule(const KernelCode& code) {

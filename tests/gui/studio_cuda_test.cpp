@@ -17,12 +17,14 @@
 #include <sstream>
 
 #include "app/studio/build_settings_bar.h"
+#include "app/studio/schedule_editor.h"
 #include "engine/codegen/cuda/nvrtc_library.h"
 #include "engine/package/package_cuda.h"
 #include "engine/package/tar.h"
 #include "engine/runtime/cuda_driver.h"
 #include "tests/gui/studio_fixture.h"
 #include "widgets/code_panes.h"
+#include "widgets/series_plot.h"
 
 namespace tessera::gui_test {
 namespace {
@@ -77,6 +79,16 @@ TEST(StudioCuda, CompilesTheModelForCudaAndExportsThePtxTheCliBuilds) {
     }
     EXPECT_TRUE(panes->text("Loop IR").contains("blockIdx.x"));
     EXPECT_TRUE(panes->text("PTX").contains(".entry"));
+    // The editor's Measure times on the CPU: with Target CUDA it says so
+    // rather than show a CPU time as the GPU kernel's.
+    studio::ScheduleEditor* editor = s.window.scheduleEditor();
+    ASSERT_TRUE(QTest::qWaitFor([&]() { return editor->base().defined(); }, 60000));
+    QSignalSpy refused(editor, &studio::ScheduleEditor::measureFailed);
+    editor->measure();
+    ASSERT_TRUE(refused.wait(60000));
+    EXPECT_TRUE(refused.first().at(0).toString().contains("Measure times kernels on the CPU"))
+        << refused.first().at(0).toString().toStdString();
+    EXPECT_EQ(editor->measurePlot()->pointCount(), 0);
 
     // Run: on a GPU it runs; without one it says what it compiled and why it cannot run.
     const studio::RunResult* run = s.run(&error);
