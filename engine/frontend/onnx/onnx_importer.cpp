@@ -679,7 +679,7 @@ graph::Graph onnx_import::import_bytes_with_layout(const std::string& bytes,
     // ONNX 1.12 knows opsets up to 17: newer models are read in their
     // opset-17 forms (onnx_opset_adapter.h).
     expand_contrib_ops(model, origin);
-    expand_ml_tree_ensembles(model, origin);
+    expand_ml_ops(model, origin);
     opset = default_opset(model);  // raised to 11 for old tree ensembles
     if (options.activations_in_float) read_activation_qdq_as_float(model);
     fold_qdq_into_integer_ops(model, origin);

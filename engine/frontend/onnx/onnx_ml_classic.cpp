@@ -165,8 +165,7 @@ struct ClassLabels {
 
 ClassLabels class_labels(const NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
                          const std::string& attr) {
-    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 2)
-        << r.where(n) << ": takes one input and gives two outputs";
+    ml_arity(r, n, 1, 2);
     ClassLabels c;
     c.ints = ml_ints(r, n, attr, false);
     const std::vector<std::string> names = strings_of(n, "classlabels_strings");
@@ -196,11 +195,8 @@ void emit_scores_and_labels(NodeRewriter& r, const onnx::NodeProto& n, const std
 
 void expand_regressor(NodeRewriter& r, const onnx::NodeProto& n,
                       std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
-        << r.where(n) << ": takes one input and gives one output";
-    const int64_t targets = ml_int(n, "n_targets", 1);
-    TS_USER_CHECK(targets >= 1 && targets <= (int64_t(1) << 20))
-        << r.where(n) << ": n_targets " << targets << " is out of range";
+    ml_arity(r, n, 1, 1);
+    const int64_t targets = ml_target_count(r, n, "n_targets");
     static const std::map<std::string, int64_t> kAggregates = {
         {"AVERAGE", 0}, {"SUM", 1}, {"MIN", 2}, {"MAX", 3}};
     const std::string aggregate = string_of(n, "aggregate_function", "SUM");
@@ -261,7 +257,7 @@ std::string linear_scores(NodeRewriter& r, const onnx::NodeProto& n, int64_t per
 }
 
 // The features per row: the input's last dim, which the model must declare.
-int64_t feature_count(const NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n) {
+int64_t feature_count(const Graphs& graphs, const onnx::NodeProto& n) {
     for (const onnx::GraphProto* g : graphs)
         for (const auto* list : {&g->input(), &g->value_info()})
             for (const auto& vi : *list)
@@ -278,7 +274,7 @@ void expand_linear_classifier(NodeRewriter& r, const Graphs& graphs, const onnx:
     const ClassLabels c = class_labels(r, graphs, n, "classlabels_ints");
     const size_t coefs = floats_of(n, "coefficients").size();
     const size_t rows = std::max<size_t>(floats_of(n, "intercepts").size(), 1);
-    const int64_t features = feature_count(r, graphs, n);
+    const int64_t features = feature_count(graphs, n);
     const int64_t per_row = features > 0 ? features : int64_t(coefs / rows);
     std::string scores = linear_scores(r, n, per_row, out);
     // One row of coefficients for two classes: the scores are [-s, s].
@@ -290,13 +286,10 @@ void expand_linear_classifier(NodeRewriter& r, const Graphs& graphs, const onnx:
 
 void expand_linear_regressor(NodeRewriter& r, const Graphs& graphs, const onnx::NodeProto& n,
                              std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
-        << r.where(n) << ": takes one input and gives one output";
-    const int64_t targets = ml_int(n, "targets", 1);
-    TS_USER_CHECK(targets >= 1 && targets <= (int64_t(1) << 20))
-        << r.where(n) << ": targets " << targets << " is out of range";
+    ml_arity(r, n, 1, 1);
+    const int64_t targets = ml_target_count(r, n, "targets");
     const int64_t per_row = int64_t(floats_of(n, "coefficients").size()) / targets;
-    const int64_t features = feature_count(r, graphs, n);
+    const int64_t features = feature_count(graphs, n);
     TS_USER_CHECK(features < 0 || features == per_row)
         << r.where(n) << ": coefficients for " << per_row << " features, the input has "
         << features;
@@ -307,8 +300,7 @@ void expand_linear_regressor(NodeRewriter& r, const Graphs& graphs, const onnx::
 // magnitudes (L1) or its Euclidean norm (L2), at least 1e-30; in float.
 void expand_normalizer(NodeRewriter& r, const onnx::NodeProto& n,
                        std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
-        << r.where(n) << ": takes one input and gives one output";
+    ml_arity(r, n, 1, 1);
     const std::string norm = string_of(n, "norm", "MAX");
     TS_USER_CHECK(norm == "MAX" || norm == "L1" || norm == "L2")
         << r.where(n) << ": unknown norm " << norm;
@@ -328,8 +320,7 @@ void expand_normalizer(NodeRewriter& r, const onnx::NodeProto& n,
 
 // Y = (X - offset) * scale, in float.
 void expand_scaler(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
-        << r.where(n) << ": takes one input and gives one output";
+    ml_arity(r, n, 1, 1);
     const std::vector<double> offset = floats_of(n, "offset"), scale = floats_of(n, "scale");
     const int F32 = onnx::TensorProto_DataType_FLOAT;
     const std::string x = r.emit(n, "Cast", {n.input(0)}, out, "", {int_attr("to", F32)});
@@ -350,8 +341,7 @@ void expand_scaler(NodeRewriter& r, const onnx::NodeProto& n, std::vector<onnx::
 // Y = 1 where X > threshold, else 0, in X's type.
 void expand_binarizer(NodeRewriter& r, const onnx::NodeProto& n,
                       std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
-        << r.where(n) << ": takes one input and gives one output";
+    ml_arity(r, n, 1, 1);
     const onnx::AttributeProto* a = find_attr(n, "threshold");
     const float threshold = a ? a->f() : 0.f;
     const std::string x = n.input(0);
@@ -364,8 +354,7 @@ void expand_binarizer(NodeRewriter& r, const onnx::NodeProto& n,
 // Y = X's elements at the indices along its last axis.
 void expand_array_feature_extractor(NodeRewriter& r, const onnx::NodeProto& n,
                                     std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() == 2 && n.output_size() == 1)
-        << r.where(n) << ": takes two inputs and gives one output";
+    ml_arity(r, n, 2, 1);
     r.emit(n, "Gather", {n.input(0), n.input(1)}, out, n.output(0), {int_attr("axis", -1)});
 }
 

@@ -19,6 +19,20 @@ std::vector<int64_t> ml_ints(const NodeRewriter& r, const onnx::NodeProto& n,
     return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
 }
 
+void ml_arity(const NodeRewriter& r, const onnx::NodeProto& n, int inputs, int outputs) {
+    static const char* kCount[] = {"no", "one", "two"};
+    TS_USER_CHECK(n.input_size() == inputs && n.output_size() == outputs)
+        << r.where(n) << ": takes " << kCount[inputs] << (inputs == 1 ? " input" : " inputs")
+        << " and gives " << kCount[outputs] << (outputs == 1 ? " output" : " outputs");
+}
+
+int64_t ml_target_count(const NodeRewriter& r, const onnx::NodeProto& n, const std::string& name) {
+    const int64_t count = ml_int(n, name, 1);
+    TS_USER_CHECK(count >= 1 && count <= (int64_t(1) << 20))
+        << r.where(n) << ": " << name << " " << count << " is out of range";
+    return count;
+}
+
 int64_t ml_int(const onnx::NodeProto& n, const std::string& name, int64_t fallback) {
     const onnx::AttributeProto* a = find_attr(n, name);
     return a ? a->i() : fallback;

@@ -51,6 +51,11 @@ void emit_ml_post(NodeRewriter& r, const onnx::NodeProto& n, const std::string& 
 onnx::TensorProto ml_tensor(int elem_type, const std::vector<int64_t>& shape,
                             const std::vector<double>& v);
 
+/// UserError naming `n` unless it has `inputs` inputs and `outputs` outputs.
+void ml_arity(const NodeRewriter& r, const onnx::NodeProto& n, int inputs, int outputs);
+/// Attribute `name` (a count of targets) in [1, 2^20]; UserError naming `n` otherwise.
+int64_t ml_target_count(const NodeRewriter& r, const onnx::NodeProto& n, const std::string& name);
+
 /// Attribute readers naming `n` in their errors.
 std::vector<int64_t> ml_ints(const NodeRewriter& r, const onnx::NodeProto& n,
                              const std::string& name, bool required);

@@ -24,8 +24,7 @@ constexpr const char* kMlDomain = "ai.onnx.ml";
 
 void expand_tree_ensemble(NodeRewriter& r, const onnx::NodeProto& n,
                           std::vector<onnx::NodeProto>& out) {
-    TS_USER_CHECK(n.input_size() == 1 && n.output_size() == 1)
-        << r.where(n) << ": takes one input and gives one output";
+    ml_arity(r, n, 1, 1);
     Forest f;
     f.splits = ml_tensor_values(r, n, "nodes_splits", &f.split_type);
     f.weight_type = f.split_type;
@@ -117,7 +116,7 @@ void expand_tree_ensemble(NodeRewriter& r, const onnx::NodeProto& n,
 
 }  // namespace
 
-void expand_ml_tree_ensembles(onnx::ModelProto& model, const std::string& origin) {
+void expand_ml_ops(onnx::ModelProto& model, const std::string& origin) {
     if (!uses_domain(model.graph(), kMlDomain)) return;
     auto default_opset = [&] {
         int64_t v = 0;

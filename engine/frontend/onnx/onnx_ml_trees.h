@@ -18,7 +18,7 @@ namespace tessera::frontend::onnx_import {
 /// the node for what it does not support (BRANCH_MEMBER, post transforms other than NONE / LOGISTIC
 /// / SOFTMAX, MIN / MAX over several targets, string class labels that are used, inconsistent
 /// tables, cycles, a default-domain opset before 11).
-void expand_ml_tree_ensembles(onnx::ModelProto& model, const std::string& origin);
+void expand_ml_ops(onnx::ModelProto& model, const std::string& origin);
 
 /// Appends the rewrite of `n` when it is a TreeEnsembleRegressor,
 /// TreeEnsembleClassifier, Scaler, LinearClassifier, LinearRegressor,
